@@ -1,0 +1,5 @@
+import sys
+
+from gateway._entry import main
+
+sys.exit(main())

@@ -1,0 +1,111 @@
+"""`gateway rules show | validate`."""
+
+import json
+import os
+
+import click
+
+from gateway import paths
+from gateway.cli.app import EXIT_CONFIG
+from gateway.policy.errors import PolicyError
+
+
+def _project(project):
+    return os.path.abspath(project) if project else paths.project_dir(os.getcwd())
+
+
+def show(project, as_json) -> int:
+    from gateway.policy.merge import merge
+
+    try:
+        m = merge(_project(project))
+    except PolicyError as exc:
+        for line in exc.errors:
+            click.echo(line, err=True)
+        return EXIT_CONFIG
+    if as_json:
+        click.echo(json.dumps({"policy": m.policy, "provenance": m.provenance,
+                               "sources": m.sources}, indent=2))
+        return 0
+    click.echo("layers (lowest first):")
+    for layer, path in m.sources:
+        click.echo(f"  {layer:8} {path}")
+    p = m.policy
+    click.echo(f"\nlimits: {p['limits']}   compound commands: "
+               f"{'on' if p['compound'] else 'off'}")
+    for key in ("always_ask", "subcommand_ask", "containment_dirs", "allowed_dirs",
+                "protected_paths"):
+        click.echo(f"\n{key}:")
+        for item in p[key]:
+            click.echo(f"  {item:40} {_origin(m, key, item)}")
+    click.echo("\nsecrets:")
+    for item in p["secrets"]["patterns"]:
+        click.echo(f"  {item:40} {_origin(m, 'secrets.patterns', item)}")
+    click.echo("\ncatalogue:")
+    for name in sorted(p["catalogue"]):
+        subs = p["catalogue"][name].get("subcommands")
+        extra = f" ({len(subs)} subcommands)" if subs else ""
+        click.echo(f"  {name + extra:40} {_origin(m, 'catalogue', name)}")
+    click.echo("\ndeny:")
+    for rule in p["deny"]:
+        click.echo(f"  {rule['id']:40} {_origin(m, 'deny', rule['id'])}")
+    return 0
+
+
+def _origin(m, key, item):
+    origin = m.provenance.get(f"{key}:{item}", "")
+    return origin.split(" (")[0] if origin else "builtin"
+
+
+def _guess_layer(path):
+    base = os.path.basename(path)
+    if base == "gateway.local.yaml":
+        return "local"
+    if base == "gateway.yaml" and os.path.basename(os.path.dirname(os.path.abspath(path))) \
+            == ".claude":
+        return "project"
+    return "user"
+
+
+def validate(files, project, layer) -> int:
+    from gateway.policy.load import read_layer
+    from gateway.policy.merge import _apply, merge
+
+    problems = []
+    if files:
+        base = merge(None)
+        for f in files:
+            lay = layer or _guess_layer(f)
+            if not os.path.exists(f):
+                problems.append(f"{f}: no such file")
+                continue
+            try:
+                read = read_layer(lay, f)
+                problems.extend(_apply(base, lay, f, *read))
+            except PolicyError as exc:
+                problems.extend(exc.errors)
+        if not problems:
+            problems.extend(_examples(base))
+    else:
+        try:
+            merged = merge(_project(project))
+            problems.extend(_examples(merged))
+        except PolicyError as exc:
+            problems.extend(exc.errors)
+    if problems:
+        for line in problems:
+            click.echo(line, err=True)
+        click.echo(f"{len(problems)} problem(s)", err=True)
+        return EXIT_CONFIG
+    click.echo("rules are valid")
+    return 0
+
+
+def _examples(merged):
+    from gateway.validator.examples import check
+
+    try:
+        check(merged)
+    except PolicyError as exc:
+        return exc.errors
+    return []

@@ -1,0 +1,53 @@
+"""The PermissionRequest hook: allow what the validator allows, deny what it denies, and
+print nothing (the dialog stays) for everything else, including every error.
+
+Output per the measured contract (reference/claude-code-hooks.md §5): only
+`hookSpecificOutput.decision.behavior` counts; there is no "ask".
+"""
+
+import json
+
+from gateway.decision import ALLOW, ASK, DENY, Verdict
+from gateway.hooks import payload as pl
+
+EVENT = "PermissionRequest"
+
+
+def decide(raw: bytes, env) -> tuple:
+    """(verdict, payload or None) for raw stdin bytes. Never raises."""
+    try:
+        payload = pl.read(raw)
+        tool_name = payload.get("tool_name")
+        if tool_name is not None and not isinstance(tool_name, str):
+            raise pl.PayloadError("tool_name is not a string")
+        if tool_name != "Bash":
+            return (Verdict(ASK, "1", "GW103", "", f"tool_name is {tool_name!r}; only Bash "
+                            "commands are judged here"), payload)
+        command = pl.tool_input(payload).get("command")
+        if not isinstance(command, str):
+            raise pl.PayloadError("tool_input.command is missing or not a string")
+        cwd = pl.text_field(payload, "cwd", None)
+        if cwd is not None and not cwd.startswith("/"):
+            cwd = None  # a relative cwd means nothing to us; judge from the project root
+        from gateway import paths, runtime
+
+        project = paths.project_dir(cwd, env)
+        verdict = runtime.judge_bash(command, cwd or project, project, tool_name,
+                                     raw_input=raw.decode("utf-8"), env=env)
+        return verdict, payload
+    except pl.PayloadError as exc:
+        return Verdict(ASK, "input", "GW904", "", str(exc)), None
+    except Exception as exc:  # never allow on an error
+        return Verdict(ASK, "error", "GW902", "", f"{type(exc).__name__}: {exc}"), None
+
+
+def render(verdict) -> str:
+    """The stdout text for a verdict ("" for no decision)."""
+    if verdict.decision is ALLOW:
+        out = {"hookSpecificOutput": {"hookEventName": EVENT, "decision": {"behavior": "allow"}}}
+    elif verdict.decision is DENY:
+        out = {"hookSpecificOutput": {"hookEventName": EVENT, "decision": {
+            "behavior": "deny", "message": f"gateway {verdict.code}: {verdict.message}"}}}
+    else:
+        return ""
+    return json.dumps(out, ensure_ascii=False)

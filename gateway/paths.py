@@ -1,0 +1,184 @@
+"""Canonical paths and containment: lexical normalisation plus symlink resolution.
+
+A path is inside the project only when both its lexical form (against the real working
+directory) and its real form (every symlink resolved) are inside: a link that points out is
+caught, and so is text like `/proj_evil` that merely starts with the project's name.
+"""
+
+import os
+import posixpath
+
+SPECIAL_OK = frozenset(("/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/zero",
+                        "/dev/random", "/dev/urandom", "/dev/tty"))
+
+
+def project_dir(payload_cwd, env=None) -> str:
+    """CLAUDE_PROJECT_DIR, else the payload's cwd walked up to the nearest .claude/, else cwd."""
+    env = os.environ if env is None else env
+    explicit = env.get("CLAUDE_PROJECT_DIR")
+    if explicit and os.path.isabs(explicit):
+        return posixpath.normpath(explicit)
+    cwd = payload_cwd if payload_cwd and os.path.isabs(payload_cwd) else os.getcwd()
+    cwd = posixpath.normpath(cwd)
+    probe = cwd
+    while True:
+        if os.path.isdir(os.path.join(probe, ".claude")):
+            return probe
+        parent = posixpath.dirname(probe)
+        if parent == probe:
+            return cwd
+        probe = parent
+
+
+def is_within(path: str, root: str) -> bool:
+    """path == root or path is below root (component-wise, not a string prefix)."""
+    if root == "/":
+        return path.startswith("/")
+    return path == root or path.startswith(root + "/")
+
+
+def lexical(path: str, cwd: str) -> str:
+    joined = path if path.startswith("/") else posixpath.join(cwd, path)
+    norm = posixpath.normpath(joined)
+    if norm.startswith("//"):
+        norm = "/" + norm.lstrip("/")
+    return norm
+
+
+def real(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
+class Roots:
+    """The directories that count as inside: the project and any allowed extra directories,
+    each in lexical and real form."""
+
+    __slots__ = ("project", "project_real", "extra")
+
+    def __init__(self, project: str, allowed_dirs=()):
+        self.project = posixpath.normpath(project)
+        self.project_real = real(self.project)
+        extra = []
+        for d in allowed_dirs:
+            d = os.path.expanduser(d) if d.startswith("~") else d
+            d = posixpath.normpath(d)
+            extra.append((d, real(d)))
+        self.extra = tuple(extra)
+
+    def lexically_inside(self, lex: str) -> bool:
+        if is_within(lex, self.project) or is_within(lex, self.project_real):
+            return True
+        return any(is_within(lex, d) or is_within(lex, r) for d, r in self.extra)
+
+    def really_inside(self, rp: str) -> bool:
+        if is_within(rp, self.project_real):
+            return True
+        return any(is_within(rp, r) for _, r in self.extra)
+
+
+class Resolved:
+    __slots__ = ("arg", "lex", "real", "status")
+
+    def __init__(self, arg, lex, rp, status):
+        self.arg = arg  # as given
+        self.lex = lex  # lexical absolute form
+        self.real = rp  # every symlink resolved
+        self.status = status  # "inside", "outside", "symlink_out", "special"
+
+    def __repr__(self) -> str:
+        return f"Resolved({self.arg!r}, {self.status}, real={self.real!r})"
+
+
+def resolve(arg: str, cwd: str, roots: Roots) -> Resolved:
+    lex = lexical(arg, cwd)
+    if lex in SPECIAL_OK:
+        return Resolved(arg, lex, lex, "special")
+    rp = real(lex)
+    if not roots.lexically_inside(lex):
+        return Resolved(arg, lex, rp, "outside")
+    if not roots.really_inside(rp):
+        return Resolved(arg, lex, rp, "symlink_out")
+    return Resolved(arg, lex, rp, "inside")
+
+
+# --- pattern matching for secrets and protected paths ------------------------------------
+
+_regex_cache = {}
+
+
+def _glob_regex(pattern: str):
+    rx = _regex_cache.get(pattern)
+    if rx is None:
+        import re
+        out = []
+        i = 0
+        while i < len(pattern):
+            c = pattern[i]
+            if c == "*":
+                if pattern.startswith("**", i):
+                    out.append(".*")
+                    i += 2
+                    if i < len(pattern) and pattern[i] == "/":
+                        out[-1] = "(?:.*/)?"
+                        i += 1
+                    continue
+                out.append("[^/]*")
+            elif c == "?":
+                out.append("[^/]")
+            else:
+                out.append(re.escape(c))
+            i += 1
+        rx = _regex_cache[pattern] = re.compile("(?:" + "".join(out) + r")\Z",
+                                                re.IGNORECASE | re.DOTALL)
+    return rx
+
+
+def glob_match(pattern: str, path: str) -> bool:
+    """Case-insensitive glob where * stays within a component and ** spans components."""
+    return _glob_regex(pattern).match(path) is not None
+
+
+def is_secret(paths, policy) -> str:
+    """The secret pattern one of `paths` (absolute) matches, or "" when none does."""
+    for p in paths:
+        parts = [c for c in p.split("/") if c]
+        if not parts:
+            continue
+        base = parts[-1]
+        for d in parts:
+            for sd in policy.secret_dirs:
+                if d.lower() == sd.lower():
+                    return sd + "/"
+        if any(glob_match(ex, base) for ex in policy.secret_exceptions):
+            continue
+        for pat in policy.secret_patterns:
+            if "/" in pat:
+                n = pat.count("/") + 1
+                if len(parts) >= n and glob_match(pat, "/".join(parts[-n:])):
+                    return pat
+            elif glob_match(pat, base):
+                return pat
+    return ""
+
+
+def is_protected(paths, roots: Roots, policy) -> str:
+    """The protected-path pattern one of `paths` matches, or ""."""
+    home = posixpath.normpath(os.path.expanduser("~"))
+    for p in paths:
+        rels = []
+        for root in (roots.project, roots.project_real):
+            if is_within(p, root) and p != root:
+                rels.append(("", p[len(root):].lstrip("/")))
+        if is_within(p, home) and p != home:
+            rels.append(("~/", p[len(home):].lstrip("/")))
+        for pat in policy.protected_paths:
+            for prefix, rel in rels:
+                if pat.startswith("~/"):
+                    if prefix == "~/" and glob_match(pat[2:], rel):
+                        return pat
+                elif prefix == "" and glob_match(pat, rel):
+                    return pat
+    return ""

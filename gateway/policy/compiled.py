@@ -1,0 +1,99 @@
+"""The policy in the form the validator uses: sets and small objects, built from plain data.
+
+This module is on the hook path: standard library only, no pydantic, no YAML.
+"""
+
+
+class CommandSpec:
+    """A catalogue entry (or a subcommand entry) ready for lookups."""
+
+    __slots__ = ("name", "args", "max_positionals", "writes", "value_flags", "text_flags",
+                 "unsafe_flags", "safe_flags", "check", "subcommands", "default_subcommand",
+                 "global_value_flags", "global_text_flags", "global_unsafe_flags",
+                 "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global")
+
+    def __init__(self, name: str, data: dict):
+        self.name = name
+        self.args = data.get("args", "paths")
+        self.max_positionals = data.get("max_positionals")
+        self.writes = bool(data.get("writes", False))
+        self.value_flags = frozenset(data.get("value_flags", ()))
+        self.text_flags = frozenset(data.get("text_flags", ()))
+        self.unsafe_flags = tuple(data.get("unsafe_flags", ()))
+        safe = data.get("safe_flags")
+        self.safe_flags = frozenset(safe) if safe is not None else None
+        self.check = data.get("check")
+        subs = data.get("subcommands")
+        self.subcommands = ({k: CommandSpec(f"{name} {k}", v) for k, v in subs.items()}
+                            if subs is not None else None)
+        self.default_subcommand = data.get("default_subcommand")
+        g = data.get("global") or {}
+        self.has_global = bool(data.get("global"))
+        self.global_value_flags = frozenset(g.get("value_flags", ()))
+        self.global_text_flags = frozenset(g.get("text_flags", ()))
+        self.global_unsafe_flags = tuple(g.get("unsafe_flags", ()))
+        self.global_cwd_flags = frozenset(g.get("cwd_flags", ()))
+        self.global_flags = frozenset(g.get("flags", ()))
+        self.anywhere_value_flags = frozenset(g.get("anywhere_value_flags", ()))
+
+    def __repr__(self) -> str:
+        return f"CommandSpec({self.name!r})"
+
+
+class Interpreter:
+    __slots__ = ("name", "safe_flags", "dangerous_flags", "dangerous_long_flags",
+                 "safe_modules")
+
+    def __init__(self, name: str, data: dict):
+        self.name = name
+        self.safe_flags = frozenset(data.get("safe_flags", ()))
+        self.dangerous_flags = frozenset(data.get("dangerous_flags", ()))
+        self.dangerous_long_flags = tuple(data.get("dangerous_long_flags", ()))
+        self.safe_modules = frozenset(data.get("safe_modules", ()))
+
+
+class Policy:
+    """The effective policy. `data` is the merged plain form (see gateway.policy.merge)."""
+
+    def __init__(self, data: dict):
+        self.data = data
+        self.max_command_length = data["limits"]["max_command_length"]
+        self.max_segments = data["limits"]["max_segments"]
+        self.compound = bool(data["compound"])
+        self.suffix_literals = tuple(data["safe_suffixes"]["literal"])
+        self.suffix_echo_ops = tuple(data["safe_suffixes"]["echo_after"])
+        self.containment_dirs = tuple(d.strip("/") for d in data["containment_dirs"])
+        self.project_bin_dirs = tuple(d.strip("/") for d in data["project_bin_dirs"])
+        self.system_bin_dirs = frozenset(d.rstrip("/") or "/" for d in data["system_bin_dirs"])
+        self.allowed_dirs = tuple(data["allowed_dirs"])
+        self.interpreters = {}
+        for name, spec in data["interpreters"].items():
+            interp = Interpreter(name, spec)
+            self.interpreters[name] = interp
+            for alias in spec.get("aliases", ()):
+                self.interpreters.setdefault(alias, interp)
+        self.shell_builtins = frozenset(data["shell_builtins"])
+        self.wrappers = data["wrappers"]
+        self.always_ask = frozenset(a.lower() for a in data["always_ask"])
+        self.subcommand_ask = tuple((r, r.split()) for r in data["subcommand_ask"])
+        secrets = data["secrets"]
+        self.secret_patterns = tuple(secrets["patterns"])
+        self.secret_dirs = frozenset(secrets["directories"])
+        self.secret_exceptions = tuple(secrets["exceptions"])
+        self.protected_paths = tuple(data["protected_paths"])
+        self._catalogue = data["catalogue"]
+        self._specs = {}
+        self.deny_rules = tuple(data["deny"])
+
+    def command(self, name: str):
+        """The catalogue entry for `name`, or None when the command is unknown."""
+        spec = self._specs.get(name)
+        if spec is None:
+            raw = self._catalogue.get(name)
+            if raw is None:
+                return None
+            spec = self._specs[name] = CommandSpec(name, raw)
+        return spec
+
+    def known_commands(self):
+        return self._catalogue.keys()

@@ -1,0 +1,156 @@
+"""Find and read the rules layers: built-in, user, project, local.
+
+Errors are located: `rules/default.yaml:12: always_ask[3]: ...`. Rules files are treated as
+hostile input: size-limited, duplicate keys rejected, and YAML aliases (which can expand
+exponentially) refused outside the built-in and user layers.
+"""
+
+import os
+
+from gateway.policy.errors import PolicyError
+
+MAX_RULES_FILE = 512 * 1024
+BUILTIN_FILES = ("default.yaml", "catalogue.yaml", "deny.yaml")
+LAYERS = ("builtin", "user", "project", "local")
+
+
+def builtin_rules_dir() -> str:
+    """The default rules shipped with the package (a wheel holds them in gateway/rules;
+    a source checkout keeps them in rules/ beside the package)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    packaged = os.path.join(here, "rules")
+    if os.path.isfile(os.path.join(packaged, BUILTIN_FILES[0])):
+        return packaged
+    source = os.path.join(os.path.dirname(here), "rules")
+    if os.path.isfile(os.path.join(source, BUILTIN_FILES[0])):
+        return source
+    raise PolicyError([f"the built-in rules are missing (looked in {packaged} and {source}); "
+                       "reinstall gateway"])
+
+
+def user_rules_path(env=None) -> str:
+    env = os.environ if env is None else env
+    explicit = env.get("GATEWAY_USER_RULES")
+    if explicit:
+        return explicit
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "gateway", "rules.yaml")
+
+
+def layer_paths(project_dir: str | None, env=None) -> list:
+    """[(layer, path)] lowest first; paths that may not exist are included."""
+    out = [("builtin", os.path.join(builtin_rules_dir(), name)) for name in BUILTIN_FILES]
+    out.append(("user", user_rules_path(env)))
+    if project_dir:
+        out.append(("project", os.path.join(project_dir, ".claude", "gateway.yaml")))
+        out.append(("local", os.path.join(project_dir, ".claude", "gateway.local.yaml")))
+    return out
+
+
+def _yaml():
+    import yaml
+    loader = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+    return yaml, loader
+
+
+def read_text(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_RULES_FILE + 1)
+    except OSError as exc:
+        raise PolicyError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
+    if len(data) > MAX_RULES_FILE:
+        raise PolicyError([f"{path}: larger than {MAX_RULES_FILE} bytes; rules files are small"])
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PolicyError([f"{path}: not UTF-8 (byte {exc.start})"]) from None
+
+
+def parse_yaml(path: str, text: str, allow_aliases: bool):
+    """Parse YAML text; return (data, lines) where lines maps a key path tuple to its line."""
+    yaml, loader = _yaml()
+    try:
+        node = yaml.compose(text, Loader=loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else path
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise PolicyError([f"{where}: invalid YAML: {problem}"]) from None
+    if node is None:
+        return {}, {}
+    lines = {}
+    errors = []
+    _walk(node, (), lines, errors, path, allow_aliases, set())
+    if errors:
+        raise PolicyError(errors)
+    data = yaml.load(text, Loader=loader)
+    if not isinstance(data, dict):
+        raise PolicyError([f"{path}:1: the top level must be a mapping of keys"])
+    return data, lines
+
+
+def _walk(node, path, lines, errors, fname, allow_aliases, seen):
+    lines.setdefault(path, node.start_mark.line + 1)
+    if id(node) in seen:
+        if not allow_aliases:
+            errors.append(f"{fname}:{node.start_mark.line + 1}: YAML aliases are not allowed "
+                          "in this layer")
+        return
+    seen.add(id(node))
+    kind = node.id
+    if kind == "mapping":
+        keys = set()
+        for knode, vnode in node.value:
+            key = knode.value
+            if key in keys:
+                errors.append(f"{fname}:{knode.start_mark.line + 1}: duplicate key {key!r}")
+            keys.add(key)
+            _walk(vnode, path + (key,), lines, errors, fname, allow_aliases, seen)
+    elif kind == "sequence":
+        for i, item in enumerate(node.value):
+            _walk(item, path + (i,), lines, errors, fname, allow_aliases, seen)
+
+
+def locate(fname: str, lines: dict, loc: tuple) -> str:
+    """`file:line: key.path` for a pydantic error location."""
+    path = tuple(loc)
+    while path and path not in lines:
+        path = path[:-1]
+    line = lines.get(path, 1)
+    return f"{fname}:{line}: {format_loc(loc)}"
+
+
+def format_loc(loc) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def read_layer(layer: str, path: str):
+    """Read and validate one layer file. Returns (RulesFile, lines) or None if absent."""
+    if not os.path.exists(path):
+        return None
+    from pydantic import ValidationError
+
+    from gateway.policy.models import RulesFile
+
+    text = read_text(path)
+    data, lines = parse_yaml(path, text, allow_aliases=layer in ("builtin", "user"))
+    data = {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
+    try:
+        model = RulesFile.model_validate(data)
+    except ValidationError as exc:
+        errors = []
+        for err in exc.errors():
+            loc = err.get("loc", ())
+            # pydantic appends the validator kind for function validators; drop non-path parts
+            loc = tuple(p for p in loc if not (isinstance(p, str) and p.startswith("function-")))
+            msg = err.get("msg", "invalid").removeprefix("Value error, ")
+            errors.append(f"{locate(path, lines, loc)}: {msg}")
+        raise PolicyError(errors) from None
+    return model, lines

@@ -1,0 +1,227 @@
+"""Merge the layers into one policy, enforcing who may change what.
+
+Built-in and user layers may shape the policy; project and local layers (which a repository
+can ship) may only tighten it: add to ALWAYS_ASK, subcommand_ask, the deny rules, secrets,
+protected paths and wrappers, lower the limits, or switch compound commands off. Floors are
+never removed. The result is plain data (see gateway.policy.compiled for the fast form).
+"""
+
+from gateway.policy.errors import PolicyError
+from gateway.policy.load import layer_paths, read_layer
+
+# Keys a project or local layer may not set, with the reason shown to the user.
+_LOOSENING = {
+    "safe_suffixes": "adds text that is stripped before checking",
+    "containment_dirs": "adds directories whose scripts run without asking",
+    "project_bin_dirs": "adds directories whose programs run without asking",
+    "system_bin_dirs": "adds directories whose programs run without asking",
+    "allowed_dirs": "adds directories outside the project",
+    "interpreters": "changes interpreter flag tables",
+    "catalogue": "adds commands that run without asking",
+    "floors": "changes the security floors",
+    "remove": "removes entries",
+}
+
+
+def empty() -> dict:
+    return {
+        "limits": {"max_command_length": 32768, "max_segments": 50},
+        "compound": True,
+        "safe_suffixes": {"literal": [], "echo_after": []},
+        "containment_dirs": [],
+        "project_bin_dirs": [],
+        "system_bin_dirs": [],
+        "allowed_dirs": [],
+        "interpreters": {},
+        "shell_builtins": [],
+        "wrappers": {},
+        "always_ask": [],
+        "floors": {"always_ask": [], "subcommand_ask": []},
+        "subcommand_ask": [],
+        "secrets": {"patterns": [], "directories": [], "exceptions": []},
+        "protected_paths": [],
+        "catalogue": {},
+        "deny": [],
+    }
+
+
+class Merged:
+    """The merged policy plus where each entry came from and the examples to check."""
+
+    def __init__(self):
+        self.policy = empty()
+        self.provenance = {}  # "always_ask:curl" -> "project (/p/.claude/gateway.yaml)"
+        self.examples = []  # (origin, kind, command, expected) kind: catalogue|deny
+        self.sources = []  # [(layer, path)] files that exist
+
+
+def _union(target: list, items, key: str, origin: str, prov: dict, fold=False):
+    have = {x.lower() if fold else x for x in target}
+    for item in items:
+        k = item.lower() if fold else item
+        if k not in have:
+            target.append(item)
+            have.add(k)
+            prov[f"{key}:{item}"] = origin
+
+
+def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
+    errors = []
+    p = m.policy
+    origin = f"{layer} ({path})"
+    trusted = layer in ("builtin", "user")
+    fields = model.model_fields_set
+
+    def where(key):
+        return f"{path}:{lines.get((key,), 1)}: {key}"
+
+    if not trusted:
+        for key in sorted(fields):
+            if key in _LOOSENING:
+                errors.append(f"{where(key)}: a {layer} layer can only tighten the policy and "
+                              f"this key {_LOOSENING[key]}; put it in the user layer instead")
+        if model.secrets is not None and model.secrets.exceptions:
+            errors.append(f"{where('secrets')}.exceptions: a {layer} layer cannot add secret "
+                          "exceptions (that would expose secrets); use the user layer")
+    if "floors" in fields and layer != "builtin":
+        if trusted:
+            errors.append(f"{where('floors')}: floors are fixed by the built-in rules")
+    if errors:
+        return errors
+
+    if model.limits is not None:
+        for key in ("max_command_length", "max_segments"):
+            if key in model.limits.model_fields_set:
+                new = getattr(model.limits, key)
+                if not trusted and new > p["limits"][key]:
+                    errors.append(f"{where('limits')}.{key}: a {layer} layer may only lower "
+                                  f"this limit (now {p['limits'][key]})")
+                    continue
+                p["limits"][key] = new
+                m.provenance[f"limits:{key}"] = origin
+    if model.compound is not None and "enabled" in model.compound.model_fields_set:
+        if not trusted and model.compound.enabled and not p["compound"]:
+            errors.append(f"{where('compound')}.enabled: a {layer} layer cannot switch "
+                          "compound commands back on")
+        else:
+            p["compound"] = model.compound.enabled
+            m.provenance["compound:enabled"] = origin
+    if model.safe_suffixes is not None:
+        p["safe_suffixes"] = model.safe_suffixes.model_dump()
+        m.provenance["safe_suffixes"] = origin
+    for key in ("containment_dirs", "project_bin_dirs", "system_bin_dirs", "allowed_dirs"):
+        value = getattr(model, key)
+        if value is not None:
+            _union(p[key], [v.rstrip("/") for v in value], key, origin, m.provenance)
+    if model.interpreters is not None:
+        for name, interp in model.interpreters.items():
+            p["interpreters"][name] = interp.model_dump()
+            m.provenance[f"interpreters:{name}"] = origin
+    if model.shell_builtins is not None:
+        _union(p["shell_builtins"], model.shell_builtins, "shell_builtins", origin, m.provenance)
+    if model.wrappers is not None:
+        for name, w in model.wrappers.items():
+            if name in p["wrappers"] and not trusted:
+                continue  # a project layer may add wrappers, not redefine them
+            p["wrappers"][name] = w.model_dump()
+            m.provenance[f"wrappers:{name}"] = origin
+    if model.floors is not None:
+        p["floors"] = model.floors.model_dump()
+    if model.always_ask is not None:
+        _union(p["always_ask"], model.always_ask, "always_ask", origin, m.provenance, fold=True)
+    if model.subcommand_ask is not None:
+        norm = [" ".join(r.split()) for r in model.subcommand_ask]
+        _union(p["subcommand_ask"], norm, "subcommand_ask", origin, m.provenance)
+    if model.secrets is not None:
+        for key in ("patterns", "directories", "exceptions"):
+            _union(p["secrets"][key], getattr(model.secrets, key), f"secrets.{key}", origin,
+                   m.provenance)
+    if model.protected_paths is not None:
+        _union(p["protected_paths"], model.protected_paths, "protected_paths", origin,
+               m.provenance)
+    if model.catalogue is not None:
+        for name, entry in model.catalogue.items():
+            data = entry.model_dump(by_alias=True, exclude_none=True)
+            _collect_examples(m, origin, name, data)
+            p["catalogue"][name] = data
+            m.provenance[f"catalogue:{name}"] = origin
+    if model.deny is not None:
+        ids = {r["id"] for r in p["deny"]}
+        for i, rule in enumerate(model.deny):
+            if rule.id in ids:
+                errors.append(f"{path}:{lines.get(('deny', i), 1)}: deny[{i}].id: "
+                              f"{rule.id!r} is already defined by a lower layer")
+                continue
+            data = rule.model_dump(exclude_none=True)
+            ex = data.pop("examples", None) or {}
+            for cmd in ex.get("match", []):
+                m.examples.append((f"{origin} deny {rule.id}", "deny", cmd, True))
+            for cmd in ex.get("not_match", []):
+                m.examples.append((f"{origin} deny {rule.id}", "deny", cmd, False))
+            p["deny"].append(data)
+            ids.add(rule.id)
+            m.provenance[f"deny:{rule.id}"] = origin
+    if model.remove is not None:
+        floors = p["floors"]
+        for key in ("always_ask", "subcommand_ask"):
+            for item in getattr(model.remove, key):
+                norm = " ".join(item.split()) if key == "subcommand_ask" else item.lower()
+                floor = {(" ".join(f.split()) if key == "subcommand_ask" else f.lower())
+                         for f in floors[key]}
+                if norm in floor:
+                    errors.append(f"{where('remove')}.{key}: {item!r} is a security floor "
+                                  "and cannot be removed")
+                    continue
+                before = len(p[key])
+                p[key] = [x for x in p[key]
+                          if (" ".join(x.split()) if key == "subcommand_ask" else x.lower())
+                          != norm]
+                if len(p[key]) == before:
+                    errors.append(f"{where('remove')}.{key}: {item!r} is not in the policy")
+                else:
+                    m.provenance[f"{key}:{item}"] = f"removed by {origin}"
+        for name in model.remove.catalogue:
+            if p["catalogue"].pop(name, None) is None:
+                errors.append(f"{where('remove')}.catalogue: {name!r} is not in the catalogue")
+            else:
+                m.provenance[f"catalogue:{name}"] = f"removed by {origin}"
+                m.examples = [e for e in m.examples if e[0] != f"catalogue:{name}"]
+    return errors
+
+
+def _collect_examples(m: Merged, origin: str, name: str, data: dict, prefix: str = ""):
+    ex = data.pop("examples", None) or {}
+    label = f"catalogue:{(prefix + ' ' + name).strip()}"
+    for cmd in ex.get("allow", []):
+        m.examples.append((label, "catalogue", cmd, True))
+    for cmd in ex.get("ask", []):
+        m.examples.append((label, "catalogue", cmd, False))
+    for sub, sdata in (data.get("subcommands") or {}).items():
+        _collect_examples(m, origin, sub, sdata, (prefix + " " + name).strip())
+
+
+def merge(project_dir: str | None, env=None) -> Merged:
+    """Read every layer that exists and merge them. Raises PolicyError with every problem."""
+    m = Merged()
+    errors = []
+    for layer, path in layer_paths(project_dir, env):
+        try:
+            read = read_layer(layer, path)
+        except PolicyError as exc:
+            errors.extend(exc.errors)
+            continue
+        if read is None:
+            if layer == "builtin":
+                errors.append(f"{path}: built-in rules file missing; reinstall gateway")
+            continue
+        m.sources.append((layer, path))
+        errors.extend(_apply(m, layer, path, *read))
+    for floor in m.policy["floors"]["always_ask"]:
+        if floor.lower() not in {a.lower() for a in m.policy["always_ask"]}:
+            m.policy["always_ask"].append(floor)
+    for floor in m.policy["floors"]["subcommand_ask"]:
+        if floor not in m.policy["subcommand_ask"]:
+            m.policy["subcommand_ask"].append(floor)
+    if errors:
+        raise PolicyError(errors)
+    return m

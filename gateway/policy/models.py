@@ -1,0 +1,250 @@
+"""The rules file schema (pydantic). Used when rules are compiled, never on the hook path.
+
+One model describes every layer file; which keys a layer may use is enforced by
+gateway.policy.merge (project and local layers may only tighten).
+"""
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+_FLAG_DOC = "an option as written, starting with '-' (e.g. -o or --output)"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _check_flags(values: list[str]) -> list[str]:
+    for v in values:
+        if not v.startswith("-") or v in ("-", "--") or any(c.isspace() for c in v):
+            raise ValueError(f"{v!r} is not {_FLAG_DOC}")
+    return values
+
+
+class Limits(_Strict):
+    max_command_length: int = Field(default=32768, ge=16, le=1_048_576)
+    max_segments: int = Field(default=50, ge=1, le=1000)
+
+
+class Compound(_Strict):
+    enabled: bool = True
+
+
+class SafeSuffixes(_Strict):
+    literal: list[str] = []
+    echo_after: list[Literal["||", "&&"]] = []
+
+    @field_validator("literal")
+    @classmethod
+    def _space_first(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if not s.startswith(" ") or len(s.strip()) == 0:
+                raise ValueError(f"suffix {s!r} must start with one space and hold an operator")
+        return v
+
+
+class Interpreter(_Strict):
+    aliases: list[str] = []
+    safe_flags: list[str] = []
+    dangerous_flags: list[str] = []
+    dangerous_long_flags: list[str] = []
+    safe_modules: list[str] = []
+
+    @field_validator("safe_flags", "dangerous_flags")
+    @classmethod
+    def _letters(cls, v: list[str]) -> list[str]:
+        for f in v:
+            if len(f) != 1 or not f.isalnum():
+                raise ValueError(f"{f!r}: short flags are single letters without '-'")
+        return v
+
+    @field_validator("dangerous_long_flags")
+    @classmethod
+    def _long(cls, v: list[str]) -> list[str]:
+        for f in v:
+            if not f.startswith("--") or len(f) < 3:
+                raise ValueError(f"{f!r}: long flags start with '--'")
+        return v
+
+    @model_validator(mode="after")
+    def _disjoint(self):
+        both = set(self.safe_flags) & set(self.dangerous_flags)
+        if both:
+            raise ValueError(f"flags both safe and dangerous: {sorted(both)}")
+        return self
+
+
+class Wrapper(_Strict):
+    value_flags: list[str] = []
+    skip_positionals: int = Field(default=0, ge=0, le=4)
+    skip_assignments: bool = False
+
+    _v = field_validator("value_flags")(lambda cls, v: _check_flags(v))
+
+
+class Examples(_Strict):
+    allow: list[str] = []
+    ask: list[str] = []
+
+
+class GlobalOptions(_Strict):
+    value_flags: list[str] = []
+    text_flags: list[str] = []
+    unsafe_flags: list[str] = []
+    cwd_flags: list[str] = []
+    flags: list[str] = []
+    anywhere_value_flags: list[str] = []
+
+    _v = field_validator("value_flags", "text_flags", "unsafe_flags", "cwd_flags", "flags",
+                         "anywhere_value_flags")(lambda cls, v: _check_flags(v))
+
+
+CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-restore", "git-reset", "git-config",
+          "gh-api")
+
+
+class CommandEntry(_Strict):
+    args: Literal["paths", "text", "pattern_then_paths", "none"] = "paths"
+    max_positionals: int | None = Field(default=None, ge=0)
+    writes: bool = False
+    value_flags: list[str] = []
+    text_flags: list[str] = []
+    unsafe_flags: list[str] = []
+    safe_flags: list[str] | None = None
+    check: str | None = None
+    subcommands: dict[str, "CommandEntry"] | None = None
+    default_subcommand: str | None = None
+    global_: GlobalOptions | None = Field(default=None, alias="global")
+    examples: Examples | None = None
+
+    _v = field_validator("value_flags", "text_flags", "unsafe_flags")(
+        lambda cls, v: _check_flags(v))
+
+    @field_validator("check")
+    @classmethod
+    def _known_check(cls, v):
+        if v is not None and v not in CHECKS:
+            raise ValueError(f"unknown check {v!r}; known: {', '.join(CHECKS)}")
+        return v
+
+    @model_validator(mode="after")
+    def _default_sub(self):
+        if self.default_subcommand and not (self.subcommands
+                                            and self.default_subcommand in self.subcommands):
+            raise ValueError(f"default_subcommand {self.default_subcommand!r} is not one of "
+                             "the subcommands")
+        missing = set(self.text_flags) - set(self.value_flags)
+        if missing and self.check is None:
+            # text flags take a value too; list them in value_flags as well
+            object.__setattr__(self, "value_flags", list(self.value_flags) + sorted(missing))
+        return self
+
+
+class DenyExamples(_Strict):
+    match: list[str] = []
+    not_match: list[str] = []
+
+
+class DenyRule(_Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{1,63}$")
+    message: str = Field(min_length=3)
+    command: list[str] = []
+    command_prefix: list[str] = []
+    flags_any: list[str] = []
+    words_any: list[str] = []
+    targets: list[str] = []
+    arg_globs: list[str] = []
+    redirect_globs: list[str] = []
+    pipe_from: list[str] = []
+    pipe_to: list[str] = []
+    substitution_from: list[str] = []
+    substitution_to: list[str] = []
+    special: Literal["fork_bomb"] | None = None
+    examples: DenyExamples | None = None
+
+    @model_validator(mode="after")
+    def _has_matcher(self):
+        if not (self.command or self.command_prefix or self.redirect_globs or self.pipe_from
+                or self.substitution_from or self.special):
+            raise ValueError("a deny rule needs command, command_prefix, redirect_globs, "
+                             "pipe_from, substitution_from or special")
+        if bool(self.pipe_from) != bool(self.pipe_to):
+            raise ValueError("pipe_from and pipe_to go together")
+        if bool(self.substitution_from) != bool(self.substitution_to):
+            raise ValueError("substitution_from and substitution_to go together")
+        return self
+
+
+class Secrets(_Strict):
+    patterns: list[str] = []
+    directories: list[str] = []
+    exceptions: list[str] = []
+
+
+class Floors(_Strict):
+    always_ask: list[str] = []
+    subcommand_ask: list[str] = []
+
+
+class Removals(_Strict):
+    """User layer only: drop entries of the layers below (never a floor)."""
+
+    always_ask: list[str] = []
+    subcommand_ask: list[str] = []
+    catalogue: list[str] = []
+
+
+class RulesFile(BaseModel):
+    """One rules file (any layer). Top-level keys starting with "x-" hold YAML anchors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    version: Literal[1] = 1
+    limits: Limits | None = None
+    compound: Compound | None = None
+    safe_suffixes: SafeSuffixes | None = None
+    containment_dirs: list[str] | None = None
+    project_bin_dirs: list[str] | None = None
+    system_bin_dirs: list[str] | None = None
+    allowed_dirs: list[str] | None = None
+    interpreters: dict[str, Interpreter] | None = None
+    shell_builtins: list[str] | None = None
+    wrappers: dict[str, Wrapper] | None = None
+    always_ask: list[str] | None = None
+    floors: Floors | None = None
+    subcommand_ask: list[str] | None = None
+    secrets: Secrets | None = None
+    protected_paths: list[str] | None = None
+    catalogue: dict[str, CommandEntry] | None = None
+    deny: list[DenyRule] | None = None
+    remove: Removals | None = None
+
+    @field_validator("containment_dirs", "project_bin_dirs")
+    @classmethod
+    def _relative(cls, v):
+        for d in v or []:
+            if d.startswith("/") or d.startswith("~") or ".." in d.split("/") or not d.strip("/"):
+                raise ValueError(f"{d!r} must be a directory relative to the project root")
+        return v
+
+    @field_validator("system_bin_dirs", "allowed_dirs")
+    @classmethod
+    def _absolute(cls, v):
+        for d in v or []:
+            if not (d.startswith("/") or d.startswith("~/")) or ".." in d.split("/"):
+                raise ValueError(f"{d!r} must be an absolute directory (or ~/...)")
+        return v
+
+    @field_validator("subcommand_ask")
+    @classmethod
+    def _subcommand_rules(cls, v):
+        for rule in v or []:
+            words = rule.split()
+            if len(words) < 2:
+                raise ValueError(f"{rule!r}: write a command and at least one subcommand word "
+                                 "(e.g. 'git push')")
+        return v
+
+
+CommandEntry.model_rebuild()

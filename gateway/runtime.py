@@ -1,0 +1,40 @@
+"""Wiring for the entry points: load the policy and the user's settings, then judge.
+
+Kept import-light: it is on the hook path. Every failure to load anything ends in ask.
+"""
+
+from gateway.decision import ASK, Verdict
+from gateway.policy.errors import PolicyError
+
+
+def get_policy(project_dir, env=None, use_cache=True):
+    """The effective policy; raises PolicyError."""
+    from gateway.policy.cache import load_policy
+
+    def verify(merged):
+        from gateway.validator.examples import check
+        check(merged)
+
+    return load_policy(project_dir, env, verify=verify, use_cache=use_cache)
+
+
+def judge_bash(command, cwd, project, tool_name="Bash", raw_input=None, env=None,
+               policy=None, settings=None) -> Verdict:
+    """The verdict for one Bash command, with the user's settings rules applied."""
+    from gateway import settings as settings_mod
+    from gateway.validator.pipeline import validate
+
+    if policy is None:
+        try:
+            policy = get_policy(project, env)
+        except PolicyError as exc:
+            first = exc.errors[0] if exc.errors else "unknown problem"
+            more = f" (and {len(exc.errors) - 1} more)" if len(exc.errors) > 1 else ""
+            return Verdict(ASK, "error", "GW901", "", f"rules cannot be loaded: {first}{more}",
+                           command=command if isinstance(command, str) else "")
+    if settings is None:
+        settings = settings_mod.load(project, env)
+    if settings.errors:
+        return Verdict(ASK, "error", "GW903", "", f"settings unreadable: {settings.errors[0]}",
+                       command=command if isinstance(command, str) else "")
+    return validate(command, cwd, project, policy, tool_name, settings, raw_input)

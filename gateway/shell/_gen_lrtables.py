@@ -1,0 +1,231 @@
+"""Generate `gateway/shell/_lrtables.py`, the LALR table cache used by `bashlex_loader`.
+
+    python -m gateway.shell._gen_lrtables           # (re)write the cache
+    python -m gateway.shell._gen_lrtables --check   # exit 1 if the cache is stale
+
+The tables are produced by bashlex's own (vendored PLY) `yacc.yacc()` over the grammar in
+`bashlex.parser`, i.e. exactly what `import bashlex` computes, *before* parser.py's
+"correction states" mutation of `action`.  Run it with the interpreter and bashlex version
+the gateway runs with: the signature stored alongside records both.
+"""
+
+import os
+import sys
+
+from gateway.shell import bashlex_loader as _loader
+
+TABLES_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lrtables.py")
+
+
+def fresh_parser():
+    """A parser generated now, by the real `yacc.yacc`, from `bashlex.parser`'s grammar."""
+    import bashlex.parser as grammar_module
+    from bashlex import yacc
+
+    if yacc.yacc.__module__ != yacc.__name__:
+        raise RuntimeError("bashlex.yacc.yacc is patched; refusing to generate from it")
+    return yacc.yacc(module=grammar_module, debug=False, write_tables=False)
+
+
+def generate():
+    """The cache contents as a dict of plain values."""
+    import bashlex.parser as grammar_module
+    from bashlex import yacc
+
+    parser = fresh_parser()
+    productions = []
+    for number, p in enumerate(parser.productions):
+        if p.number != number:
+            raise RuntimeError("production %d is numbered %d" % (number, p.number))
+        productions.append((p.name, tuple(p.prod), tuple(p.prec), p.func, p.line))
+    action = [(state, tuple(row), tuple(row.values())) for state, row in parser.action.items()]
+    goto = [(state, tuple(row), tuple(row.values())) for state, row in parser.goto.items()]
+    return {
+        "FORMAT": _loader.FORMAT,
+        "CALLER": grammar_module.__name__,
+        "SIGNATURE": _loader.grammar_signature(vars(grammar_module), yacc),
+        "PRODUCTIONS": tuple(productions),
+        "ACTION": tuple(action),
+        "GOTO": tuple(goto),
+    }
+
+
+def _bashlex_version():
+    try:
+        from importlib.metadata import version
+
+        return version("bashlex")
+    except Exception:  # pragma: no cover - metadata missing
+        return "unknown"
+
+
+def _check_symbol(symbol):
+    if not symbol or any(c.isspace() or c in '|\\"' for c in symbol):
+        raise ValueError("symbol %r cannot be stored in the text tables" % (symbol,))
+    return symbol
+
+
+def _rows_text(rows, keysets):
+    """One line per state: state|keyset|default|exception symbols|exception values.
+
+    Most LALR rows reduce by one rule on many lookaheads and many rows share a lookahead
+    set: storing each set once and each row as "this set -> the row's most common value,
+    except ..." cuts ~8000 numbers to ~2000 and makes decoding mostly `dict.fromkeys`.
+    """
+    lines = []
+    for expected, (state, symbols, values) in enumerate(rows):
+        if state != expected:
+            raise ValueError("states are not numbered 0..n-1")
+        if not symbols:
+            lines.append("%d||||" % state)
+            continue
+        symbols = tuple(map(_check_symbol, symbols))
+        if symbols not in keysets:
+            keysets[symbols] = len(keysets)
+        counts = {}
+        for value in values:
+            counts[value] = counts.get(value, 0) + 1
+        default = max(counts, key=lambda v: (counts[v], -values.index(v)))
+        exceptions = [(s, v) for s, v in zip(symbols, values) if v != default]
+        lines.append("%d|%d|%d|%s|%s" % (
+            state, keysets[symbols], default,
+            " ".join(s for s, _ in exceptions), " ".join(str(v) for _, v in exceptions)))
+    return "\n".join(lines)
+
+
+def _productions_text(productions):
+    lines = []
+    for name, rhs, (assoc, level), func, line in productions:
+        lines.append("%s|%s|%s %d|%s|%d" % (
+            _check_symbol(name), " ".join(map(_check_symbol, rhs)), _check_symbol(assoc), level,
+            "" if func is None else _check_symbol(func), line))
+    return "\n".join(lines)
+
+
+def encode(data):
+    """The module-level values of `_lrtables.py`.
+
+    The tables are kept as text (one row per line, decoded by `bashlex_loader.decode_tables`)
+    rather than as tuple literals: compiling ~8000 literal constants costs ~70 ms whenever no
+    .pyc can be used (PYTHONDONTWRITEBYTECODE, read-only install), a few long strings ~1 ms.
+    """
+    keysets = {}
+    action = _rows_text(data["ACTION"], keysets)
+    goto = _rows_text(data["GOTO"], keysets)
+    return {
+        "FORMAT": data["FORMAT"],
+        "CALLER": data["CALLER"],
+        "SIGNATURE": data["SIGNATURE"],
+        "STATES": len(data["ACTION"]),
+        "PRODUCTIONS": _productions_text(data["PRODUCTIONS"]),
+        "KEYSETS": "\n".join(" ".join(symbols) for symbols in keysets),
+        "ACTION": action,
+        "GOTO": goto,
+    }
+
+
+def _as_decoded(data):
+    """`data` in the shape `decode_tables` returns, for round-trip comparison."""
+    productions = [tuple(p) for p in data["PRODUCTIONS"]]
+    action = {state: dict(zip(symbols, values)) for state, symbols, values in data["ACTION"]}
+    goto = {state: dict(zip(symbols, values)) for state, symbols, values in data["GOTO"]}
+    return productions, action, goto
+
+
+def ordered(decoded):
+    """(productions, action, goto) with every dict as a list of items: order-sensitive."""
+    productions, action, goto = decoded
+    return (list(productions),
+            [(state, list(row.items())) for state, row in action.items()],
+            [(state, list(row.items())) for state, row in goto.items()])
+
+
+class _Namespace:
+    def __init__(self, values):
+        self.__dict__.update(values)
+
+
+def render(data):
+    """Python source for `_lrtables.py`; verified to decode back to `data` exactly."""
+    values = encode(data)
+    lines = [
+        '"""LALR tables for bashlex\'s grammar, generated by gateway.shell._gen_lrtables.',
+        "",
+        "DO NOT EDIT. bashlex %s, Python %s. bashlex_loader uses these tables only when"
+        % (_bashlex_version(), "%d.%d" % sys.version_info[:2]),
+        "SIGNATURE equals the live grammar's signature; otherwise it falls back to yacc.yacc().",
+        "",
+        "PRODUCTIONS: one rule per line, numbered from 0: name|right-hand side|assoc level|function|line",
+        "KEYSETS: symbol sets, numbered from 0 by line, shared by the rows of ACTION and GOTO",
+        "ACTION, GOTO: one line per state: state|keyset|default|symbols|values -- every symbol of",
+        "  the keyset maps to default, except the listed symbols, which map to the listed values.",
+        "  ACTION values: >0 shift to that state, <0 reduce by rule -value, 0 accept;",
+        "  GOTO values: the next state.",
+        '"""',
+        "# fmt: off",
+        "# ruff: noqa",
+        "",
+        "FORMAT = %r" % (values["FORMAT"],),
+        "CALLER = %r" % (values["CALLER"],),
+        "STATES = %r" % (values["STATES"],),
+        "",
+        "SIGNATURE = (",
+    ]
+    lines += ["    %r," % (part,) for part in values["SIGNATURE"]]
+    lines.append(")")
+    for name in ("PRODUCTIONS", "KEYSETS", "ACTION", "GOTO"):
+        lines += ["", '%s = """\\' % name, values[name] + '"""']
+    lines.append("")
+    source = "\n".join(lines)
+
+    namespace = {}
+    exec(compile(source, "<_lrtables>", "exec"), namespace)
+    tables = _Namespace(namespace)
+    if (tables.SIGNATURE != data["SIGNATURE"] or tables.FORMAT != data["FORMAT"]
+            or tables.CALLER != data["CALLER"]
+            or ordered(_loader.decode_tables(tables)) != ordered(_as_decoded(data))):
+        raise RuntimeError("rendered tables do not round-trip")
+    return source
+
+
+def _current_tables():
+    namespace = {}
+    with open(TABLES_PATH, encoding="utf-8") as fh:
+        exec(compile(fh.read(), TABLES_PATH, "exec"), namespace)
+    return _Namespace(namespace)
+
+
+def is_current(data, tables):
+    """Whether the `_lrtables`-like `tables` hold exactly `data`."""
+    try:
+        return (tables.FORMAT == data["FORMAT"] and tables.CALLER == data["CALLER"]
+                and tables.SIGNATURE == data["SIGNATURE"]
+                and ordered(_loader.decode_tables(tables)) == ordered(_as_decoded(data)))
+    except Exception:
+        return False
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    data = generate()
+    if "--check" in argv:
+        try:
+            current = _current_tables()
+        except OSError:
+            current = None
+        if current is None or not is_current(data, current):
+            print("%s is stale: run python -m gateway.shell._gen_lrtables" % TABLES_PATH, file=sys.stderr)
+            return 1
+        print("%s is up to date" % TABLES_PATH)
+        return 0
+    source = render(data)
+    tmp = TABLES_PATH + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(source)
+    os.replace(tmp, TABLES_PATH)
+    print("wrote %s: %d productions, %d states" % (TABLES_PATH, len(data["PRODUCTIONS"]), len(data["ACTION"])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

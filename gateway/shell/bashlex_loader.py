@@ -1,0 +1,345 @@
+"""Load bashlex with its LALR tables taken from a validated, pre-generated cache.
+
+`import bashlex` costs about a quarter of a second because `bashlex/parser.py` calls
+`yacc.yacc()` at import time and bashlex's vendored PLY always rebuilds the LALR tables from
+the grammar docstrings (it never reads `parsetab.py`).  `bashlex/yacc.py` also imports
+`inspect` (and with it `dis`, `ast`, `tokenize`, `linecache`...) only for the grammar
+reflection.  The hook is a fresh process per tool call, so both costs are paid every time.
+
+This module imports bashlex in a controlled order:
+
+1. the `bashlex` package object is created without running its `__init__` (which would import
+   `bashlex.parser` and build the tables at once);
+2. `bashlex.yacc` is imported while `sys.modules['inspect']` holds a lazy stand-in, so the
+   module-level `import inspect` costs nothing; the stand-in imports the real module the first
+   time any attribute is used (only the slow path does), and is removed from `sys.modules`
+   right after, so nothing else ever sees it;
+3. `bashlex.yacc.yacc` is replaced, for the duration of the package import only, by
+   `_make_yacc_replacement(...)`; it is called by `bashlex/parser.py` with that module's
+   globals as `sys._getframe(1).f_globals` and
+   - computes `grammar_signature()` of those globals (the `p_*` functions' names, modules,
+     argument counts and docstrings in the order PLY numbers them, `tokens`, `precedence`,
+     `start`, `p_error`, a fingerprint of `bashlex/yacc.py` -- the table generator -- and the
+     Python minor version) and compares it with `_lrtables.SIGNATURE`;
+   - on an exact match builds the `LRParser` from the cached productions/action/goto, binding
+     each production's callable by function name from those globals, into fresh mutable
+     dicts (parser.py mutates `action` right after, the "correction states" hack: the cache
+     holds the tables *before* that mutation);
+   - on any mismatch or any error calls the real `yacc.yacc` with the same globals (slow but
+     correct).  A table that does not match the installed grammar is never used;
+4. `yacc.yacc` is restored and the package `__init__` finishes normally.
+
+If bashlex was already imported when this module is loaded, it is used as is.  If anything
+in the controlled import fails, the partial modules are dropped and a plain `import bashlex`
+is done.  Which path was taken is recorded in `LOAD_PATH`, `FAST_PATH` and
+`FALLBACK_REASON`; `gateway doctor`-style checks and the tests read them.
+
+Regenerate the cache after a bashlex or Python upgrade with
+`python -m gateway.shell._gen_lrtables` (`--check` verifies it without writing).
+"""
+
+import sys
+
+__all__ = ["bashlex", "parse", "FAST_PATH", "LOAD_PATH", "FALLBACK_REASON", "grammar_signature"]
+
+#: Bumped whenever the layout of `_lrtables` or of the signature changes.
+FORMAT = 1
+#: Keyword arguments `bashlex/parser.py` passes; any other call shape takes the slow path.
+_ALLOWED_YACC_KWARGS = frozenset({"outputdir", "debug"})
+_MODULE_TYPE = type(sys)
+_P1, _P2 = 1073741789, 1073741783  # primes < 2**30: one-digit divisors, the fast path of %
+
+
+# --------------------------------------------------------------------------------------------
+# signature
+
+
+def file_fingerprint(path):
+    """(size, hash mod two primes) of a file: detects any edit, without importing hashlib/zlib.
+
+    Not collision resistant (no need: it guards against a different bashlex being installed,
+    not against an attacker who can already write to site-packages).
+    """
+    with open(path, "rb") as fh:
+        data = fh.read()
+    number = int.from_bytes(data, "little")
+    return (len(data), number % _P1, number % _P2)
+
+
+def grammar_signature(pdict, yacc_module):
+    """Everything the LALR table generator reads, as a plain comparable tuple.
+
+    Mirrors `ParserReflect`: the `p_*` callables (not `p_error`) sorted by (first line,
+    module, name) -- the order that numbers the productions -- with their docstrings (the
+    grammar itself) and argument counts; any non-callable `p_*` name too, to be strict.
+    Line numbers themselves are left out: only the order matters to the tables.
+    """
+    pfuncs = []
+    others = []
+    for name, item in pdict.items():
+        if not name.startswith("p_") or name == "p_error":
+            continue
+        kind = type(item).__name__
+        if kind in ("function", "method"):
+            code = item.__code__
+            line = getattr(item, "co_firstlineno", code.co_firstlineno)
+            pfuncs.append((line, item.__module__ or "", name, kind, code.co_argcount, item.__doc__))
+        else:
+            others.append((name, kind))
+    pfuncs.sort(key=lambda f: f[:3])
+    perror = pdict.get("p_error")
+    if perror is not None:
+        perror = (type(perror).__name__, perror.__code__.co_argcount)
+    precedence = pdict.get("precedence")
+    if precedence is not None:
+        precedence = tuple(tuple(level) for level in precedence)
+    return (
+        FORMAT,
+        tuple(sys.version_info[:2]),
+        file_fingerprint(yacc_module.__file__),
+        pdict.get("start"),
+        tuple(pdict["tokens"]),
+        precedence,
+        tuple(f[1:] for f in pfuncs),
+        tuple(sorted(others)),
+        perror,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# building a parser from the cache
+
+
+class _LRTab:
+    """The three attributes `yacc.LRParser.__init__` reads from an `LRTable`."""
+
+    __slots__ = ("lr_productions", "lr_action", "lr_goto")
+
+    def __init__(self, productions, action, goto):
+        self.lr_productions = productions
+        self.lr_action = action
+        self.lr_goto = goto
+
+
+def decode_tables(tables):
+    """(productions, action, goto) from a `_lrtables`-like object, all freshly built.
+
+    productions: [(name, rhs tuple, (assoc, level), function name or None, line)];
+    action/goto: {state: {symbol: int}}, rows in state order, symbols in generation order.
+    A row `state|keyset|default|symbols|values` maps every symbol of line `keyset` of
+    KEYSETS to `default`, except the listed symbols (all in that keyset) which get `values`.
+    Raises on malformed data.
+    """
+    productions = []
+    for line in tables.PRODUCTIONS.split("\n"):
+        name, rhs, prec, func, lineno = line.split("|")
+        assoc, level = prec.split()
+        productions.append((name, tuple(rhs.split()), (assoc, int(level)), func or None, int(lineno)))
+    keysets = [line.split() for line in tables.KEYSETS.split("\n")]
+    action = {}
+    goto = {}
+    for text, table in ((tables.ACTION, action), (tables.GOTO, goto)):
+        for line in text.split("\n"):
+            state, keyset, default, symbols, values = line.split("|")
+            row = dict.fromkeys(keysets[int(keyset)], int(default)) if keyset else {}
+            if symbols:
+                size = len(row)
+                row.update(zip(symbols.split(), map(int, values.split()), strict=True))
+                if len(row) != size:
+                    raise ValueError("exception symbol outside its keyset")
+            table[int(state)] = row
+    if len(action) != tables.STATES or len(goto) != tables.STATES:
+        raise ValueError("table rows do not match STATES")
+    return productions, action, goto
+
+
+def build_cached_parser(pdict, yacc_module, tables):
+    """An `LRParser` from `tables` (a `_lrtables`-like object), callables bound from `pdict`.
+
+    Does not validate: callers compare `grammar_signature()` with `tables.SIGNATURE` first.
+    Every dict is freshly built, so mutating the result never touches the cache.
+    """
+    specs, action, goto = decode_tables(tables)
+    production = yacc_module.Production
+    source = pdict.get("__file__", "")
+    productions = []
+    for number, (name, rhs, prec, func, line) in enumerate(specs):
+        p = production(number, name, rhs, prec, func, source if func else "", line)
+        p.bind(pdict)  # pdict[func]; KeyError if the function is gone
+        productions.append(p)
+    return yacc_module.LRParser(_LRTab(productions, action, goto), pdict.get("p_error"))
+
+
+def _module_view(pdict):
+    """A module object whose attributes are `pdict`, for `yacc.yacc(module=...)`."""
+    view = _MODULE_TYPE(str(pdict.get("__name__", "_grammar")))
+    view.__dict__.update(pdict)
+    return view
+
+
+class _Status:
+    def __init__(self):
+        self.path = "unloaded"  # "cache" | "fallback" | "preloaded"
+        self.reason = None
+
+    def fallback(self, reason):
+        self.path = "fallback"
+        if self.reason is None:
+            self.reason = reason
+
+
+def _load_tables():
+    from gateway.shell import _lrtables
+
+    return _lrtables
+
+
+def _cached_parser_or_reason(args, kwargs, frame, yacc_module, load_tables):
+    """(parser, None) from the cache, or (None, why the cache may not be used)."""
+    if args or not set(kwargs) <= _ALLOWED_YACC_KWARGS or kwargs.get("debug"):
+        return None, "unexpected yacc() arguments: %r %r" % (args, sorted(kwargs))
+    pdict = frame.f_globals
+    if frame.f_locals is not pdict:
+        return None, "yacc() not called at module level"
+    tables = load_tables()
+    if getattr(tables, "FORMAT", None) != FORMAT:
+        return None, "cache format mismatch"
+    if pdict.get("__name__") != tables.CALLER:
+        return None, "yacc() called from %r, cache is for %r" % (pdict.get("__name__"), tables.CALLER)
+    if grammar_signature(pdict, yacc_module) != tables.SIGNATURE:
+        return None, "grammar signature mismatch (regenerate with python -m gateway.shell._gen_lrtables)"
+    return build_cached_parser(pdict, yacc_module, tables), None
+
+
+def _make_yacc_replacement(orig_yacc, yacc_module, status, load_tables=_load_tables):
+    """A drop-in for `yacc.yacc` that uses the cache when it provably matches."""
+
+    def yacc(*args, **kwargs):
+        frame = sys._getframe(1)
+        try:
+            parser, reason = _cached_parser_or_reason(args, kwargs, frame, yacc_module, load_tables)
+        except Exception as exc:  # anything odd: the slow path is always correct
+            parser, reason = None, "cache unusable: %s: %s" % (type(exc).__name__, exc)
+        if parser is not None:
+            if status.path == "unloaded":
+                status.path = "cache"
+            yacc_module.parse = parser.parse  # what the real yacc() does too
+            return parser
+        status.fallback(reason)
+        if "module" not in kwargs:
+            # The real yacc() would read the globals of *its* caller's caller, which is now
+            # this function; hand it the same namespace get_caller_module_dict() would build.
+            pdict = frame.f_globals
+            if frame.f_locals is not pdict:
+                pdict = dict(pdict)
+                pdict.update(frame.f_locals)
+            kwargs["module"] = _module_view(pdict)
+        return orig_yacc(*args, **kwargs)
+
+    return yacc
+
+
+# --------------------------------------------------------------------------------------------
+# lazy `inspect`
+
+
+class _LazyInspect(_MODULE_TYPE):
+    """Stands in for `inspect` inside `bashlex.yacc` until an attribute is first used."""
+
+    def __init__(self, holders):
+        super().__init__("inspect")
+        self.__dict__["_holders"] = holders  # modules whose global `inspect` is this object
+
+    def __getattr__(self, name):
+        if sys.modules.get("inspect") is self:
+            del sys.modules["inspect"]
+        import inspect as real
+
+        for holder in self.__dict__["_holders"]:
+            if getattr(holder, "inspect", None) is self:
+                holder.inspect = real
+        return getattr(real, name)
+
+
+# --------------------------------------------------------------------------------------------
+# the controlled import
+
+
+def _find_spec_and_module_from_spec():
+    try:  # importlib._bootstrap, always loaded: avoids importing importlib.util (+contextlib)
+        from _frozen_importlib import _find_spec, module_from_spec
+
+        return (lambda name: _find_spec(name, None)), module_from_spec
+    except ImportError:  # pragma: no cover - non-CPython
+        from importlib.util import find_spec, module_from_spec
+
+        return find_spec, module_from_spec
+
+
+def _load(load_tables=_load_tables):
+    """Import bashlex; return (module, status)."""
+    status = _Status()
+    modules = sys.modules
+    if "bashlex" in modules:
+        import bashlex
+
+        status.path = "preloaded"
+        status.reason = "bashlex was imported before gateway.shell.bashlex_loader"
+        return bashlex, status
+
+    before = {name for name in modules if name == "bashlex" or name.startswith("bashlex.")}
+    try:
+        find_spec, module_from_spec = _find_spec_and_module_from_spec()
+        spec = find_spec("bashlex")
+        if spec is None or spec.loader is None:
+            raise ImportError("bashlex not found")
+        package = module_from_spec(spec)
+        modules["bashlex"] = package
+
+        holders = []
+        stand_in = None
+        if "inspect" not in modules:
+            stand_in = _LazyInspect(holders)
+            modules["inspect"] = stand_in
+        try:
+            __import__("bashlex.yacc")
+        finally:
+            if stand_in is not None and modules.get("inspect") is stand_in:
+                del modules["inspect"]
+        yacc_module = modules["bashlex.yacc"]
+        holders.append(yacc_module)
+
+        orig_yacc = yacc_module.yacc
+        replacement = _make_yacc_replacement(orig_yacc, yacc_module, status, load_tables)
+        yacc_module.yacc = replacement
+        try:
+            spec.loader.exec_module(package)
+        finally:
+            if yacc_module.yacc is replacement:
+                yacc_module.yacc = orig_yacc
+        if status.path == "unloaded":  # parser.py did not call yacc(): not the bashlex we know
+            raise ImportError("bashlex.parser did not call yacc.yacc()")
+        return modules["bashlex"], status
+    except Exception as exc:
+        for name in [n for n in modules if n == "bashlex" or n.startswith("bashlex.")]:
+            if name not in before:
+                del modules[name]
+        import bashlex  # plain, slow, correct; raises if bashlex itself is broken
+
+        status = _Status()
+        status.path = "fallback"
+        status.reason = "loader error: %s: %s" % (type(exc).__name__, exc)
+        return bashlex, status
+
+
+bashlex, _status = _load()
+
+#: "cache" (tables from `_lrtables`), "fallback" (real yacc) or "preloaded" (imported elsewhere).
+LOAD_PATH = _status.path
+FAST_PATH = LOAD_PATH == "cache"
+#: Why the cache was not used, or None.
+FALLBACK_REASON = _status.reason
+del _status
+
+#: Same function as `bashlex.parse`.
+parse = bashlex.parse

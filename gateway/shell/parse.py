@@ -1,0 +1,300 @@
+"""bashlex adapter: a command string becomes a `Script` of pipelines of simple commands.
+
+The validator never looks at raw text to decide; it looks at what this module extracts:
+the top-level list (pipelines and the operators between them), each simple command's words
+(decoded by gateway.shell.words), assignments and redirections, every structural construct
+phase 2 must stop (subshells, compound commands, functions, substitutions, here-docs,
+background jobs), and every simple command anywhere in the tree (for the deny rules, which
+must see inside substitutions and subshells too).
+"""
+
+from gateway.shell import heredoc as _heredoc
+from gateway.shell.words import decode
+
+# Structural constructs (each maps to a phase-2 reason code).
+SUBSHELL = "subshell"
+GROUP = "group"
+COMPOUND = "compound"  # if / for / while / until / case
+FUNCTION = "function"
+BACKGROUND = "background"
+PROCSUB = "procsub"
+CMDSUB_NODE = "cmdsub_node"
+HEREDOC = "heredoc"
+
+
+class ShellParseError(Exception):
+    """bashlex rejected the text, or could not represent all of it."""
+
+    def __init__(self, message: str, unsupported: bool = False):
+        super().__init__(message)
+        self.unsupported = unsupported  # a construct bashlex does not implement
+
+
+class Redirect:
+    """One redirection: `op` as written (>, >>, <, <>, >&, <&, &>, >|, <<, <<-, <<<)."""
+
+    __slots__ = ("op", "fd", "target", "target_fd")
+
+    def __init__(self, op, fd, target, target_fd):
+        self.op = op
+        self.fd = fd  # source descriptor as written, or None
+        self.target = target  # a Word (file name / here-string), or None
+        self.target_fd = target_fd  # for duplications like 2>&1, else None
+
+    def __repr__(self) -> str:
+        tgt = self.target.value if self.target is not None else self.target_fd
+        return f"Redirect({self.fd}{self.op}{tgt})"
+
+
+class Command:
+    """One simple command: assignments, words, redirections, and its source span."""
+
+    __slots__ = ("words", "assignments", "redirects", "start", "end", "text")
+
+    def __init__(self, words, assignments, redirects, start, end, text):
+        self.words = words
+        self.assignments = assignments
+        self.redirects = redirects
+        self.start = start
+        self.end = end
+        self.text = text
+
+    @property
+    def argv(self) -> list:
+        return [w.value for w in self.words]
+
+    def __repr__(self) -> str:
+        return f"Command({self.text!r})"
+
+
+class Pipeline:
+    """Commands joined by `|` (a single command is a pipeline of one). `None` stands for a
+    compound command in the pipeline (recorded as a construct)."""
+
+    __slots__ = ("commands", "pipes")
+
+    def __init__(self, commands, pipes):
+        self.commands = commands
+        self.pipes = pipes  # "|" or "|&" between consecutive commands
+
+
+class Script:
+    """A parsed command string."""
+
+    __slots__ = ("text", "items", "constructs", "all_commands", "all_pipelines", "functions",
+                 "placeholders")
+
+    def __init__(self, text, items, constructs, all_commands, all_pipelines, functions,
+                 placeholders):
+        self.text = text  # the text bashlex parsed (here-doc spans replaced)
+        self.items = items  # [(Pipeline, operator after it or None)]
+        self.constructs = constructs  # [(kind, detail)]
+        self.all_commands = all_commands  # every simple command, nested ones included
+        self.all_pipelines = all_pipelines  # every pipeline of 2+ commands, nested included
+        self.functions = functions  # [(name, start, end)] function definitions
+        self.placeholders = placeholders
+
+    @property
+    def simple(self) -> bool:
+        """Exactly one simple command and nothing else."""
+        return (len(self.items) == 1 and len(self.items[0][0].commands) == 1
+                and self.items[0][0].commands[0] is not None and not self.constructs)
+
+
+def _bashlex():
+    try:
+        from gateway.shell.bashlex_loader import bashlex
+    except ImportError:  # pragma: no cover - the loader is being written
+        import bashlex
+    return bashlex
+
+
+def parse(text: str) -> Script:
+    """Parse `text`; raise ShellParseError when bashlex cannot represent all of it."""
+    new_text, placeholders = _heredoc.extract(text)
+    bashlex = _bashlex()
+    try:
+        trees = bashlex.parse(new_text)
+    except NotImplementedError as exc:
+        raise ShellParseError(f"unsupported shell construct: {exc}", unsupported=True) from None
+    except RecursionError:
+        raise ShellParseError("command nests too deeply to parse") from None
+    except Exception as exc:  # bashlex raises ParsingError and, on odd input, anything else
+        raise ShellParseError(f"{type(exc).__name__}: {exc}") from None
+    _check_coverage(new_text, trees)
+    b = _Builder(new_text, placeholders)
+    items = []
+    for idx, tree in enumerate(trees):
+        b.top(tree, items)
+        if items and items[-1][1] is None and idx < len(trees) - 1:
+            items[-1] = (items[-1][0], "\n")
+    b.collect(trees)
+    return Script(new_text, items, b.constructs, b.all_commands, b.all_pipelines, b.functions,
+                  placeholders)
+
+
+def _check_coverage(text: str, trees) -> None:
+    """Every character bashlex did not place in a node must be blank or part of a comment;
+    otherwise the parse silently dropped text and cannot be trusted."""
+    spans = []
+    for tree in trees:
+        spans.append(tree.pos)
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            if getattr(node, "kind", None) == "heredoc":
+                spans.append(node.pos)
+            stack.extend(_children(node))
+    spans.sort()
+    pos = 0
+    for start, end in spans:
+        if start > pos:
+            _check_gap(text, pos, start)
+        pos = max(pos, end)
+    _check_gap(text, pos, len(text))
+
+
+def _check_gap(text: str, start: int, end: int) -> None:
+    i = start
+    while i < end:
+        c = text[i]
+        if c in " \t\n":
+            i += 1
+            continue
+        if c == "#" and (i == 0 or text[i - 1] in " \t\n;&|"):
+            nl = text.find("\n", i)
+            i = end if nl < 0 or nl > end else nl
+            continue
+        if c == "\\" and i + 1 < len(text) and text[i + 1] == "\n":
+            i += 2
+            continue
+        raise ShellParseError(f"the parser skipped text at offset {i}: {text[i:i + 20]!r}")
+
+
+def _children(node):
+    out = []
+    for value in vars(node).values():
+        if isinstance(value, list):
+            out.extend(v for v in value if hasattr(v, "kind"))
+        elif hasattr(value, "kind"):
+            out.append(value)
+    return out
+
+
+class _Builder:
+    def __init__(self, text, placeholders):
+        self.text = text
+        self.placeholders = placeholders
+        self.constructs = []
+        self.all_commands = []
+        self.all_pipelines = []
+        self.functions = []
+        self._seen = {}
+
+    def word(self, node):
+        s, e = node.pos
+        return decode(self.text[s:e], self.placeholders)
+
+    def command(self, node):
+        key = id(node)
+        if key in self._seen:
+            return self._seen[key]
+        words, assigns, redirects = [], [], []
+        for part in node.parts:
+            kind = part.kind
+            if kind == "word":
+                words.append(self.word(part))
+            elif kind == "assignment":
+                assigns.append(self.word(part))
+            elif kind == "redirect":
+                redirects.append(self.redirect(part))
+            else:
+                self.constructs.append((COMPOUND, f"{kind} inside a command"))
+        s, e = node.pos
+        cmd = Command(words, assigns, redirects, s, e, self.text[s:e])
+        self._seen[key] = cmd
+        self.all_commands.append(cmd)
+        return cmd
+
+    def redirect(self, node):
+        op = node.type
+        out = node.output
+        fd = getattr(node, "input", None)
+        if op in ("<<", "<<-"):
+            self.constructs.append((HEREDOC, self.text[node.pos[0]:node.pos[1]][:40]))
+        if isinstance(out, int):
+            return Redirect(op, fd, None, out)
+        target = self.word(out) if out is not None else None
+        return Redirect(op, fd, target, None)
+
+    def pipeline(self, node):
+        kind = node.kind
+        if kind == "command":
+            return Pipeline([self.command(node)], [])
+        if kind == "pipeline":
+            cmds, pipes = [], []
+            for part in node.parts:
+                if part.kind == "pipe":
+                    pipes.append(part.pipe)
+                elif part.kind == "reservedword":
+                    continue  # `! pipeline` only negates the exit status
+                else:
+                    cmds.append(self.pipeline_member(part))
+            return Pipeline(cmds, pipes)
+        return Pipeline([self.pipeline_member(node)], [])
+
+    def pipeline_member(self, node):
+        if node.kind == "command":
+            return self.command(node)
+        self.compound(node)
+        return None
+
+    def compound(self, node):
+        kind = node.kind
+        if kind == "compound":
+            first = node.list[0] if node.list else None
+            word = getattr(first, "word", "")
+            if word == "(":
+                self.constructs.append((SUBSHELL, self.text[node.pos[0]:node.pos[1]][:40]))
+            elif word == "{":
+                self.constructs.append((GROUP, self.text[node.pos[0]:node.pos[1]][:40]))
+            else:
+                self.constructs.append((COMPOUND, word or kind))
+        elif kind == "function":
+            self.constructs.append((FUNCTION, self.text[node.pos[0]:node.pos[1]][:40]))
+        else:
+            self.constructs.append((COMPOUND, kind))
+
+    def top(self, tree, items):
+        if tree.kind == "list":
+            for part in tree.parts:
+                if part.kind == "operator":
+                    if part.op == "&":
+                        self.constructs.append((BACKGROUND, "&"))
+                    if items:
+                        items[-1] = (items[-1][0], part.op)
+                else:
+                    items.append((self.pipeline(part), None))
+        else:
+            items.append((self.pipeline(tree), None))
+
+    def collect(self, trees):
+        """Find every simple command and nested construct anywhere in the trees."""
+        stack = list(trees)
+        while stack:
+            node = stack.pop()
+            kind = node.kind
+            if kind == "command":
+                self.command(node)
+            elif kind == "commandsubstitution":
+                self.constructs.append((CMDSUB_NODE, self.text[node.pos[0]:node.pos[1]][:40]))
+            elif kind == "processsubstitution":
+                self.constructs.append((PROCSUB, self.text[node.pos[0]:node.pos[1]][:40]))
+            elif kind == "pipeline":
+                self.all_pipelines.append([self.command(p) if p.kind == "command" else None
+                                           for p in node.parts
+                                           if p.kind not in ("pipe", "reservedword")])
+            elif kind == "function":
+                name = getattr(node.name, "word", "") if getattr(node, "name", None) else ""
+                self.functions.append((name, node.pos[0], node.pos[1]))
+            stack.extend(_children(node))

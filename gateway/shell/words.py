@@ -1,0 +1,182 @@
+"""Bash quote removal for one word, and the expansions a word would undergo.
+
+bashlex finds the word boundaries; its own `word` attribute is not a faithful quote removal
+(`$'\\x72m'` comes out as `$x72m`). So every decision works on the word's *source text*, decoded
+here the way bash decodes it. Anything bash would expand (parameters, substitutions, globs,
+braces, tildes, history) is reported as an issue, and such a word never counts as literal.
+"""
+
+# Issue kinds (each maps to a phase-2 reason code in gateway.validator.phase2_syntax).
+PARAM = "param"  # $VAR, ${...}, $1, $@, ...
+CMDSUB = "cmdsub"  # $(...)
+BACKTICK = "backtick"  # `...`
+ARITH = "arith"  # $((...)), $[...]
+ANSI_C = "ansi_c"  # $'...'
+LOCALE = "locale"  # $"..."
+GLOB = "glob"  # unquoted * ? [
+BRACE = "brace"  # unquoted {a,b} / {1..3}
+TILDE = "tilde"  # ~, ~user at the start of a word or after = / :
+HISTORY = "history"  # ! that interactive bash would expand
+UNTERMINATED = "unterminated"  # a quote that never closes
+PLACEHOLDER = "heredoc_placeholder"  # a here-doc placeholder outside its own quotes
+
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
+_DQ_ESCAPABLE = frozenset('$`"\\\n')
+_HISTORY_QUIET = frozenset(" \t\n=(")
+
+
+class Word:
+    """A shell word after bash quote removal.
+
+    raw      the source text of the word
+    value    the word as bash would pass it to the command (meaningful when `literal`)
+    quoted   some part of it was quoted or backslash-escaped
+    issues   list of (kind, detail) for every expansion bash would perform
+    """
+
+    __slots__ = ("raw", "value", "quoted", "issues")
+
+    def __init__(self, raw: str, value: str, quoted: bool, issues: list):
+        self.raw = raw
+        self.value = value
+        self.quoted = quoted
+        self.issues = issues
+
+    @property
+    def literal(self) -> bool:
+        return not self.issues
+
+    def __repr__(self) -> str:
+        return f"Word({self.raw!r} -> {self.value!r}, issues={self.issues!r})"
+
+
+def _dollar_issue(text: str, i: int, in_dq: bool):
+    """Classify a `$` at text[i]; return (kind, end_index) or None when it is a literal `$`."""
+    n = len(text)
+    if i + 1 >= n:
+        return None
+    nxt = text[i + 1]
+    if nxt == "(":
+        if i + 2 < n and text[i + 2] == "(":
+            return ARITH, i + 3
+        return CMDSUB, i + 2
+    if nxt == "[":
+        return ARITH, i + 2
+    if nxt == "{" or nxt in _NAME_START or nxt in _SPECIAL_PARAMS:
+        return PARAM, i + 2
+    if not in_dq and nxt == "'":
+        return ANSI_C, i + 2
+    if not in_dq and nxt == '"':
+        return LOCALE, i + 2
+    if in_dq and nxt == '"':
+        return None  # "...$" : a literal dollar before the closing quote
+    return None
+
+
+def decode(raw: str, placeholders: dict | None = None) -> Word:
+    """Decode one word's source text the way bash performs quote removal.
+
+    `placeholders` maps a placeholder token to its literal text: a single-quoted segment that
+    is exactly a placeholder stands for that text (see gateway.shell.heredoc).
+    """
+    out = []
+    issues = []
+    quoted = False
+    i = 0
+    n = len(raw)
+    assignment_like = False  # tilde after '=' or ':' counts once the word looks like k=v
+    while i < n:
+        c = raw[i]
+        if c == "\\":
+            quoted = True
+            if i + 1 >= n:
+                out.append("\\")  # a trailing backslash stays literal
+                i += 1
+                continue
+            if raw[i + 1] != "\n":  # backslash-newline is a line continuation: removed
+                out.append(raw[i + 1])
+            i += 2
+            continue
+        if c == "'":
+            quoted = True
+            end = raw.find("'", i + 1)
+            if end < 0:
+                issues.append((UNTERMINATED, raw[i:]))
+                out.append(raw[i + 1:])
+                break
+            seg = raw[i + 1:end]
+            if placeholders and seg in placeholders:
+                out.append(placeholders[seg])
+            else:
+                out.append(seg)
+            i = end + 1
+            continue
+        if c == '"':
+            quoted = True
+            i = _decode_dq(raw, i + 1, out, issues)
+            continue
+        if c == "$":
+            hit = _dollar_issue(raw, i, False)
+            if hit:
+                issues.append((hit[0], raw[i:hit[1]]))
+            out.append(c)
+            i += 1
+            continue
+        if c == "`":
+            issues.append((BACKTICK, raw[i:]))
+            out.append(c)
+            i += 1
+            continue
+        if c in "*?[":
+            issues.append((GLOB, c))
+        elif c == "{":
+            if raw != "{}":
+                issues.append((BRACE, c))
+        elif c == "~":
+            prev = raw[i - 1] if i else ""
+            if i == 0 or (assignment_like and prev in "=:"):
+                issues.append((TILDE, raw[i:]))
+        elif c == "!":
+            nxt = raw[i + 1] if i + 1 < n else ""
+            if nxt and nxt not in _HISTORY_QUIET:
+                issues.append((HISTORY, raw[i:i + 2]))
+        elif c == "=" and not quoted:
+            assignment_like = True
+        out.append(c)
+        i += 1
+    value = "".join(out)
+    if placeholders:
+        for token in placeholders:
+            if token in value:
+                issues.append((PLACEHOLDER, token))
+    return Word(raw, value, quoted, issues)
+
+
+def _decode_dq(raw: str, i: int, out: list, issues: list) -> int:
+    """Decode a double-quoted segment starting after its opening quote; return the index
+    just past the closing quote."""
+    n = len(raw)
+    while i < n:
+        c = raw[i]
+        if c == '"':
+            return i + 1
+        if c == "\\" and i + 1 < n and raw[i + 1] in _DQ_ESCAPABLE:
+            if raw[i + 1] != "\n":
+                out.append(raw[i + 1])
+            i += 2
+            continue
+        if c == "$":
+            hit = _dollar_issue(raw, i, True)
+            if hit:
+                issues.append((hit[0], raw[i:hit[1]]))
+        elif c == "`":
+            issues.append((BACKTICK, raw[i:]))
+        elif c == "!":
+            nxt = raw[i + 1] if i + 1 < n else ""
+            if nxt and nxt not in _HISTORY_QUIET and nxt != '"':
+                issues.append((HISTORY, raw[i:i + 2]))
+        out.append(c)
+        i += 1
+    issues.append((UNTERMINATED, '"'))
+    return n

@@ -1,0 +1,117 @@
+"""Reading a command's arguments the way getopt-style programs do.
+
+Options are split from positionals; short clusters (-xvf) become single letters; a value
+is attached (-n5, --lines=5) or the next word, for options the catalogue names as taking
+one; `--` ends the options. Every option value and every `key=value` positional is kept so
+that paths hidden in them (-o/x, --output=/x, of=/x) are checked too.
+"""
+
+
+class Option:
+    __slots__ = ("name", "value", "word")
+
+    def __init__(self, name, value, word):
+        self.name = name  # "-x" or "--long"
+        self.value = value  # str or None
+        self.word = word  # the word as written (first word for separate values)
+
+    def __repr__(self) -> str:
+        return f"Option({self.name!r}, {self.value!r})"
+
+
+class Args:
+    __slots__ = ("options", "positionals", "attached")
+
+    def __init__(self):
+        self.options = []  # [Option]
+        self.positionals = []  # [str]
+        self.attached = []  # values glued to options nobody declared: -C/tmp, --x=/y
+
+    def has(self, *names) -> bool:
+        return any(o.name in names for o in self.options)
+
+    def values(self, *names) -> list:
+        return [o.value for o in self.options if o.name in names and o.value is not None]
+
+
+def parse(words, value_flags=frozenset()) -> Args:
+    """Split `words` (the arguments, without the command name)."""
+    args = Args()
+    i = 0
+    n = len(words)
+    while i < n:
+        word = words[i]
+        i += 1
+        if word == "--":
+            args.positionals.extend(words[i:])
+            break
+        if word.startswith("--") and len(word) > 2:
+            name, eq, value = word.partition("=")
+            if eq:
+                args.options.append(Option(name, value, word))
+                if name not in value_flags:
+                    args.attached.append(value)
+            elif name in value_flags and i < n:
+                args.options.append(Option(name, words[i], word))
+                i += 1
+            else:
+                args.options.append(Option(name, None, word))
+            continue
+        if word.startswith("-") and len(word) > 1:
+            if word[:2] in value_flags:
+                if len(word) > 2:
+                    args.options.append(Option(word[:2], word[2:], word))
+                elif i < n:
+                    args.options.append(Option(word[:2], words[i], word))
+                    i += 1
+                else:
+                    args.options.append(Option(word[:2], None, word))
+                continue
+            letters = word[1:]
+            for k, ch in enumerate(letters):
+                flag = "-" + ch
+                if flag in value_flags:
+                    rest = letters[k + 1:]
+                    if rest:
+                        args.options.append(Option(flag, rest, word))
+                    elif i < n:
+                        args.options.append(Option(flag, words[i], word))
+                        i += 1
+                    else:
+                        args.options.append(Option(flag, None, word))
+                    break
+                args.options.append(Option(flag, None, word))
+            else:
+                tail = letters[1:]
+                if tail and not tail.isalnum():
+                    # -C/tmp for an option nobody declared as taking a value
+                    args.attached.append(tail)
+            continue
+        args.positionals.append(word)
+    return args
+
+
+def long_matches(name: str, listed: str) -> bool:
+    """`name` (as written, without =value) selects the long option `listed`: exactly, or as
+    an abbreviation getopt_long and git's parser accept (at least one letter after --)."""
+    return name == listed or (len(name) >= 3 and listed.startswith(name))
+
+
+def first_unsafe(args: Args, unsafe, words=()) -> str:
+    """The first option in `args` that is one of `unsafe`, or ""."""
+    if not unsafe:
+        return ""
+    shorts = {u for u in unsafe if not u.startswith("--")}
+    longs = [u for u in unsafe if u.startswith("--")]
+    for opt in args.options:
+        if opt.name.startswith("--"):
+            for u in longs:
+                if long_matches(opt.name, u):
+                    return u
+        elif opt.name in shorts:
+            return opt.name
+    for word in words:  # single-dash long options (-exec, -toolexec) as whole words
+        base = word.split("=", 1)[0]
+        if base in shorts and len(base) > 2:
+            return base
+    return ""

@@ -1,0 +1,571 @@
+"""Named argument checks for commands whose safety depends on more than their options:
+the program text of sed, awk and jq, find's expression, and the forms of git checkout /
+restore / reset / config and gh api that only read.
+
+Each check returns (verdict or None, path candidates, written candidates). Anything a check
+does not understand is refused: these are allowlists, not blocklists.
+"""
+
+import os
+
+from gateway.paths import lexical
+from gateway.validator import argv as argvmod
+
+PHASE = "7C"
+
+
+def run(name, ctx, spec, words, cwd):
+    return _CHECKS[name](ctx, spec, words, cwd)
+
+
+def _unsafe(ctx, what, why):
+    return ctx.ask(PHASE, "GW704", f"{what}: {why}")
+
+
+def _program(ctx, what, why):
+    return ctx.ask(PHASE, "GW710", f"{what}: {why}")
+
+
+# --- sed ---------------------------------------------------------------------------------
+
+_SED_SAFE_OPTS = {"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s",
+                  "--separate", "-z", "--null-data", "-u", "--unbuffered", "--posix",
+                  "--debug", "--sandbox", "-l", "--line-length"}
+_SED_SIMPLE = set("pPdDnNgGhHxlz=F")
+
+
+def sed(ctx, spec, words, cwd):
+    args = argvmod.parse(words, frozenset({"-e", "--expression", "-f", "--file", "-l",
+                                           "--line-length"}))
+    scripts = []
+    for opt in args.options:
+        if opt.name in ("-e", "--expression"):
+            scripts.append(opt.value or "")
+        elif opt.name in ("-f", "--file"):
+            return _program(ctx, "sed -f", "the program comes from a file that is not shown"), [], []
+        elif opt.name in ("-i", "--in-place", "-I"):
+            return _unsafe(ctx, f"sed {opt.name}", "edits files in place"), [], []
+        elif opt.name not in _SED_SAFE_OPTS and not argvmod.long_matches(opt.name, "--quiet"):
+            return _unsafe(ctx, f"sed {opt.name}", "unknown option"), [], []
+    files = list(args.positionals)
+    if not scripts:
+        if not files:
+            return _program(ctx, "sed", "no program"), [], []
+        scripts.append(files.pop(0))
+    for s in scripts:
+        why = sed_program_problem(s)
+        if why:
+            return _program(ctx, f"sed program {s!r}", why), [], []
+    return None, files, []
+
+
+def _skip_regex(s, i, delim):
+    """Index just past the closing delimiter of a regex starting at s[i] (after the opening
+    delimiter), or -1."""
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "\n":
+            return -1
+        if c == delim:
+            return i + 1
+        if c == "[" and delim != "[":
+            j = i + 1
+            if j < n and s[j] == "^":
+                j += 1
+            if j < n and s[j] == "]":
+                j += 1
+            while j < n and s[j] != "]":
+                if s[j] == "[" and j + 1 < n and s[j + 1] in ":.=":
+                    close = s.find(s[j + 1] + "]", j + 2)
+                    if close < 0:
+                        return -1
+                    j = close + 2
+                    continue
+                j += 1
+            if j >= n:
+                return -1
+            i = j + 1
+            continue
+        i += 1
+    return -1
+
+
+def _sed_address(s, i):
+    """Skip one address at s[i]; return the new index (unchanged if none), or -1."""
+    n = len(s)
+    if i < n and s[i].isdigit():
+        while i < n and (s[i].isdigit() or s[i] == "~"):
+            i += 1
+        return i
+    if i < n and s[i] == "$":
+        return i + 1
+    if i < n and s[i] in "/\\":
+        if s[i] == "\\":
+            if i + 1 >= n:
+                return -1
+            delim = s[i + 1]
+            i += 2
+        else:
+            delim = "/"
+            i += 1
+        i = _skip_regex(s, i, delim)
+        if i < 0:
+            return -1
+        while i < n and s[i] in "IM":
+            i += 1
+        return i
+    return i
+
+
+def sed_program_problem(s: str) -> str:
+    """Why a sed program is not read-only (w/W/e/r/R commands, s///w or s///e), or ""."""
+    i = 0
+    n = len(s)
+    depth = 0
+    while i < n:
+        c = s[i]
+        if c in " \t\n;":
+            i += 1
+            continue
+        if c == "#":
+            nl = s.find("\n", i)
+            i = n if nl < 0 else nl + 1
+            continue
+        if c == "}":
+            depth -= 1
+            if depth < 0:
+                return "unbalanced }"
+            i += 1
+            continue
+        j = _sed_address(s, i)
+        if j < 0:
+            return "cannot read an address"
+        if j > i:
+            i = j
+            if i < n and s[i] == ",":
+                i += 1
+                if i < n and s[i] in "+~":
+                    i += 1
+                    while i < n and s[i].isdigit():
+                        i += 1
+                else:
+                    j = _sed_address(s, i)
+                    if j <= i:
+                        return "cannot read the second address"
+                    i = j
+        while i < n and s[i] in " \t":
+            i += 1
+        if i < n and s[i] == "!":
+            i += 1
+            while i < n and s[i] in " \t":
+                i += 1
+        if i >= n:
+            return "an address without a command"
+        c = s[i]
+        if c == "{":
+            depth += 1
+            i += 1
+            continue
+        if c in _SED_SIMPLE:
+            i += 1
+            if c == "l":
+                while i < n and s[i].isdigit():
+                    i += 1
+            continue
+        if c in "qQ":
+            i += 1
+            while i < n and (s[i].isdigit() or s[i] in " \t"):
+                i += 1
+            continue
+        if c in "bBtT:":
+            nl = min([x for x in (s.find("\n", i), s.find(";", i)) if x >= 0] or [n])
+            i = nl
+            continue
+        if c in "aic":
+            nl = s.find("\n", i)
+            while nl >= 0 and nl > 0 and s[nl - 1] == "\\":
+                nl = s.find("\n", nl + 1)
+            i = n if nl < 0 else nl + 1
+            continue
+        if c == "s":
+            if i + 1 >= n or s[i + 1] in "\n\\":
+                return "bad s command"
+            delim = s[i + 1]
+            j = _skip_regex(s, i + 2, delim)
+            if j < 0:
+                return "unterminated s command"
+            k = j
+            while k < n and s[k] != delim:
+                if s[k] == "\\":
+                    k += 1
+                k += 1
+            if k >= n:
+                return "unterminated s replacement"
+            k += 1
+            while k < n and s[k] not in " \t\n;}":
+                if s[k] in "wWe":
+                    return f"the s command flag {s[k]!r} writes a file or runs a command"
+                if not (s[k] in "gpiImM" or s[k].isdigit()):
+                    return f"unknown s flag {s[k]!r}"
+                k += 1
+            i = k
+            continue
+        if c == "y":
+            if i + 1 >= n:
+                return "bad y command"
+            delim = s[i + 1]
+            j = _skip_regex(s, i + 2, delim)
+            if j < 0:
+                return "unterminated y command"
+            k = _skip_regex(s, j, delim)
+            if k < 0:
+                return "unterminated y command"
+            i = k
+            continue
+        if c in "wWrRe":
+            return f"the {c!r} command reads or writes files or runs commands"
+        return f"unknown command {c!r}"
+    if depth:
+        return "unbalanced {"
+    return ""
+
+
+# --- awk ---------------------------------------------------------------------------------
+
+_AWK_VALUE_OPTS = frozenset({"-F", "--field-separator", "-v", "--assign"})
+_AWK_BAD_WORDS = ("system", "getline", "ENVIRON", "PROCINFO", "@include", "@load",
+                  "@namespace")
+
+
+def awk(ctx, spec, words, cwd):
+    args = argvmod.parse(words, _AWK_VALUE_OPTS)
+    for opt in args.options:
+        if opt.name in ("-f", "--file", "-E", "--exec"):
+            return _program(ctx, f"awk {opt.name}", "the program comes from a file that is "
+                            "not shown"), [], []
+        if opt.name not in _AWK_VALUE_OPTS:
+            return _unsafe(ctx, f"awk {opt.name}", "only -F and -v are accepted"), [], []
+    if not args.positionals:
+        return _program(ctx, "awk", "no program"), [], []
+    prog = args.positionals[0]
+    why = awk_program_problem(prog)
+    if why:
+        return _program(ctx, f"awk program {prog!r}", why), [], []
+    cands = []
+    for p in args.positionals[1:]:
+        cands.append(p.split("=", 1)[1] if "=" in p and not p.startswith("=") else p)
+    return None, cands, []
+
+
+def _awk_tokens(prog: str):
+    """Yield (kind, text) with strings and regex literals removed: kinds are word, op."""
+    i = 0
+    n = len(prog)
+    prev = ""
+    while i < n:
+        c = prog[i]
+        if c in " \t\n\r":
+            if c == "\n":
+                yield "op", "\n"
+                prev = "\n"
+            i += 1
+            continue
+        if c == "#":
+            nl = prog.find("\n", i)
+            i = n if nl < 0 else nl
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and prog[j] != '"':
+                j += 2 if prog[j] == "\\" else 1
+            yield "str", prog[i:j + 1]
+            prev = "str"
+            i = j + 1
+            continue
+        if c == "/" and (prev in ("", "\n", "op") or prev in "(,{;!~&|" or prev.endswith("~")):
+            j = i + 1
+            while j < n and prog[j] != "/":
+                if prog[j] == "\n":
+                    break
+                j += 2 if prog[j] == "\\" else 1
+            yield "str", prog[i:j + 1]
+            prev = "str"
+            i = j + 1
+            continue
+        if c.isalnum() or c in "_@$":
+            j = i
+            while j < n and (prog[j].isalnum() or prog[j] in "_@$"):
+                j += 1
+            word = prog[i:j]
+            yield "word", word
+            prev = "word"
+            i = j
+            continue
+        two = prog[i:i + 2]
+        if two in (">>", "||", "&&", "==", "!=", "<=", ">=", "!~", "++", "--", "+=", "-=",
+                   "*=", "/=", "%=", "^="):
+            yield "op", two
+            prev = two
+            i += 2
+            continue
+        yield "op", c
+        prev = c
+        i += 1
+
+
+def awk_program_problem(prog: str) -> str:
+    """Why an awk program is not read-only, or ""."""
+    in_print = False
+    depth = 0
+    for kind, text in _awk_tokens(prog):
+        if kind == "word":
+            if text in _AWK_BAD_WORDS:
+                return f"{text} can run commands, read other files or the environment"
+            if text in ("print", "printf"):
+                in_print = True
+                depth = 0
+            continue
+        if kind != "op":
+            continue
+        if text == "|":
+            return "a pipe to or from a command"
+        if text in ("(", "["):
+            depth += 1
+        elif text in (")", "]"):
+            depth -= 1
+        elif text in (";", "\n", "{", "}"):
+            in_print = False
+        elif text in (">", ">>") and in_print and depth <= 0:
+            return "print output redirected to a file"
+    return ""
+
+
+# --- jq ----------------------------------------------------------------------------------
+
+_JQ_ONE_VALUE = frozenset({"--indent", "-L", "--from-file", "-f"})
+_JQ_TWO_VALUES = frozenset({"--arg", "--argjson", "--slurpfile", "--rawfile"})
+_JQ_FLAGS = frozenset({"-r", "--raw-output", "-j", "--join-output", "-c", "--compact-output",
+                       "-n", "--null-input", "-e", "--exit-status", "-s", "--slurp", "-S",
+                       "--sort-keys", "-C", "--color-output", "-M", "--monochrome-output",
+                       "-a", "--ascii-output", "--tab", "-R", "--raw-input", "--seq",
+                       "--stream", "--raw-output0", "--unbuffered", "--args", "--jsonargs",
+                       "-h", "--help", "-V", "--version", "-0"})
+
+
+def jq(ctx, spec, words, cwd):
+    cands = []
+    positionals = []
+    program = None
+    args_mode = False
+    i = 0
+    n = len(words)
+    while i < n:
+        w = words[i]
+        if w == "--":
+            positionals.extend(words[i + 1:])
+            break
+        if w.startswith("-") and len(w) > 1 and not (args_mode and program is not None):
+            if w in _JQ_TWO_VALUES:
+                if w in ("--slurpfile", "--rawfile") and i + 2 < n:
+                    cands.append(words[i + 2])
+                i += 3
+                continue
+            if w in ("-f", "--from-file"):
+                return _program(ctx, "jq -f", "the program comes from a file that is not "
+                                "shown"), [], []
+            if w == "-L" or w.startswith("-L"):
+                return _unsafe(ctx, "jq -L", "loads modules from a directory"), [], []
+            if w in _JQ_ONE_VALUE:
+                i += 2
+                continue
+            if w in ("--args", "--jsonargs"):
+                args_mode = True
+            if w not in _JQ_FLAGS:
+                letters = w[1:]
+                if w.startswith("--") or not all(("-" + c) in _JQ_FLAGS for c in letters):
+                    return _unsafe(ctx, f"jq {w}", "unknown option"), [], []
+            i += 1
+            continue
+        if program is None:
+            program = w
+        else:
+            positionals.append(w)
+        i += 1
+    if program is None:
+        return _program(ctx, "jq", "no program"), [], []
+    why = jq_program_problem(program)
+    if why:
+        return _program(ctx, f"jq program {program!r}", why), [], []
+    if not args_mode:
+        cands.extend(positionals)
+    return None, cands, []
+
+
+def jq_program_problem(prog: str) -> str:
+    i = 0
+    n = len(prog)
+    while i < n:
+        c = prog[i]
+        if c.isalpha() or c in "_$":
+            j = i + 1
+            while j < n and (prog[j].isalnum() or prog[j] in "_"):
+                j += 1
+            word = prog[i:j]
+            if word in ("env", "$ENV"):
+                return "reads the environment, which holds secrets"
+            if word in ("import", "include"):
+                return "loads modules"
+            i = j
+            continue
+        i += 1
+    return ""
+
+
+# --- find --------------------------------------------------------------------------------
+
+_FIND_UNSAFE = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
+                "-fprintf", "-fls")
+_FIND_OPERATORS = frozenset(("(", ")", "!", ",", "-a", "-o", "-and", "-or", "-not"))
+
+
+def find(ctx, spec, words, cwd):
+    cands = []
+    for w in words:
+        if w.startswith("-"):
+            for u in _FIND_UNSAFE:
+                if w == u or (w.startswith(u) and u in ("-fprint",)):
+                    return _unsafe(ctx, f"find {w}", "runs commands, deletes or writes "
+                                   "files"), [], []
+            if w in ("-files0-from",):
+                continue
+            continue
+        if w in _FIND_OPERATORS:
+            continue
+        cands.append(w)
+    return None, cands, []
+
+
+# --- git ---------------------------------------------------------------------------------
+
+_CHECKOUT_UNSAFE = ("-f", "--force", "-p", "--patch", "--ours", "--theirs", "-m", "--merge",
+                    "--conflict", "--overwrite-ignore", "--pathspec-from-file", "-B",
+                    "--orphan", "--pathspec-file-nul")
+_CHECKOUT_VALUE = frozenset(("-b", "-B", "-t", "--track", "--orphan", "--conflict"))
+_CHECKOUT_OK = frozenset(("-b", "-t", "--track", "--no-track", "-q", "--quiet", "--detach",
+                          "--progress", "--no-progress", "--guess", "--no-guess",
+                          "--recurse-submodules", "--no-recurse-submodules"))
+
+
+def git_checkout(ctx, spec, words, cwd):
+    if "--" in words:
+        return _unsafe(ctx, "git checkout -- <paths>", "discards uncommitted changes"), [], []
+    args = argvmod.parse(words, _CHECKOUT_VALUE)
+    bad = argvmod.first_unsafe(args, _CHECKOUT_UNSAFE)
+    if bad:
+        return _unsafe(ctx, f"git checkout {bad}", "can discard uncommitted changes"), [], []
+    for opt in args.options:
+        if opt.name not in _CHECKOUT_OK:
+            return _unsafe(ctx, f"git checkout {opt.name}", "unknown option"), [], []
+    pos = args.positionals
+    if len(pos) > 1:
+        return _unsafe(ctx, "git checkout <ref> <paths>", "restores files from a commit, "
+                       "discarding changes"), [], []
+    if pos:
+        target = pos[0]
+        if target in (".", "..") or os.path.lexists(lexical(target, cwd)):
+            return _unsafe(ctx, f"git checkout {target}", "names a file: restoring it "
+                           "discards uncommitted changes"), [], []
+    return None, [], []
+
+
+def git_restore(ctx, spec, words, cwd):
+    args = argvmod.parse(words, frozenset(("-s", "--source", "--pathspec-from-file")))
+    staged = args.has("-S", "--staged")
+    if not staged or args.has("-W", "--worktree") or args.has("--pathspec-from-file"):
+        return _unsafe(ctx, "git restore", "restoring the working tree discards uncommitted "
+                       "changes (only --staged is auto-allowed)"), [], []
+    ok = {"-S", "--staged", "-q", "--quiet", "-s", "--source", "--progress", "--no-progress"}
+    for opt in args.options:
+        if opt.name not in ok:
+            return _unsafe(ctx, f"git restore {opt.name}", "not a read-only form"), [], []
+    return None, list(args.positionals), []
+
+
+def git_reset(ctx, spec, words, cwd):
+    if "--" in words:
+        head, tail = words[:words.index("--")], words[words.index("--") + 1:]
+    else:
+        head, tail = words, []
+    args = argvmod.parse(head)
+    for opt in args.options:
+        if opt.name not in ("-q", "--quiet"):
+            return _unsafe(ctx, f"git reset {opt.name}", "moves the branch or discards "
+                           "changes"), [], []
+    if args.positionals:
+        return _unsafe(ctx, f"git reset {args.positionals[0]}", "may move the branch to "
+                       "another commit (only `git reset` and `git reset -- <paths>`, which "
+                       "unstage, are auto-allowed)"), [], []
+    return None, tail, []
+
+
+_CONFIG_READ = frozenset(("--get", "--get-all", "--get-regexp", "--list", "-l",
+                          "--show-origin", "--show-scope", "--name-only", "--null", "-z",
+                          "--global", "--system", "--local", "--worktree", "--includes",
+                          "--no-includes", "--type", "--default", "--bool", "--int", "--path"))
+
+
+def git_config(ctx, spec, words, cwd):
+    if words and words[0] in ("get", "list"):
+        return None, [], []
+    args = argvmod.parse(words, frozenset(("--type", "--default", "--file", "-f", "--blob")))
+    for opt in args.options:
+        if opt.name in ("--file", "-f"):
+            continue
+        if opt.name not in _CONFIG_READ:
+            return _unsafe(ctx, f"git config {opt.name}", "changes the configuration"), [], []
+    reading = args.has("--get", "--get-all", "--get-regexp", "--list", "-l")
+    limit = 2 if reading else 1
+    if len(args.positionals) > limit or (not reading and not args.positionals):
+        return _unsafe(ctx, "git config " + " ".join(words), "sets a value (git config can "
+                       "define aliases and hooks that run commands)"), [], []
+    return None, args.values("--file", "-f"), []
+
+
+_GH_API_VALUE = frozenset(("-X", "--method", "-H", "--header", "-q", "--jq", "-t",
+                           "--template", "--hostname", "--cache", "-p", "--preview"))
+_GH_API_FLAGS = frozenset(("--paginate", "-i", "--include", "--silent", "--verbose",
+                           "--slurp"))
+
+
+def gh_api(ctx, spec, words, cwd):
+    args = argvmod.parse(words, _GH_API_VALUE)
+    for opt in args.options:
+        if opt.name in ("-X", "--method"):
+            if (opt.value or "").upper() not in ("GET", "HEAD"):
+                return _unsafe(ctx, f"gh api {opt.name} {opt.value}", "changes data on "
+                               "GitHub"), [], []
+        elif opt.name in ("-f", "-F", "--field", "--raw-field", "--input"):
+            return _unsafe(ctx, f"gh api {opt.name}", "sends data (the request becomes a "
+                           "POST)"), [], []
+        elif opt.name not in _GH_API_VALUE and opt.name not in _GH_API_FLAGS:
+            return _unsafe(ctx, f"gh api {opt.name}", "unknown option"), [], []
+    if len(args.positionals) != 1:
+        return _unsafe(ctx, "gh api", "expects exactly one endpoint"), [], []
+    return None, [], []
+
+
+_CHECKS = {
+    "sed": sed,
+    "awk": awk,
+    "jq": jq,
+    "find": find,
+    "git-checkout": git_checkout,
+    "git-restore": git_restore,
+    "git-reset": git_reset,
+    "git-config": git_config,
+    "gh-api": gh_api,
+}

@@ -1,0 +1,38 @@
+"""What the phases share while one command is validated."""
+
+from gateway.decision import ALLOW, ASK, DENY, Step, Verdict
+from gateway.paths import Roots
+
+
+class Context:
+    """One validation: the input, the policy, the parse once made, and the trace so far."""
+
+    def __init__(self, command: str, cwd: str, project: str, policy, tool_name="Bash",
+                 settings=None, raw_input=None):
+        self.command = command  # as received
+        self.text = command  # after phase 1.5's suffix stripping
+        self.cwd = cwd
+        self.roots = Roots(project, policy.allowed_dirs)
+        self.project = self.roots.project
+        self.policy = policy
+        self.tool_name = tool_name
+        self.settings = settings  # gateway.settings.SettingsRules or None
+        self.raw_input = raw_input  # the raw hook payload text, if any
+        self.trace = []
+        self.script = None  # gateway.shell.parse.Script once parsed
+        self.parse_error = None  # ShellParseError when bashlex failed
+
+    def step(self, phase: str, status: str, code: str = "", message: str = "") -> None:
+        self.trace.append(Step(phase, status, code, message))
+
+    def ask(self, phase: str, code: str, message: str, rule: str = "") -> Verdict:
+        self.step(phase, "ask", code, message)
+        return Verdict(ASK, phase, code, rule, message)
+
+    def deny(self, phase: str, code: str, message: str, rule: str = "") -> Verdict:
+        self.step(phase, "deny", code, message)
+        return Verdict(DENY, phase, code, rule, message)
+
+    def allow(self, phase: str, code: str, message: str, rule: str = "") -> Verdict:
+        self.step(phase, "allow", code, message)
+        return Verdict(ALLOW, phase, code, rule, message)

@@ -1,0 +1,181 @@
+"""The deny rules (phase 7B): catastrophic commands are denied, not asked.
+
+Every simple command anywhere in the parse is matched (in lists, pipelines, subshells and
+substitutions alike), also behind wrappers (sudo, nice, env...), and the user's own
+permissions.deny rules are applied to every segment. This runs whenever a parse exists, even
+when an earlier phase already refused the command, so that deny always beats ask.
+"""
+
+import fnmatch
+import os
+import posixpath
+
+from gateway.validator import argv as argvmod
+from gateway.validator.phase7a_command import peel_wrapper
+
+PHASE = "7B"
+_MAX_PEEL = 8
+
+
+def _names(policy, argv):
+    """argv, then the argv of every command it wraps, with names resolved."""
+    out = []
+    for _ in range(_MAX_PEEL):
+        if not argv:
+            break
+        name = posixpath.basename(argv[0]).lower()
+        argv = [name] + list(argv[1:])
+        out.append(argv)
+        wrapper = policy.wrappers.get(name)
+        if wrapper is None:
+            break
+        argv = peel_wrapper(argv, wrapper)
+    return out
+
+
+def _norm_target(v: str, home: str) -> str:
+    v = v.replace("${HOME}", "$HOME")
+    if v.startswith(home + "/") or v == home:
+        v = "{home}" + v[len(home):]
+    if v.startswith("/"):
+        v = "/" + v.lstrip("/")
+    if v.startswith(("/", "~", "$HOME", "{home}")):
+        tail = v.endswith("/*")
+        v = posixpath.normpath((v[:-2] or "/") if tail else v)
+        if v.startswith("//"):
+            v = "/" + v.lstrip("/")
+        if tail:
+            v = v.rstrip("/") + "/*"
+    return v
+
+
+def _argv_matches(rule, argv, home) -> bool:
+    name = argv[0]
+    if rule.get("command") and name not in {c.lower() for c in rule["command"]}:
+        return False
+    if rule.get("command_prefix") and not any(name.startswith(p) for p in rule["command_prefix"]):
+        return False
+    if not (rule.get("command") or rule.get("command_prefix")):
+        return False
+    rest = argv[1:]
+    if rule.get("flags_any"):
+        opts = [o.name for o in argvmod.parse(rest).options]
+        wanted = rule["flags_any"]
+        if not any(o == f or (f.startswith("--") and o.startswith("--")
+                              and argvmod.long_matches(o, f)) for o in opts for f in wanted):
+            return False
+    if rule.get("words_any") and not any(w in rule["words_any"] for w in rest):
+        return False
+    if rule.get("targets"):
+        targets = {t for t in rule["targets"]}
+        if not any(_norm_target(w, home) in targets for w in rest if not w.startswith("-")):
+            return False
+    if rule.get("arg_globs"):
+        if not any(fnmatch.fnmatchcase(w, g) for w in rest for g in rule["arg_globs"]):
+            return False
+    return True
+
+
+def _command_rule(rule, script, policy, home) -> bool:
+    for cmd in script.all_commands:
+        for argv in _names(policy, [w.value for w in cmd.words]):
+            if _argv_matches(rule, argv, home):
+                return True
+    return False
+
+
+def _name_of(policy, cmd):
+    if cmd is None or not cmd.words:
+        return set()
+    return {argv[0] for argv in _names(policy, [w.value for w in cmd.words])}
+
+
+def _pipe_rule(rule, script, policy) -> bool:
+    src = {c.lower() for c in rule["pipe_from"]}
+    dst = {c.lower() for c in rule["pipe_to"]}
+    for cmds in script.all_pipelines:
+        seen_src = False
+        for cmd in cmds:
+            names = _name_of(policy, cmd)
+            if seen_src and names & dst:
+                return True
+            if names & src:
+                seen_src = True
+    return False
+
+
+def _substitution_rule(rule, script, policy) -> bool:
+    src = {c.lower() for c in rule["substitution_from"]}
+    dst = {c.lower() for c in rule["substitution_to"]}
+    for outer in script.all_commands:
+        if not _name_of(policy, outer) & dst:
+            continue
+        for inner in script.all_commands:
+            if inner is outer or not (outer.start <= inner.start and inner.end <= outer.end):
+                continue
+            if _name_of(policy, inner) & src:
+                return True
+    return False
+
+
+def _redirect_rule(rule, script) -> bool:
+    for cmd in script.all_commands:
+        for r in cmd.redirects:
+            if r.target is not None and r.op not in ("<", "<<<", "<<", "<<-"):
+                if any(fnmatch.fnmatchcase(r.target.value, g) for g in rule["redirect_globs"]):
+                    return True
+    return False
+
+
+def _fork_bomb(script) -> bool:
+    for name, start, end in script.functions:
+        if not name:
+            continue
+        body = [c for c in script.all_commands if start <= c.start and c.end <= end]
+        calls = [c for c in body if c.words and c.words[0].value == name]
+        if not calls:
+            continue
+        piped = any(any(c in cmds for c in calls) for cmds in script.all_pipelines)
+        if piped or len(calls) > 1:
+            return True
+    return False
+
+
+def matching_rule(policy, script, home=None):
+    """The first deny rule the parsed script matches, or None."""
+    home = home or posixpath.normpath(os.path.expanduser("~"))
+    for rule in policy.deny_rules:
+        if rule.get("special") == "fork_bomb":
+            hit = _fork_bomb(script)
+        elif rule.get("pipe_from"):
+            hit = _pipe_rule(rule, script, policy)
+        elif rule.get("substitution_from"):
+            hit = _substitution_rule(rule, script, policy)
+        elif rule.get("redirect_globs"):
+            hit = _redirect_rule(rule, script)
+        else:
+            hit = _command_rule(rule, script, policy, home)
+        if hit:
+            return rule
+    return None
+
+
+def scan(ctx):
+    """A deny verdict for the parsed command, or None."""
+    script = ctx.script
+    if script is None:
+        return None
+    rule = matching_rule(ctx.policy, script)
+    if rule is not None:
+        return ctx.deny(PHASE, "GW750", rule["message"], rule=f"deny:{rule['id']}")
+    if ctx.settings is not None:
+        for cmd in script.all_commands:
+            argv = [w.value for w in cmd.words]
+            if not argv:
+                continue
+            hit = ctx.settings.match(argv, cmd.text, deny_only=True)
+            if hit is not None:
+                _kind, text, source = hit
+                return ctx.deny(PHASE, "GW709", f"permissions.deny rule {text} in {source}",
+                                rule=f"settings.deny:{text}")
+    return None

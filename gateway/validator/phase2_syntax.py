@@ -1,0 +1,98 @@
+"""Phase 2: shell syntax that must never be auto-allowed, found in the parse.
+
+The command is parsed once here (gateway.shell.parse); if bashlex cannot parse it, phase 3
+reports that. Otherwise every construct bash would evaluate beyond plain words is looked for
+anywhere in the tree (inside quotes, substitutions and subshells too): substitutions,
+expansions of every kind, assignments, here-docs, redirections that write, background jobs,
+subshells and compound commands. Lists and pipelines are not refused here when compound
+commands are enabled: each segment is judged on its own later.
+"""
+
+from gateway.shell import parse as shell
+from gateway.shell import words as w
+
+PHASE = "2"
+
+_WORD_CODES = {
+    w.CMDSUB: ("GW201", "command substitution"),
+    w.BACKTICK: ("GW201", "backtick command substitution"),
+    w.PARAM: ("GW202", "parameter expansion"),
+    w.ANSI_C: ("GW203", "ANSI-C quoting $'...'"),
+    w.LOCALE: ("GW203", "locale quoting $\"...\""),
+    w.ARITH: ("GW204", "arithmetic expansion"),
+    w.GLOB: ("GW207", "glob"),
+    w.BRACE: ("GW208", "brace expansion"),
+    w.TILDE: ("GW209", "tilde expansion"),
+    w.HISTORY: ("GW210", "history expansion"),
+    w.UNTERMINATED: ("GW216", "unterminated quote"),
+    w.PLACEHOLDER: ("GW212", "here-document text outside its own quotes"),
+}
+
+_CONSTRUCT_CODES = {
+    shell.SUBSHELL: ("GW206", "subshell"),
+    shell.GROUP: ("GW206", "command group { ...; }"),
+    shell.COMPOUND: ("GW206", "compound command"),
+    shell.FUNCTION: ("GW206", "function definition"),
+    shell.BACKGROUND: ("GW214", "background job (&)"),
+    shell.PROCSUB: ("GW205", "process substitution"),
+    shell.CMDSUB_NODE: ("GW201", "command substitution"),
+    shell.HEREDOC: ("GW212", "here-document"),
+}
+
+_OUTPUT_OPS = frozenset((">", ">>", ">|", "&>", "&>>", "<>", ">&"))
+_DEV_NULL = "/dev/null"
+
+
+def parse(ctx):
+    """Parse ctx.text once; the result (or the error) stays on ctx."""
+    if ctx.script is None and ctx.parse_error is None:
+        try:
+            ctx.script = shell.parse(ctx.text)
+        except shell.ShellParseError as exc:
+            ctx.parse_error = exc
+    return ctx.script
+
+
+def _redirect_finding(r):
+    """Why a redirection is not acceptable, or None. Reads from files are judged as paths
+    later (phase 5); here-strings are literal text."""
+    if r.target is None:  # descriptor duplication: 2>&1, >&2, <&0
+        return None
+    if r.op in ("<", "<<<"):
+        return None
+    if r.op in _OUTPUT_OPS:
+        if r.target.literal and r.target.value == _DEV_NULL:
+            return None
+        return f"output redirection {r.op} {r.target.raw}"
+    return f"redirection {r.op}"
+
+
+def run(ctx):
+    script = parse(ctx)
+    if script is None:
+        ctx.step(PHASE, "skip", "", "not parsed; phase 3 decides")
+        return None
+    for kind, detail in script.constructs:
+        code, title = _CONSTRUCT_CODES[kind]
+        return ctx.ask(PHASE, code, f"{title}: {detail}")
+    for cmd in script.all_commands:
+        for a in cmd.assignments:
+            return ctx.ask(PHASE, "GW211", f"variable assignment {a.raw}")
+        for word in list(cmd.words) + [r.target for r in cmd.redirects if r.target is not None]:
+            if word.issues:
+                kind, detail = word.issues[0]
+                code, title = _WORD_CODES[kind]
+                return ctx.ask(PHASE, code, f"{title} in {word.raw!r}")
+        for r in cmd.redirects:
+            why = _redirect_finding(r)
+            if why:
+                return ctx.ask(PHASE, "GW213", why)
+    segments = sum(len(p.commands) for p, _ in script.items)
+    if segments > 1 and not ctx.policy.compound:
+        return ctx.ask(PHASE, "GW215", "lists and pipelines are not allowed by this policy "
+                       "(compound.enabled: false)")
+    if segments > ctx.policy.max_segments:
+        return ctx.ask(PHASE, "GW217", f"{segments} segments; the limit is "
+                       f"{ctx.policy.max_segments} (limits.max_segments)")
+    ctx.step(PHASE, "pass")
+    return None

@@ -1,0 +1,40 @@
+"""Phase 5: path canonicalisation, for a script and for every path-like argument.
+
+Each candidate is resolved against the working directory lexically and through symlinks
+(gateway.paths). A candidate outside the project, a symlink that leads out, a secret (read
+or written, inside the project or out), a URL, or a write to a protected path stops the
+allow.
+"""
+
+from gateway.paths import is_protected, is_secret, resolve
+
+PHASE = "5"
+
+
+def run(ctx, candidates, cwd, writes=(), containment=True):
+    """Check path candidates (strings). `writes` lists candidates that are written.
+    Returns an ask verdict or None; on None, `resolved` paths are in the trace."""
+    roots = ctx.roots
+    pol = ctx.policy
+    for cand in candidates:
+        if not cand:
+            continue
+        if "://" in cand:
+            return ctx.ask(PHASE, "GW505", f"{cand!r} is a URL: the command uses the network")
+        res = resolve(cand, cwd, roots)
+        secret = is_secret((res.lex, res.real), pol)
+        if secret:
+            return ctx.ask(PHASE, "GW503", f"{cand!r} is a secret file ({secret})",
+                           rule=f"secrets:{secret}")
+        if cand in writes and res.status != "special":
+            prot = is_protected((res.lex, res.real), roots, pol)
+            if prot:
+                return ctx.ask(PHASE, "GW504", f"{cand!r} is part of the agent's permission "
+                               f"surface ({prot})", rule=f"protected_paths:{prot}")
+        if not containment or res.status in ("inside", "special"):
+            continue
+        if res.status == "symlink_out":
+            return ctx.ask(PHASE, "GW502", f"{cand!r} leads outside the project through a "
+                           f"symlink (to {res.real})")
+        return ctx.ask(PHASE, "GW501", f"{cand!r} resolves outside the project ({res.lex})")
+    return None

@@ -1,0 +1,105 @@
+"""Phase 7C: the catalogue entry's view of the arguments, and the path-like ones.
+
+The command must be in the catalogue (unknown commands need the human); its subcommand
+must be listed; no unsafe option may appear; named checks judge program texts and special
+forms. What remains are the path candidates: positionals (unless the entry says they are
+text), option values (unless they are text, like a commit message), values glued to
+options (-C/tmp, --output=/x) and the value of every key=value argument (of=/dev/sda).
+"""
+
+from gateway.paths import lexical, resolve
+from gateway.validator import argv as argvmod
+from gateway.validator import checks
+from gateway.validator.phase7b2_subcommands import invocation
+
+PHASE = "7C"
+_PATTERN_FLAGS = ("-e", "--regexp", "-f", "--file")
+
+
+class Arguments:
+    """What phase 5 and 7D need: path candidates, the written ones, the directory they are
+    relative to, and the entry that judged them."""
+
+    __slots__ = ("candidates", "writes", "cwd", "label", "verdict")
+
+    def __init__(self, candidates=(), writes=(), cwd="", label="", verdict=None):
+        self.candidates = list(candidates)
+        self.writes = list(writes)
+        self.cwd = cwd
+        self.label = label
+        self.verdict = verdict
+
+
+def run(ctx, name, argv, cwd) -> Arguments:
+    spec = ctx.policy.command(name)
+    if spec is None:
+        return Arguments(verdict=ctx.ask("7A", "GW703", f"{name} is not in the command "
+                                         "catalogue", rule=f"catalogue:{name}"))
+    words = argv[1:]
+    label = name
+    if spec.has_global:
+        inv = invocation(spec, words)
+        if inv.error:
+            return Arguments(verdict=ctx.ask("7B2", "GW713", f"{name}: {inv.error}"))
+        for value in inv.cwd_values:
+            res = resolve(value, cwd, ctx.roots)
+            if res.status != "inside":
+                return Arguments(verdict=ctx.ask("5", "GW501", f"{name} works in {value!r}, "
+                                                 "outside the project"))
+            cwd = lexical(value, cwd)
+        words = inv.words
+    while spec.subcommands is not None:
+        if words and not words[0].startswith("-"):
+            sub = words[0]
+            if sub in spec.subcommands:
+                spec = spec.subcommands[sub]
+                label = f"{label} {sub}"
+                words = words[1:]
+                continue
+            if spec.default_subcommand is None or label != name:
+                return Arguments(verdict=ctx.ask("7B2", "GW705", f"{label} {sub}: subcommand "
+                                                 "not in the catalogue",
+                                                 rule=f"catalogue:{label}"))
+            return Arguments(verdict=ctx.ask("7B2", "GW705", f"{label} {sub}: subcommand not "
+                                             "in the catalogue", rule=f"catalogue:{label}"))
+        if spec.default_subcommand is not None:
+            label = f"{label} {spec.default_subcommand}"
+            spec = spec.subcommands[spec.default_subcommand]
+            continue
+        break
+    rule = f"catalogue:{label}"
+    if spec.check:
+        verdict, cands, writes = checks.run(spec.check, ctx, spec, words, cwd)
+        return Arguments(cands, writes, cwd, rule, verdict)
+    args = argvmod.parse(words, spec.value_flags)
+    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
+    if bad:
+        return Arguments(verdict=ctx.ask(PHASE, "GW704", f"{label} {bad} is not a safe use "
+                                         f"of {label}", rule=f"{rule}:{bad}"))
+    if spec.safe_flags is not None:
+        for opt in args.options:
+            if opt.name not in spec.safe_flags:
+                return Arguments(verdict=ctx.ask(PHASE, "GW704", f"{label} {opt.name} is not "
+                                                 "among its safe options", rule=rule))
+    pos = args.positionals
+    if spec.args == "none" and pos:
+        return Arguments(verdict=ctx.ask(PHASE, "GW712", f"{label} takes no arguments here "
+                                         f"(got {pos[0]!r})", rule=rule))
+    if spec.max_positionals is not None and len(pos) > spec.max_positionals:
+        return Arguments(verdict=ctx.ask(PHASE, "GW712", f"{label} takes at most "
+                                         f"{spec.max_positionals} argument(s)", rule=rule))
+    cands = []
+    if spec.args == "paths":
+        cands.extend(pos)
+    elif spec.args == "pattern_then_paths":
+        cands.extend(pos if args.has(*_PATTERN_FLAGS) else pos[1:])
+    if spec.args != "text":
+        for p in pos:
+            if "=" in p and not p.startswith("="):
+                cands.append(p.split("=", 1)[1])
+    for opt in args.options:
+        if opt.value is not None and opt.name not in spec.text_flags:
+            cands.append(opt.value)
+    cands.extend(args.attached)
+    writes = [p for p in pos] if spec.writes else []
+    return Arguments(cands, writes, cwd, rule)

@@ -1,0 +1,77 @@
+"""The eight-phase validator: S0, 1, 1.5, 2, 3 on the whole command, then 4 to 7 per segment.
+
+The first of S0-3 to refuse decides (after the deny rules had their look at whatever
+parsed). Otherwise every segment of the list/pipeline is judged on its own, with `cd`
+segments tracked so later segments resolve paths from every directory they might run in;
+the strictest segment decides. Any exception becomes ask (GW902): never allow on an error.
+"""
+
+import os
+
+from gateway.decision import ALLOW, ASK, DENY, Verdict, strictest
+from gateway.validator import (
+    deny,
+    phase1_5_suffix,
+    phase1_chars,
+    phase2_syntax,
+    phase3_parse,
+    phase_s0_null,
+    segment,
+)
+from gateway.validator.context import Context
+
+WHOLE_COMMAND_PHASES = (phase_s0_null, phase1_chars, phase1_5_suffix, phase2_syntax,
+                        phase3_parse)
+
+
+def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
+             raw_input=None) -> Verdict:
+    """Judge one Bash command. `cwd` is where it runs, `project` the project directory."""
+    if not isinstance(command, str):
+        return Verdict(ASK, "S0", "GW904", "", "the command is not a string",
+                       command=repr(command))
+    cwd = os.path.realpath(cwd) if cwd else os.path.realpath(project)
+    ctx = Context(command, cwd, project, policy, tool_name, settings, raw_input)
+    try:
+        verdict = _run(ctx)
+    except RecursionError:
+        verdict = ctx.ask("error", "GW902", "the command nests too deeply to judge")
+    except Exception as exc:  # never allow on an error
+        verdict = ctx.ask("error", "GW902", f"internal error: {type(exc).__name__}: {exc}")
+    verdict.trace = ctx.trace
+    verdict.command = command
+    return verdict
+
+
+def _run(ctx) -> Verdict:
+    for phase in WHOLE_COMMAND_PHASES:
+        verdict = phase.run(ctx)
+        if verdict is not None:
+            denied = deny.scan(ctx)
+            return denied if denied is not None else verdict
+    denied = deny.scan(ctx)
+    if denied is not None:
+        return denied
+    return _segments(ctx)
+
+
+def _segments(ctx) -> Verdict:
+    cwds = [ctx.cwd]
+    verdicts = []
+    for pipeline, _op in ctx.script.items:
+        for cmd in pipeline.commands:
+            for cwd in cwds:
+                v = segment.judge(ctx, cmd, cwd)
+                verdicts.append(v)
+                if v.decision is DENY:
+                    return v
+        if len(pipeline.commands) == 1:
+            new = [t for t in (segment.cd_target(ctx, pipeline.commands[0], c) for c in cwds)
+                   if t is not None]
+            cwds.extend(t for t in new if t not in cwds)
+    best = strictest(verdicts)
+    if best.decision is ALLOW and len(verdicts) > 1:
+        best = Verdict(ALLOW, best.phase, best.code, best.rule,
+                       f"all {len(verdicts)} segments are allowed on their own")
+        ctx.step(best.phase, "allow", best.code, best.message)
+    return best

@@ -1,0 +1,145 @@
+"""One segment (a simple command) through phases 4 to 7.
+
+7A resolves the command word; an interpreter goes through phase 4 (flags), 5 (the script's
+path) and 6 (containment); a program run by path inside the project goes to phase 6; `cd`
+is judged as a change of directory; everything else goes through 7B (ALWAYS_ASK and the
+user's settings rules), 7B2 (subcommand_ask), 7C (the catalogue), 5 (paths) and 7D.
+"""
+
+from gateway.decision import ASK, strictest
+from gateway.paths import lexical, resolve
+from gateway.validator import (
+    phase4_flags,
+    phase5_paths,
+    phase6_containment,
+    phase7a_command,
+    phase7b2_subcommands,
+    phase7b_always_ask,
+    phase7c_arguments,
+    phase7d_containment,
+)
+
+_MAX_WRAPPER_DEPTH = 8
+
+
+def judge(ctx, cmd, cwd):
+    """Judge a parsed simple command in directory `cwd`. Returns a Verdict."""
+    argv = [w.value for w in cmd.words]
+    return judge_argv(ctx, argv, cwd, cmd.text, cmd.redirects)
+
+
+def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0):
+    # Input redirections read files: they are path arguments like any other.
+    inputs = [r.target.value for r in redirects
+              if r.op == "<" and r.target is not None and r.target.literal]
+    name = phase7a_command.resolve_name(ctx, argv, cwd)
+    if name.verdict is not None:
+        # case mismatch: still look for stricter answers behind the lower-case name
+        if name.argv is not None and name.name in ctx.policy.always_ask:
+            return phase7b_always_ask.run(ctx, name.name, name.argv, text)
+        return name.verdict
+    if name.direct is not None:
+        verdict = phase6_containment.run(ctx, name.direct, cwd, "direct execution")
+        if verdict.decision is ASK:
+            return verdict
+        return _script_args(ctx, argv[1:], cwd, inputs) or verdict
+    argv = name.argv
+    lname = name.name
+    wrapper = ctx.policy.wrappers.get(lname)
+    if wrapper is not None:
+        return _wrapped(ctx, lname, argv, wrapper, cwd, text, depth)
+    interp = ctx.policy.interpreters.get(lname)
+    if interp is not None:
+        return _interpreter(ctx, argv, interp, cwd, text, inputs, depth)
+    if lname == "cd":
+        return _cd(ctx, argv, cwd)
+    verdict = phase7b_always_ask.run(ctx, lname, argv, text)
+    if verdict is not None:
+        return verdict
+    verdict = phase7b2_subcommands.run(ctx, lname, argv)
+    if verdict is not None:
+        return verdict
+    args = phase7c_arguments.run(ctx, lname, argv, cwd)
+    if args.verdict is not None:
+        return args.verdict
+    cands = args.candidates + inputs
+    verdict = phase5_paths.run(ctx, cands, args.cwd, writes=args.writes)
+    if verdict is not None:
+        return verdict
+    ctx.step("5", "pass", "", f"{len(cands)} path candidate(s) inside the project")
+    return phase7d_containment.run(ctx, args.label, len(cands))
+
+
+def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth):
+    if lname in ctx.policy.always_ask:
+        outer = ctx.ask("7B", "GW701", f"{lname} is on the ALWAYS_ASK list (it runs another "
+                        "command)", rule=f"always_ask:{lname}")
+    else:
+        outer = ctx.ask("7A", "GW706", f"{lname} runs another command; the wrapper itself is "
+                        "never auto-allowed", rule=f"wrappers:{lname}")
+    inner = phase7a_command.peel_wrapper(argv, wrapper)
+    if not inner or depth >= _MAX_WRAPPER_DEPTH:
+        return outer
+    ctx.step("7A", "info", "", f"{lname} runs {inner[0]!r}: judging it too")
+    inner_verdict = judge_argv(ctx, inner, cwd, " ".join(inner), (), depth + 1)
+    if inner_verdict.decision > outer.decision:
+        return inner_verdict
+    if inner_verdict.code in ("GW701", "GW707", "GW750", "GW708"):
+        return inner_verdict  # the wrapped command's own reason is the more useful one
+    return outer
+
+
+def _interpreter(ctx, argv, interp, cwd, text, inputs, depth):
+    verdict = phase7b_always_ask.settings(ctx, argv, text)
+    if verdict is not None:
+        return verdict
+    norm = phase4_flags.run(ctx, argv, interp)
+    if norm.verdict is not None:
+        return norm.verdict
+    if norm.module is not None:
+        module, first = norm.module
+        return judge_argv(ctx, [module] + argv[first:], cwd, text, (), depth + 1)
+    script = argv[norm.script_index]
+    verdict = phase6_containment.run(ctx, script, cwd, argv[0])
+    if verdict.decision is ASK:
+        return verdict
+    return _script_args(ctx, argv[norm.script_index + 1:], cwd, inputs) or verdict
+
+
+def _script_args(ctx, args, cwd, inputs):
+    """A contained script's arguments belong to the script; only secrets among them (and
+    input redirections, which the shell opens) stop the allow."""
+    verdict = phase5_paths.run(ctx, [a for a in args if not a.startswith("-")], cwd,
+                               containment=False)
+    if verdict is not None:
+        return verdict
+    if inputs:
+        return phase5_paths.run(ctx, inputs, cwd)
+    return None
+
+
+def _cd(ctx, argv, cwd):
+    args = [a for a in argv[1:] if a not in ("-P", "-L", "-e", "-@")]
+    if args and args[0] == "--":
+        args = args[1:]
+    if len(args) != 1 or args[0] == "-":
+        return ctx.ask("7C", "GW711", "cd without one directory goes home or back")
+    res = resolve(args[0], cwd, ctx.roots)
+    if res.status != "inside":
+        return ctx.ask("7C", "GW711", f"cd {args[0]!r} leaves the project ({res.real})")
+    return ctx.allow("7D", "GW700", f"cd {args[0]!r} stays inside the project",
+                     rule="cd")
+
+
+def cd_target(ctx, cmd, cwd):
+    """The directory a `cd` segment moves to (already judged inside), else None."""
+    argv = [w.value for w in cmd.words]
+    if not argv or argv[0] != "cd":
+        return None
+    args = [a for a in argv[1:] if a not in ("-P", "-L", "-e", "-@", "--")]
+    if len(args) != 1:
+        return None
+    return resolve(args[0], cwd, ctx.roots).real if args[0] else None
+
+
+__all__ = ["judge", "judge_argv", "cd_target", "strictest", "lexical"]
