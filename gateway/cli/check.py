@@ -8,11 +8,14 @@ import click
 
 from gateway import paths, runtime
 from gateway import settings as settings_mod
-from gateway.cli.app import EXIT_ALLOW, EXIT_ASK, EXIT_CONFIG, EXIT_DENY
 from gateway.decision import ALLOW, DENY
 from gateway.policy.errors import PolicyError
 
+EXIT_ALLOW, EXIT_ASK, EXIT_DENY, EXIT_CONFIG = 0, 10, 11, 3
 _EXIT = {ALLOW: EXIT_ALLOW, DENY: EXIT_DENY}
+EPILOG = """\b
+Exit codes: 0 allow, 10 ask, 11 deny, 2 usage error, 3 the rules or settings cannot be loaded.
+"""
 _COLOURS = {"allow": "green", "ask": "yellow", "deny": "red"}
 
 
@@ -118,3 +121,40 @@ def run_batch(stream, cwd, project, tool_name, use_settings) -> int:
         out.write(json.dumps(verdict.as_dict(), ensure_ascii=False) + "\n")
     out.flush()
     return 0
+
+
+@click.command("check", epilog=EPILOG)
+@click.argument("command_text", metavar="COMMAND", required=False)
+@click.option("--cwd", type=click.Path(file_okay=False), default=None,
+              help="Directory the command runs in (default: the current directory).")
+@click.option("--project", type=click.Path(file_okay=False), default=None,
+              help="Project directory (default: $CLAUDE_PROJECT_DIR, else the nearest parent "
+                   "of --cwd with a .claude/ directory, else --cwd).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("-v", "--verbose", is_flag=True, help="Show the trace of every phase.")
+@click.option("--batch", type=click.File("r", encoding="utf-8"), default=None,
+              help="Read commands from FILE ('-' for stdin), one per line: plain text or a JSON "
+                   "object with command and optional cwd, tool_name. Writes one JSON result "
+                   "per line.")
+@click.option("--tool", "tool_name", default="Bash", show_default=True,
+              help="Tool name to judge as (the validator judges Bash).")
+@click.option("--no-settings", is_flag=True,
+              help="Ignore the permissions.ask/deny rules of Claude Code's settings files.")
+def command(command_text, cwd, project, as_json, verbose, batch, tool_name, no_settings):
+    """Dry-run the validator on COMMAND: the decision, the phase that decided, the reason code,
+    the rule and the message.
+
+    \b
+    Examples:
+      gateway check "ls -la"
+      gateway check --json "git -C . push"
+      gateway check --cwd src --project . "cat ../README.md"
+      printf 'git status\\nrm -rf /\\n' | gateway check --batch -
+    """
+    if batch is not None:
+        if command_text is not None:
+            raise click.UsageError("give either COMMAND or --batch, not both")
+        sys.exit(run_batch(batch, cwd, project, tool_name, not no_settings))
+    if command_text is None:
+        raise click.UsageError("missing COMMAND (or --batch FILE)")
+    sys.exit(run_one(command_text, cwd, project, as_json, verbose, tool_name, not no_settings))

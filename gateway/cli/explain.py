@@ -1,5 +1,7 @@
 """`gateway explain`: what a reason code means."""
 
+import sys
+
 import click
 
 from gateway.codes import CODES
@@ -27,3 +29,19 @@ def list_codes() -> int:
     for code, (phase, decision, title, _text, _ex) in CODES.items():
         click.echo(f"{code}  {phase:>5}  {decision:5}  {title}")
     return 0
+
+
+@click.command("explain")
+@click.argument("code", required=False)
+@click.option("--list", "list_all", is_flag=True, help="List every reason code.")
+def command(code, list_all):
+    """Explain a reason code (GW...), with an example.
+
+    \b
+    Examples:
+      gateway explain GW703
+      gateway explain --list
+    """
+    if list_all or code is None:
+        sys.exit(list_codes())
+    sys.exit(explain(code))

@@ -2,12 +2,14 @@
 
 import json
 import os
+import sys
 
 import click
 
 from gateway import paths
-from gateway.cli.app import EXIT_CONFIG
 from gateway.policy.errors import PolicyError
+
+EXIT_CONFIG = 3
 
 
 def _project(project):
@@ -109,3 +111,40 @@ def _examples(merged):
     except PolicyError as exc:
         return exc.errors
     return []
+
+
+@click.group("rules")
+def command():
+    """Show and validate the rules layers (built-in, user, project, local)."""
+
+
+@command.command("show")
+@click.option("--project", type=click.Path(file_okay=False), default=None,
+              help="Project directory (default: found from the current directory).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def show_command(project, as_json):
+    """Print the effective policy with the layer each entry came from.
+
+    \b
+    Example:
+      gateway rules show --project .
+    """
+    sys.exit(show(project, as_json))
+
+
+@command.command("validate")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--project", type=click.Path(file_okay=False), default=None,
+              help="Project directory (default: found from the current directory).")
+@click.option("--layer", type=click.Choice(["user", "project", "local"]), default=None,
+              help="Validate FILES as this layer (default: guessed from the file name).")
+def validate_command(files, project, layer):
+    """Check rules files: schema, layer permissions and the rules' own examples. Without
+    FILES, checks every layer of the project. Exit 0 when valid, 3 when not.
+
+    \b
+    Examples:
+      gateway rules validate
+      gateway rules validate .claude/gateway.yaml
+    """
+    sys.exit(validate(files, project, layer))

@@ -6,7 +6,8 @@
 The tables are produced by bashlex's own (vendored PLY) `yacc.yacc()` over the grammar in
 `bashlex.parser`, i.e. exactly what `import bashlex` computes, *before* parser.py's
 "correction states" mutation of `action`.  Run it with the interpreter and bashlex version
-the gateway runs with: the signature stored alongside records both.
+the gateway runs with: the stored signature records both, and the loader ignores the cache
+under any other.
 """
 
 import os
@@ -15,6 +16,7 @@ import sys
 from gateway.shell import bashlex_loader as _loader
 
 TABLES_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lrtables.py")
+_NAMES = ("FORMAT", "CALLER", "STATES", "SIGNATURE", "PRODUCTIONS", "KEYSETS", "ACTION", "GOTO")
 
 
 def fresh_parser():
@@ -28,7 +30,7 @@ def fresh_parser():
 
 
 def generate():
-    """The cache contents as a dict of plain values."""
+    """The cache contents as plain values: productions and (state, symbols, values) rows."""
     import bashlex.parser as grammar_module
     from bashlex import yacc
 
@@ -36,7 +38,7 @@ def generate():
     productions = []
     for number, p in enumerate(parser.productions):
         if p.number != number:
-            raise RuntimeError("production %d is numbered %d" % (number, p.number))
+            raise RuntimeError(f"production {number} is numbered {p.number}")
         productions.append((p.name, tuple(p.prod), tuple(p.prec), p.func, p.line))
     action = [(state, tuple(row), tuple(row.values())) for state, row in parser.action.items()]
     goto = [(state, tuple(row), tuple(row.values())) for state, row in parser.goto.items()]
@@ -50,18 +52,13 @@ def generate():
     }
 
 
-def _bashlex_version():
-    try:
-        from importlib.metadata import version
-
-        return version("bashlex")
-    except Exception:  # pragma: no cover - metadata missing
-        return "unknown"
+# --------------------------------------------------------------------------------------------
+# encoding
 
 
 def _check_symbol(symbol):
     if not symbol or any(c.isspace() or c in '|\\"' for c in symbol):
-        raise ValueError("symbol %r cannot be stored in the text tables" % (symbol,))
+        raise ValueError(f"symbol {symbol!r} cannot be stored in the text tables")
     return symbol
 
 
@@ -77,7 +74,7 @@ def _rows_text(rows, keysets):
         if state != expected:
             raise ValueError("states are not numbered 0..n-1")
         if not symbols:
-            lines.append("%d||||" % state)
+            lines.append(f"{state}||||")
             continue
         symbols = tuple(map(_check_symbol, symbols))
         if symbols not in keysets:
@@ -86,19 +83,20 @@ def _rows_text(rows, keysets):
         for value in values:
             counts[value] = counts.get(value, 0) + 1
         default = max(counts, key=lambda v: (counts[v], -values.index(v)))
-        exceptions = [(s, v) for s, v in zip(symbols, values) if v != default]
-        lines.append("%d|%d|%d|%s|%s" % (
-            state, keysets[symbols], default,
-            " ".join(s for s, _ in exceptions), " ".join(str(v) for _, v in exceptions)))
+        exceptions = [(s, v) for s, v in zip(symbols, values, strict=True) if v != default]
+        except_symbols = " ".join(s for s, _ in exceptions)
+        except_values = " ".join(str(v) for _, v in exceptions)
+        lines.append(f"{state}|{keysets[symbols]}|{default}|{except_symbols}|{except_values}")
     return "\n".join(lines)
 
 
 def _productions_text(productions):
     lines = []
     for name, rhs, (assoc, level), func, line in productions:
-        lines.append("%s|%s|%s %d|%s|%d" % (
-            _check_symbol(name), " ".join(map(_check_symbol, rhs)), _check_symbol(assoc), level,
-            "" if func is None else _check_symbol(func), line))
+        rhs_text = " ".join(map(_check_symbol, rhs))
+        func_text = "" if func is None else _check_symbol(func)
+        lines.append(f"{_check_symbol(name)}|{rhs_text}|{_check_symbol(assoc)} {level:d}"
+                     f"|{func_text}|{line:d}")
     return "\n".join(lines)
 
 
@@ -107,7 +105,7 @@ def encode(data):
 
     The tables are kept as text (one row per line, decoded by `bashlex_loader.decode_tables`)
     rather than as tuple literals: compiling ~8000 literal constants costs ~70 ms whenever no
-    .pyc can be used (PYTHONDONTWRITEBYTECODE, read-only install), a few long strings ~1 ms.
+    .pyc can be used (PYTHONDONTWRITEBYTECODE, read-only install), a few long strings ~2 ms.
     """
     keysets = {}
     action = _rows_text(data["ACTION"], keysets)
@@ -115,8 +113,8 @@ def encode(data):
     return {
         "FORMAT": data["FORMAT"],
         "CALLER": data["CALLER"],
-        "SIGNATURE": data["SIGNATURE"],
         "STATES": len(data["ACTION"]),
+        "SIGNATURE": data["SIGNATURE"],
         "PRODUCTIONS": _productions_text(data["PRODUCTIONS"]),
         "KEYSETS": "\n".join(" ".join(symbols) for symbols in keysets),
         "ACTION": action,
@@ -127,8 +125,8 @@ def encode(data):
 def _as_decoded(data):
     """`data` in the shape `decode_tables` returns, for round-trip comparison."""
     productions = [tuple(p) for p in data["PRODUCTIONS"]]
-    action = {state: dict(zip(symbols, values)) for state, symbols, values in data["ACTION"]}
-    goto = {state: dict(zip(symbols, values)) for state, symbols, values in data["GOTO"]}
+    action = {s: dict(zip(k, v, strict=True)) for s, k, v in data["ACTION"]}
+    goto = {s: dict(zip(k, v, strict=True)) for s, k, v in data["GOTO"]}
     return productions, action, goto
 
 
@@ -145,15 +143,35 @@ class _Namespace:
         self.__dict__.update(values)
 
 
+def is_current(data, tables):
+    """Whether the `_lrtables`-like `tables` hold exactly `data`."""
+    try:
+        return (tables.FORMAT == data["FORMAT"] and tables.CALLER == data["CALLER"]
+                and tables.SIGNATURE == data["SIGNATURE"]
+                and ordered(_loader.decode_tables(tables)) == ordered(_as_decoded(data)))
+    except Exception:
+        return False
+
+
+def _bashlex_version():
+    try:
+        from importlib.metadata import version
+
+        return version("bashlex")
+    except Exception:  # pragma: no cover - metadata missing
+        return "unknown"
+
+
 def render(data):
     """Python source for `_lrtables.py`; verified to decode back to `data` exactly."""
     values = encode(data)
+    python = "{}.{}".format(*sys.version_info[:2])
     lines = [
         '"""LALR tables for bashlex\'s grammar, generated by gateway.shell._gen_lrtables.',
         "",
-        "DO NOT EDIT. bashlex %s, Python %s. bashlex_loader uses these tables only when"
-        % (_bashlex_version(), "%d.%d" % sys.version_info[:2]),
-        "SIGNATURE equals the live grammar's signature; otherwise it falls back to yacc.yacc().",
+        f"DO NOT EDIT. bashlex {_bashlex_version()}, Python {python}. bashlex_loader uses these",
+        "tables only when SIGNATURE equals the live grammar's signature; otherwise it falls back",
+        "to bashlex's own yacc.yacc().",
         "",
         "PRODUCTIONS: one rule per line, numbered from 0: name|right-hand side|assoc level|function|line",
         "KEYSETS: symbol sets, numbered from 0 by line, shared by the rows of ACTION and GOTO",
@@ -165,25 +183,22 @@ def render(data):
         "# fmt: off",
         "# ruff: noqa",
         "",
-        "FORMAT = %r" % (values["FORMAT"],),
-        "CALLER = %r" % (values["CALLER"],),
-        "STATES = %r" % (values["STATES"],),
+        f"FORMAT = {values['FORMAT']!r}",
+        f"CALLER = {values['CALLER']!r}",
+        f"STATES = {values['STATES']!r}",
         "",
         "SIGNATURE = (",
     ]
-    lines += ["    %r," % (part,) for part in values["SIGNATURE"]]
+    lines += [f"    {part!r}," for part in values["SIGNATURE"]]
     lines.append(")")
     for name in ("PRODUCTIONS", "KEYSETS", "ACTION", "GOTO"):
-        lines += ["", '%s = """\\' % name, values[name] + '"""']
+        lines += ["", f'{name} = """\\', values[name] + '"""']
     lines.append("")
     source = "\n".join(lines)
 
     namespace = {}
     exec(compile(source, "<_lrtables>", "exec"), namespace)
-    tables = _Namespace(namespace)
-    if (tables.SIGNATURE != data["SIGNATURE"] or tables.FORMAT != data["FORMAT"]
-            or tables.CALLER != data["CALLER"]
-            or ordered(_loader.decode_tables(tables)) != ordered(_as_decoded(data))):
+    if not is_current(data, _Namespace(namespace)):
         raise RuntimeError("rendered tables do not round-trip")
     return source
 
@@ -192,17 +207,7 @@ def _current_tables():
     namespace = {}
     with open(TABLES_PATH, encoding="utf-8") as fh:
         exec(compile(fh.read(), TABLES_PATH, "exec"), namespace)
-    return _Namespace(namespace)
-
-
-def is_current(data, tables):
-    """Whether the `_lrtables`-like `tables` hold exactly `data`."""
-    try:
-        return (tables.FORMAT == data["FORMAT"] and tables.CALLER == data["CALLER"]
-                and tables.SIGNATURE == data["SIGNATURE"]
-                and ordered(_loader.decode_tables(tables)) == ordered(_as_decoded(data)))
-    except Exception:
-        return False
+    return _Namespace({name: namespace.get(name) for name in _NAMES})
 
 
 def main(argv=None):
@@ -214,16 +219,18 @@ def main(argv=None):
         except OSError:
             current = None
         if current is None or not is_current(data, current):
-            print("%s is stale: run python -m gateway.shell._gen_lrtables" % TABLES_PATH, file=sys.stderr)
+            print(f"{TABLES_PATH} is stale: run python -m gateway.shell._gen_lrtables",
+                  file=sys.stderr)
             return 1
-        print("%s is up to date" % TABLES_PATH)
+        print(f"{TABLES_PATH} is up to date")
         return 0
     source = render(data)
     tmp = TABLES_PATH + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         fh.write(source)
     os.replace(tmp, TABLES_PATH)
-    print("wrote %s: %d productions, %d states" % (TABLES_PATH, len(data["PRODUCTIONS"]), len(data["ACTION"])))
+    print(f"wrote {TABLES_PATH}: {len(data['PRODUCTIONS'])} productions, "
+          f"{len(data['ACTION'])} states")
     return 0
 
 

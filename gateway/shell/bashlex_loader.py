@@ -32,7 +32,7 @@ This module imports bashlex in a controlled order:
 If bashlex was already imported when this module is loaded, it is used as is.  If anything
 in the controlled import fails, the partial modules are dropped and a plain `import bashlex`
 is done.  Which path was taken is recorded in `LOAD_PATH`, `FAST_PATH` and
-`FALLBACK_REASON`; `gateway doctor`-style checks and the tests read them.
+`FALLBACK_REASON` (a fallback is silent: it is only slower).
 
 Regenerate the cache after a bashlex or Python upgrade with
 `python -m gateway.shell._gen_lrtables` (`--check` verifies it without writing).
@@ -83,7 +83,8 @@ def grammar_signature(pdict, yacc_module):
         if kind in ("function", "method"):
             code = item.__code__
             line = getattr(item, "co_firstlineno", code.co_firstlineno)
-            pfuncs.append((line, item.__module__ or "", name, kind, code.co_argcount, item.__doc__))
+            module = item.__module__ or ""
+            pfuncs.append((line, module, name, kind, code.co_argcount, item.__doc__))
         else:
             others.append((name, kind))
     pfuncs.sort(key=lambda f: f[:3])
@@ -134,7 +135,8 @@ def decode_tables(tables):
     for line in tables.PRODUCTIONS.split("\n"):
         name, rhs, prec, func, lineno = line.split("|")
         assoc, level = prec.split()
-        productions.append((name, tuple(rhs.split()), (assoc, int(level)), func or None, int(lineno)))
+        productions.append(
+            (name, tuple(rhs.split()), (assoc, int(level)), func or None, int(lineno)))
     keysets = [line.split() for line in tables.KEYSETS.split("\n")]
     action = {}
     goto = {}
@@ -148,8 +150,9 @@ def decode_tables(tables):
                 if len(row) != size:
                     raise ValueError("exception symbol outside its keyset")
             table[int(state)] = row
-    if len(action) != tables.STATES or len(goto) != tables.STATES:
-        raise ValueError("table rows do not match STATES")
+    states = list(range(tables.STATES))
+    if list(action) != states or list(goto) != states:
+        raise ValueError("table rows are not states 0..STATES-1")
     return productions, action, goto
 
 
@@ -197,17 +200,18 @@ def _load_tables():
 def _cached_parser_or_reason(args, kwargs, frame, yacc_module, load_tables):
     """(parser, None) from the cache, or (None, why the cache may not be used)."""
     if args or not set(kwargs) <= _ALLOWED_YACC_KWARGS or kwargs.get("debug"):
-        return None, "unexpected yacc() arguments: %r %r" % (args, sorted(kwargs))
+        return None, f"unexpected yacc() arguments: {args!r} {sorted(kwargs)!r}"
     pdict = frame.f_globals
     if frame.f_locals is not pdict:
         return None, "yacc() not called at module level"
     tables = load_tables()
     if getattr(tables, "FORMAT", None) != FORMAT:
         return None, "cache format mismatch"
-    if pdict.get("__name__") != tables.CALLER:
-        return None, "yacc() called from %r, cache is for %r" % (pdict.get("__name__"), tables.CALLER)
+    caller = pdict.get("__name__")
+    if caller != tables.CALLER:
+        return None, f"yacc() called from {caller!r}, the cache is for {tables.CALLER!r}"
     if grammar_signature(pdict, yacc_module) != tables.SIGNATURE:
-        return None, "grammar signature mismatch (regenerate with python -m gateway.shell._gen_lrtables)"
+        return None, "grammar signature mismatch: python -m gateway.shell._gen_lrtables"
     return build_cached_parser(pdict, yacc_module, tables), None
 
 
@@ -217,9 +221,10 @@ def _make_yacc_replacement(orig_yacc, yacc_module, status, load_tables=_load_tab
     def yacc(*args, **kwargs):
         frame = sys._getframe(1)
         try:
-            parser, reason = _cached_parser_or_reason(args, kwargs, frame, yacc_module, load_tables)
+            parser, reason = _cached_parser_or_reason(
+                args, kwargs, frame, yacc_module, load_tables)
         except Exception as exc:  # anything odd: the slow path is always correct
-            parser, reason = None, "cache unusable: %s: %s" % (type(exc).__name__, exc)
+            parser, reason = None, f"cache unusable: {type(exc).__name__}: {exc}"
         if parser is not None:
             if status.path == "unloaded":
                 status.path = "cache"
@@ -328,7 +333,7 @@ def _load(load_tables=_load_tables):
 
         status = _Status()
         status.path = "fallback"
-        status.reason = "loader error: %s: %s" % (type(exc).__name__, exc)
+        status.reason = f"loader error: {type(exc).__name__}: {exc}"
         return bashlex, status
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, RootModel, StringConstraints,
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, RootModel, StringConstraints,
                       field_validator, model_validator)
 
 from .fast import ROLE_RANK, now_iso, parse_iso  # noqa: F401  (re-exported)
@@ -69,7 +69,14 @@ def _id_str(v: Any) -> Any:
     return v
 
 
-Count = Annotated[int, Field(ge=0, le=1_000_000)]
+def _no_bool(v: Any) -> Any:
+    if isinstance(v, bool):
+        raise ValueError("must be a whole number, not a boolean")
+    return v
+
+
+Count = Annotated[int, BeforeValidator(_no_bool), Field(ge=0, le=1_000_000)]
+Ordinal = Annotated[int, BeforeValidator(_no_bool), Field(ge=1, le=10_000)]
 
 
 def _iso(v: Any) -> Any:
@@ -91,7 +98,7 @@ _GATEWAY_WRITTEN = ConfigDict(extra="forbid", str_max_length=65536, defer_build=
 class Options(BaseModel):
     model_config = _LEAD_WRITTEN
     codex_review: bool = False
-    parallel: Annotated[int, Field(ge=1, le=100)] | None = None
+    parallel: Ordinal | None = None
 
 
 class Team(BaseModel):
@@ -109,7 +116,7 @@ class Review(BaseModel):
 
 class Batch(BaseModel):
     model_config = _LEAD_WRITTEN
-    batch: Annotated[int, Field(ge=1, le=10_000)]
+    batch: Ordinal
     task_ids: Annotated[list[Key], Field(max_length=10_000)] = []
     status: Literal["completed", "in_progress", "pending"]
 
@@ -123,7 +130,7 @@ class Batching(BaseModel):
     model_config = _LEAD_WRITTEN
     enabled: bool = True
     total_tasks: Count | None = None
-    current_batch: Annotated[int, Field(ge=1, le=10_000)] | None = None
+    current_batch: Ordinal | None = None
     batches: Annotated[list[Batch], Field(max_length=10_000)] = []
 
     @model_validator(mode="after")

@@ -470,7 +470,7 @@ def loads_strict(data: bytes | str, *, source, max_depth: int = MAX_DEPTH,
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
         where = f"line {e.lineno + line_offset} column {e.colno}"
-        truncated = e.pos >= len(text.rstrip())
+        truncated = e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string")
         what = "ends early (truncated or half-written)" if truncated else "is not valid JSON"
         raise StateCorrupt(source, f"{what}: {e.msg} at {where}", repair) from None
     except _DuplicateKey as e:
@@ -743,13 +743,20 @@ def _rotate_locked(path: str, max_lines: int, keep_lines: int,
         size = os.fstat(fd).st_size
         start = max(0, size - max_bytes)
         data = os.pread(fd, size - start, start) if size else b""
+        dropped_prefix = 0
+        if start:       # too large to load: keep within the tail window, count the head's lines
+            cut = data.find(b"\n")
+            data = data[cut + 1:] if cut >= 0 else b""
+            pos = 0
+            while pos < start:
+                chunk = os.pread(fd, min(1 << 20, start - pos), pos)
+                if not chunk:
+                    break
+                dropped_prefix += chunk.count(b"\n")
+                pos += len(chunk)
+            dropped_prefix += 1 if cut >= 0 else 0
     finally:
         os.close(fd)
-    dropped_prefix = 0
-    if start:
-        cut = data.find(b"\n")
-        data = data[cut + 1:] if cut >= 0 else b""
-        dropped_prefix = 1
     lines = data.splitlines(keepends=True)
     if len(lines) + dropped_prefix <= max_lines and not start:
         return 0

@@ -56,22 +56,33 @@ def _run(ctx) -> Verdict:
 
 
 def _segments(ctx) -> Verdict:
-    cwds = [ctx.cwd]
+    # Every directory a later segment might run in: after `cd X`, X; and, since a cd can
+    # fail, where we were. A segment joined by && to a cd runs only if the cd succeeded.
+    all_cwds = [ctx.cwd]
+    chain = [ctx.cwd]
     verdicts = []
-    for pipeline, _op in ctx.script.items:
+    count = 0
+    prev_op = None
+    for pipeline, op in ctx.script.items:
+        cwds = chain if prev_op == "&&" else all_cwds
         for cmd in pipeline.commands:
+            count += 1
             for cwd in cwds:
                 v = segment.judge(ctx, cmd, cwd)
                 verdicts.append(v)
                 if v.decision is DENY:
                     return v
+        chain = list(cwds)
         if len(pipeline.commands) == 1:
             new = [t for t in (segment.cd_target(ctx, pipeline.commands[0], c) for c in cwds)
                    if t is not None]
-            cwds.extend(t for t in new if t not in cwds)
+            if new:
+                chain = new
+                all_cwds = all_cwds + [t for t in new if t not in all_cwds]
+        prev_op = op
     best = strictest(verdicts)
-    if best.decision is ALLOW and len(verdicts) > 1:
+    if best.decision is ALLOW and count > 1:
         best = Verdict(ALLOW, best.phase, best.code, best.rule,
-                       f"all {len(verdicts)} segments are allowed on their own")
+                       f"all {count} segments are allowed on their own")
         ctx.step(best.phase, "allow", best.code, best.message)
     return best

@@ -6,8 +6,8 @@ is judged as a change of directory; everything else goes through 7B (ALWAYS_ASK 
 user's settings rules), 7B2 (subcommand_ask), 7C (the catalogue), 5 (paths) and 7D.
 """
 
-from gateway.decision import ASK, strictest
-from gateway.paths import lexical, resolve
+from gateway.decision import ASK
+from gateway.paths import resolve
 from gateway.validator import (
     phase4_flags,
     phase5_paths,
@@ -48,25 +48,33 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0):
     wrapper = ctx.policy.wrappers.get(lname)
     if wrapper is not None:
         return _wrapped(ctx, lname, argv, wrapper, cwd, text, depth)
+    if lname in ctx.policy.shell_builtins:
+        return ctx.ask("3", "GW304", f"{lname} runs the code it is given",
+                       rule=f"shell_builtins:{lname}")
     interp = ctx.policy.interpreters.get(lname)
     if interp is not None:
         return _interpreter(ctx, argv, interp, cwd, text, inputs, depth)
     if lname == "cd":
         return _cd(ctx, argv, cwd)
+    ctx.step("7A", "pass", "", f"command {lname!r}")
     verdict = phase7b_always_ask.run(ctx, lname, argv, text)
     if verdict is not None:
         return verdict
+    ctx.step("7B", "pass", "", "not on ALWAYS_ASK; no settings rule names it")
     verdict = phase7b2_subcommands.run(ctx, lname, argv)
     if verdict is not None:
         return verdict
+    ctx.step("7B2", "pass", "", "no subcommand_ask rule matches")
     args = phase7c_arguments.run(ctx, lname, argv, cwd)
     if args.verdict is not None:
         return args.verdict
     cands = args.candidates + inputs
+    ctx.step("7C", "pass", "", f"{args.label}: {len(cands)} path candidate(s): "
+             + ", ".join(repr(c) for c in cands[:8]) + (" ..." if len(cands) > 8 else ""))
     verdict = phase5_paths.run(ctx, cands, args.cwd, writes=args.writes)
     if verdict is not None:
         return verdict
-    ctx.step("5", "pass", "", f"{len(cands)} path candidate(s) inside the project")
+    ctx.step("5", "pass", "", "every path resolves inside the project")
     return phase7d_containment.run(ctx, args.label, len(cands))
 
 
@@ -84,7 +92,7 @@ def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth):
     inner_verdict = judge_argv(ctx, inner, cwd, " ".join(inner), (), depth + 1)
     if inner_verdict.decision > outer.decision:
         return inner_verdict
-    if inner_verdict.code in ("GW701", "GW707", "GW750", "GW708"):
+    if inner_verdict.code in ("GW304", "GW701", "GW707", "GW708"):
         return inner_verdict  # the wrapped command's own reason is the more useful one
     return outer
 
@@ -141,5 +149,3 @@ def cd_target(ctx, cmd, cwd):
         return None
     return resolve(args[0], cwd, ctx.roots).real if args[0] else None
 
-
-__all__ = ["judge", "judge_argv", "cd_target", "strictest", "lexical"]
