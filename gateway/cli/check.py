@@ -118,7 +118,8 @@ def run_batch(stream, cwd, project, tool_name, use_settings) -> int:
             verdict = session.judge(command, c, p, line_tool if line_tool else tool_name)
         except PolicyError as exc:
             return _report_policy_error(exc)
-        out.write(json.dumps(verdict.as_dict(), ensure_ascii=False) + "\n")
+        # ASCII-escaped so that no character inside can look like a line break to a reader
+        out.write(json.dumps(verdict.as_dict()) + "\n")
     out.flush()
     return 0
 

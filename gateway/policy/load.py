@@ -94,8 +94,8 @@ def _walk(node, path, lines, errors, fname, allow_aliases, seen):
     lines.setdefault(path, node.start_mark.line + 1)
     if id(node) in seen:
         if not allow_aliases:
-            errors.append(f"{fname}:{node.start_mark.line + 1}: YAML aliases are not allowed "
-                          "in this layer")
+            errors.append(f"{fname}:{lines.get(path, node.start_mark.line + 1)}: YAML aliases "
+                          "are not allowed in this layer")
         return
     seen.add(id(node))
     kind = node.id
@@ -106,6 +106,7 @@ def _walk(node, path, lines, errors, fname, allow_aliases, seen):
             if key in keys:
                 errors.append(f"{fname}:{knode.start_mark.line + 1}: duplicate key {key!r}")
             keys.add(key)
+            lines.setdefault(path + (key,), knode.start_mark.line + 1)
             _walk(vnode, path + (key,), lines, errors, fname, allow_aliases, seen)
     elif kind == "sequence":
         for i, item in enumerate(node.value):

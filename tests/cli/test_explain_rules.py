@@ -1,0 +1,67 @@
+"""`gateway explain` and `gateway rules show | validate`."""
+
+import json
+
+from click.testing import CliRunner
+
+from gateway.cli.app import cli
+
+
+def test_explain_known_code():
+    result = CliRunner().invoke(cli, ["explain", "gw703"])
+    assert result.exit_code == 0
+    assert result.output.startswith("GW703  unknown command\n  phase 7A · leads to ask")
+    assert "example: kill -9 1" in result.output
+
+
+def test_explain_unknown_code():
+    result = CliRunner().invoke(cli, ["explain", "GW999"])
+    assert result.exit_code == 2
+    assert "unknown reason code 'GW999'" in result.output
+
+
+def test_explain_list_has_every_code():
+    from gateway.codes import CODES
+    out = CliRunner().invoke(cli, ["explain", "--list"]).output
+    assert [line.split()[0] for line in out.splitlines()] == list(CODES)
+
+
+def test_rules_show_names_layers(project, tmp_path):
+    proj = tmp_path / "p"
+    (proj / ".claude").mkdir(parents=True)
+    (proj / ".claude" / "gateway.yaml").write_text("always_ask: [make]\n")
+    result = CliRunner().invoke(cli, ["rules", "show", "--project", str(proj)])
+    assert result.exit_code == 0
+    line = [ln for ln in result.output.splitlines() if ln.strip().startswith("make ")]
+    assert line and line[0].split()[-1] == "project"
+    assert "  curl" in result.output and "builtin" in result.output
+
+
+def test_rules_show_json(project):
+    result = CliRunner().invoke(cli, ["rules", "show", "--json", "--project", project])
+    data = json.loads(result.output)
+    assert "git" in data["policy"]["catalogue"]
+    assert data["sources"][0][0] == "builtin"
+
+
+def test_rules_validate_ok(project):
+    result = CliRunner().invoke(cli, ["rules", "validate", "--project", project])
+    assert (result.exit_code, result.output) == (0, "rules are valid\n")
+
+
+def test_rules_validate_reports_located_errors(tmp_path):
+    f = tmp_path / ".claude" / "gateway.yaml"
+    f.parent.mkdir()
+    f.write_text("always_ask:\n  - curl\ncatalogue:\n  evil: {}\n")
+    result = CliRunner().invoke(cli, ["rules", "validate", str(f)])
+    assert result.exit_code == 3
+    assert (f"{f}:3: catalogue: a project layer can only tighten the policy and this key "
+            "adds commands that run without asking") in result.output
+
+
+def test_rules_validate_checks_examples(tmp_path):
+    f = tmp_path / "rules.yaml"
+    f.write_text("catalogue:\n  mytool:\n    examples: {allow: ['mytool /etc/passwd']}\n")
+    result = CliRunner().invoke(cli, ["rules", "validate", "--layer", "user", str(f)])
+    assert result.exit_code == 3
+    assert "example 'mytool /etc/passwd' should be allowed but got ask (GW501" in result.output
