@@ -17,8 +17,9 @@ repair) for anything but a missing file; missing means "no state" (None / empty)
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import NamedTuple
 
 from . import store
 from .layout import ACTIVE, PHASE, ROLE_MARKER_GLOB, SESSION_ROLES, layout, repair_hint
@@ -43,7 +44,7 @@ MAX_MARKER_BYTES = 64 << 10
 
 def now_iso() -> str:
     """UTC timestamp as the gateway writes it: ``2026-02-06T03:00:00Z``."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_iso(ts) -> datetime | None:
@@ -54,7 +55,7 @@ def parse_iso(ts) -> datetime | None:
         dt = datetime.fromisoformat(ts.strip().replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
         return None
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 # --------------------------------------------------------------------------------------------
@@ -76,8 +77,8 @@ def _str(v, loc: str, max_len: int, *, min_len: int = 0, optional: bool = False)
 def _keys(obj: dict, allowed: tuple, loc: str) -> None:
     for k in obj:
         if k not in allowed:
-            where = f"{loc}.{k}" if loc else str(k)
-            raise ValueError(f"{where[:300]}: unexpected field (allowed: {', '.join(allowed)})")
+            where = f"{loc}.{store.safe_text(k, 60)}" if loc else store.safe_text(k, 60)
+            raise ValueError(f"{where}: unexpected field (allowed: {', '.join(allowed)})")
 
 
 class RoleView(NamedTuple):
@@ -139,8 +140,8 @@ def check_session_roles(obj) -> dict[str, RoleView]:
     out = {}
     for k, v in obj.items():
         if not 1 <= len(k) <= MAX_KEY:
-            raise ValueError(f"{k[:60]!r}: key must be 1-{MAX_KEY} characters")
-        out[k] = check_role_entry(v, k[:100])
+            raise ValueError(f"'{store.safe_text(k, 60)}': key must be 1-{MAX_KEY} characters")
+        out[k] = check_role_entry(v, store.safe_text(k, 60))
     return out
 
 

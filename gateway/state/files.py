@@ -24,18 +24,51 @@ files in ``.claude/state/`` (other tools' state) are never touched. Symlinks are
 from __future__ import annotations
 
 import os
-from typing import Callable, Generic, Iterable, NamedTuple, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from . import fast, store
-from .layout import (ACTIVE, CLEAN_ALL, CLEAN_DEFAULT, EARLY_ABORT_FILES,  # noqa: F401
-                     PHASE, PHASE_C_FILES, REVIEW_RESULT, ROLE_MARKER_GLOB, SESSION_ROLES, SIGNALS,
-                     TIMELINE, TIMELINE_KEEP_LINES, TIMELINE_MAX_LINES, StateLayout,
-                     is_role_marker_name, layout, repair_hint)
-from .models import (BreezingActive, BreezingPhase, ReviewResult, RoleMarker, SessionRoles,
-                     SignalRecord, TimelineEvent, now_iso, parse_event, parse_signal)
-from .store import DELETE, JsonlLineError, StateCorrupt, StateError, StateInvalid, StateMissing
+from .layout import (  # noqa: F401
+    ACTIVE,
+    CLEAN_ALL,
+    CLEAN_DEFAULT,
+    EARLY_ABORT_FILES,
+    PHASE,
+    PHASE_C_FILES,
+    REVIEW_RESULT,
+    ROLE_MARKER_GLOB,
+    SESSION_ROLES,
+    SIGNALS,
+    TIMELINE,
+    TIMELINE_KEEP_LINES,
+    TIMELINE_MAX_LINES,
+    StateLayout,
+    is_role_marker_name,
+    layout,
+    repair_hint,
+)
+from .models import (
+    BreezingActive,
+    BreezingPhase,
+    ReviewResult,
+    RoleMarker,
+    SessionRoles,
+    SignalRecord,
+    TimelineEvent,
+    parse_event,
+    parse_signal,
+)
+from .store import (
+    DELETE,
+    JsonlLineError,
+    StateCorrupt,
+    StateError,
+    StateInvalid,
+    StateMissing,
+    safe_text,
+)
 
 M = TypeVar("M")
 
@@ -47,7 +80,7 @@ M = TypeVar("M")
 def _describe(err: ValidationError, limit: int = 5) -> str:
     parts = []
     for e in err.errors(include_url=False, include_input=False)[:limit]:
-        loc = ".".join(str(x) for x in e.get("loc", ())) or "(top level)"
+        loc = ".".join(safe_text(x, 60) for x in e.get("loc", ())) or "(top level)"
         parts.append(f"{loc}: {e.get('msg', 'invalid')}")
     more = err.error_count() - limit
     if more > 0:
@@ -243,7 +276,7 @@ class Parsed(Generic[M]):
     def ok(self) -> bool:
         return not self.errors
 
-    def raise_for_errors(self) -> "Parsed[M]":
+    def raise_for_errors(self) -> Parsed[M]:
         raw = store.JsonlRead(self.path, errors=self.errors)
         raw.raise_for_errors()
         return self
@@ -252,7 +285,7 @@ class Parsed(Generic[M]):
 def _read_typed(path: str, parse: Callable, kind: str) -> Parsed:
     raw = store.read_jsonl(path)
     records, lines, errors = [], [], list(raw.errors)
-    for lineno, obj in zip(raw.lines, raw.records):
+    for lineno, obj in zip(raw.lines, raw.records, strict=True):
         try:
             records.append(parse(obj))
             lines.append(lineno)
@@ -400,8 +433,10 @@ def _summ_active(a: BreezingActive | None) -> str:
 
 
 def show(project_dir) -> str:
-    """A human summary of the breezing state. Never raises for a bad file: the error is shown."""
+    """A human summary of the breezing state. Never raises for a bad file: the error is shown.
+    Text taken from the files is escaped (no terminal control sequences) and shortened."""
     lay = layout(project_dir)
+    t = safe_text
     lines = [f"state directory: {lay.dir}"]
     if not os.path.isdir(lay.dir):
         return lines[0] + "\n  (does not exist: no state)"
@@ -414,16 +449,16 @@ def show(project_dir) -> str:
 
     active, err = safe(lambda: load_active(lay))
     if err:
-        lines.append(f"breezing-active.json: ERROR {err}")
+        lines.append(f"{ACTIVE}: ERROR {err}")
     elif active is None:
-        lines.append("breezing-active.json: absent (no breezing session)")
+        lines.append(f"{ACTIVE}: absent (no breezing session)")
     else:
-        lines.append(f"breezing session {active.session_id}"
-                     + (f" (team {active.team_name})" if active.team_name else ""))
+        lines.append(f"breezing session {t(active.session_id)}"
+                     + (f" (team {t(active.team_name)})" if active.team_name else ""))
         lines.append(f"  impl_mode: {active.impl_mode or 'standard (unset)'}; started: "
-                     f"{active.started_at or '?'}")
+                     f"{t(active.started_at or '?')}")
         if active.task_range:
-            lines.append(f"  range: {active.task_range[:200]}")
+            lines.append(f"  range: {t(active.task_range, 200)}")
         if active.plans_md_mapping:
             lines.append(f"  tasks: {len(active.plans_md_mapping)} mapped to Plans.md")
         if active.review:
@@ -436,7 +471,7 @@ def show(project_dir) -> str:
             lines.append(f"  (v1 file; dropped {', '.join(active.dropped_fields)})")
     phase, err = safe(lambda: load_phase(lay))
     lines.append(f"gateway phase: ERROR {err}" if err else
-                 f"gateway phase: {phase.phase} (since {phase.set_at})" if phase else
+                 f"gateway phase: {phase.phase} (since {t(phase.set_at)})" if phase else
                  "gateway phase: none recorded")
     roles, err = safe(lambda: load_session_roles(lay))
     if err:
@@ -444,16 +479,16 @@ def show(project_dir) -> str:
     else:
         lines.append(f"session roles: {len(roles)}")
         for k, v in sorted(roles.root.items()):
-            owns = f" owns {v.owns}" if v.owns else ""
-            lines.append(f"  {k[:40]}: {v.role}{owns}")
+            owns = f" owns [{', '.join(t(g, 60) for g in v.owns[:10])}]" if v.owns else ""
+            lines.append(f"  {t(k, 40)}: {v.role}{owns}")
     for p, m in load_role_markers(lay).items():
-        lines.append(f"role marker {os.path.basename(p)}: " + (f"ERROR {m}" if isinstance(m, StateError)
-                                                  else m.role))
+        state = f"ERROR {m}" if isinstance(m, StateError) else m.role
+        lines.append(f"role marker {t(os.path.basename(p))}: {state}")
     rr, err = safe(lambda: load_review_result(lay))
     if err:
-        lines.append(f"review-result.json: ERROR {err}")
+        lines.append(f"{REVIEW_RESULT}: ERROR {err}")
     elif rr:
-        lines.append(f"review-result.json: {rr.verdict} grade {rr.grade or '-'} at "
+        lines.append(f"{REVIEW_RESULT}: {rr.verdict} grade {rr.grade or '-'} at "
                      f"{rr.commit_hash or '?'}")
     for name, reader in ((SIGNALS, read_signals), (TIMELINE, read_timeline)):
         res, err = safe(lambda reader=reader: reader(lay))

@@ -27,10 +27,19 @@ be numbers and become strings; task ids may be ints and become strings. Booleans
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, RootModel, StringConstraints,
-                      field_validator, model_validator)
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    RootModel,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from .fast import ROLE_RANK, now_iso, parse_iso  # noqa: F401  (re-exported)
 
@@ -362,7 +371,7 @@ class UnknownSignal(BaseModel):
         return f"unrecognised signal type {_SAFE_NAME.sub('?', self.signal[:64])!r}"
 
 
-SignalRecord = Union[ProgressSignal, CiFailureSignal, TaskSignal, UnknownSignal]
+SignalRecord = ProgressSignal | CiFailureSignal | TaskSignal | UnknownSignal
 
 _SIGNAL_MODELS = {"partial_review_recommended": ProgressSignal,
                   "next_batch_recommended": ProgressSignal,
@@ -451,8 +460,8 @@ class UnknownEvent(BaseModel):
     known: ClassVar[bool] = False
 
 
-TimelineEvent = Union[TaskCompleted, TeammateIdle, TestResultFailed, EscalationTriggered,
-                      UnknownEvent]
+TimelineEvent = (TaskCompleted | TeammateIdle | TestResultFailed | EscalationTriggered
+                 | UnknownEvent)
 _EVENT_MODELS = {"task_completed": TaskCompleted, "teammate_idle": TeammateIdle,
                  "test_result_failed": TestResultFailed,
                  "escalation_triggered": EscalationTriggered}

@@ -40,13 +40,13 @@ Reads of JSON files take no lock: writers only ever rename complete files into p
 
 from __future__ import annotations
 
+import _thread
 import errno
 import fcntl
 import json
 import os
 import stat
 import time
-import _thread
 
 __all__ = [
     "StateError", "StateMissing", "StateCorrupt", "StateInvalid", "StateTooLarge", "StateUnsafe",
@@ -57,7 +57,7 @@ __all__ = [
     "ensure_dir", "atomic_write_bytes", "atomic_write_json", "dumps_json",
     "read_bytes", "loads_strict", "read_json", "update_json", "delete_file",
     "JsonlLineError", "JsonlRead", "append_jsonl", "read_jsonl", "parse_jsonl", "rotate_jsonl",
-    "update_jsonl", "stale_temp_files",
+    "update_jsonl", "stale_temp_files", "safe_text",
 ]
 
 DEFAULT_LOCK_TIMEOUT = 5.0          # seconds; a hook must answer well within its own timeout
@@ -131,6 +131,18 @@ class StateLocked(StateError):
 # Small helpers
 # --------------------------------------------------------------------------------------------
 
+def safe_text(value, limit: int = 80) -> str:
+    """Render untrusted text (keys, values from a state file) for a message that may reach a
+    terminal or a model: non-printable characters (controls, escapes, bidi overrides, line
+    separators) are escaped and the length is capped."""
+    s = str(value)
+    cut = len(s) > limit
+    s = s[:limit]
+    if not s.isprintable():
+        s = "".join(c if c.isprintable() else repr(c)[1:-1] for c in s)
+    return s + ("…" if cut else "")
+
+
 def _fsync_dir(directory: str) -> None:
     try:
         fd = os.open(directory or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -198,7 +210,7 @@ class FileLock:
         self.shared = shared
         self._key = None
 
-    def __enter__(self) -> "FileLock":
+    def __enter__(self) -> FileLock:
         key = (os.getpid(), _thread.get_ident(), os.path.abspath(self.lock_path))
         entry = _held.get(key)
         if entry is not None:
@@ -229,14 +241,20 @@ class FileLock:
     def _open(self) -> int:
         ensure_dir(os.path.dirname(self.lock_path) or ".")
         try:
-            return os.open(self.lock_path,
-                           os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+            fd = os.open(self.lock_path,
+                         os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                         FILE_MODE)
         except OSError as e:
             if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
                 raise StateUnsafe(self.lock_path, f"lock file is not a regular file ({e.strerror})",
                                   f"remove {self.lock_path} (it is only a lock file)") from None
             raise StateError(self.lock_path, f"cannot open lock file: {e.strerror}",
                              "check the permissions of the state directory") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise StateUnsafe(self.lock_path, "lock file is not a regular file",
+                              f"remove {self.lock_path} (it is only a lock file)")
+        return fd
 
     def _acquire(self) -> int:
         deadline = time.monotonic() + max(self.timeout, 0.0)
@@ -474,8 +492,8 @@ def loads_strict(data: bytes | str, *, source, max_depth: int = MAX_DEPTH,
         what = "ends early (truncated or half-written)" if truncated else "is not valid JSON"
         raise StateCorrupt(source, f"{what}: {e.msg} at {where}", repair) from None
     except _DuplicateKey as e:
-        key = str(e)[:60]
-        raise StateCorrupt(source, f"is ambiguous JSON: the key {key!r} appears twice in one object",
+        raise StateCorrupt(source, f"is ambiguous JSON: the key '{safe_text(e, 60)}' appears twice "
+                                   f"in one object",
                            repair) from None
     except RecursionError:
         raise StateCorrupt(source, f"is nested too deeply (limit {max_depth} levels)",
@@ -610,7 +628,7 @@ class JsonlRead:
                             f"run `gateway state validate`; delete or fix the listed lines in "
                             f"{self.path} (the other lines are intact)")
 
-    def raise_for_errors(self) -> "JsonlRead":
+    def raise_for_errors(self) -> JsonlRead:
         err = self.error()
         if err is not None:
             raise err
@@ -618,8 +636,7 @@ class JsonlRead:
 
 
 def _excerpt(raw: bytes) -> str:
-    s = raw[:80].decode("utf-8", "replace")
-    return s + ("…" if len(raw) > 80 else "")
+    return safe_text(raw[:80].decode("utf-8", "replace")) + ("…" if len(raw) > 80 else "")
 
 
 def parse_jsonl(data: bytes, path: str, *, max_depth: int = MAX_DEPTH,
@@ -732,7 +749,7 @@ def append_jsonl(path, obj: dict, *, timeout: float = DEFAULT_LOCK_TIMEOUT,
             size = st.st_size + len(data)
         finally:
             os.close(fd)
-        if max_lines is not None and size > max_lines * 16:   # cheap pre-check: ≥16 B per line
+        if max_lines is not None and size > max_lines:   # every line is at least 1 byte
             _rotate_locked(path, max_lines, keep_lines if keep_lines is not None else max_lines)
 
 
