@@ -18,12 +18,13 @@ PHASE = "7B2"
 class Invocation:
     """A subcommand tool's command line after its global options."""
 
-    __slots__ = ("words", "cwd_values", "error")
+    __slots__ = ("words", "cwd_values", "path_values", "error")
 
-    def __init__(self, words, cwd_values, error=""):
+    def __init__(self, words, cwd_values, error="", path_values=()):
         self.words = words  # from the subcommand on (anywhere-options removed)
         self.cwd_values = cwd_values  # values of directory-changing options (git -C)
         self.error = error  # why the global options are not acceptable
+        self.path_values = list(path_values)  # other global option values (--git-dir=x)
 
 
 def _strip_anywhere(words, flags):
@@ -47,6 +48,7 @@ def invocation(spec, words) -> Invocation:
     if spec.anywhere_value_flags:
         words = _strip_anywhere(words, spec.anywhere_value_flags)
     cwd_values = []
+    path_values = []
     i = 0
     n = len(words)
     while i < n:
@@ -73,10 +75,14 @@ def invocation(spec, words) -> Invocation:
                 return Invocation([], cwd_values, f"the global option {name} lacks a value")
             if name in spec.global_cwd_flags:
                 cwd_values.append(value)
+            elif name not in spec.global_text_flags:
+                path_values.append(value)
             continue
         if short in spec.global_value_flags and len(w) > 2:
             if short in spec.global_cwd_flags:
                 cwd_values.append(w[2:])
+            elif short not in spec.global_text_flags:
+                path_values.append(w[2:])
             i += 1
             continue
         if name in spec.global_flags:
@@ -84,7 +90,7 @@ def invocation(spec, words) -> Invocation:
             continue
         return Invocation(words[i:], cwd_values, f"unknown global option {name} before the "
                           "subcommand")
-    return Invocation(words[i:], cwd_values)
+    return Invocation(words[i:], cwd_values, path_values=path_values)
 
 
 def _same_pathspec(a: str, b: str) -> bool:

@@ -37,6 +37,7 @@ def run(ctx, name, argv, cwd) -> Arguments:
                                          "catalogue", rule=f"catalogue:{name}"))
     words = argv[1:]
     label = name
+    global_paths = []
     if spec.has_global:
         inv = invocation(spec, words)
         if inv.error:
@@ -47,6 +48,7 @@ def run(ctx, name, argv, cwd) -> Arguments:
                 return Arguments(verdict=ctx.ask("5", "GW501", f"{name} works in {value!r}, "
                                                  "outside the project"))
             cwd = lexical(value, cwd)
+        global_paths = inv.path_values
         words = inv.words
     while spec.subcommands is not None:
         if words and not words[0].startswith("-"):
@@ -70,7 +72,7 @@ def run(ctx, name, argv, cwd) -> Arguments:
     rule = f"catalogue:{label}"
     if spec.check:
         verdict, cands, writes = checks.run(spec.check, ctx, spec, words, cwd)
-        return Arguments(cands, writes, cwd, rule, verdict)
+        return Arguments(global_paths + cands, writes, cwd, rule, verdict)
     args = argvmod.parse(words, spec.value_flags)
     bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
     if bad:
@@ -88,7 +90,7 @@ def run(ctx, name, argv, cwd) -> Arguments:
     if spec.max_positionals is not None and len(pos) > spec.max_positionals:
         return Arguments(verdict=ctx.ask(PHASE, "GW712", f"{label} takes at most "
                                          f"{spec.max_positionals} argument(s)", rule=rule))
-    cands = []
+    cands = list(global_paths)
     if spec.args == "paths":
         cands.extend(pos)
     elif spec.args == "pattern_then_paths":
