@@ -126,6 +126,15 @@ CODES = {
               "gateway's rules, .git/hooks, .git/config).", "touch .claude/settings.local.json"),
     "GW505": ("5", "ask", "URL argument", "An argument is a URL: the command talks to the "
               "network.", "git clone https://example.com/x"),
+    "GW506": ("5", "ask", "recursive read reaches a secret",
+              "The command reads a whole directory tree (grep -r, rg, diff -r) and a secret "
+              "lies inside it: the command would print it although no argument names it. "
+              "Walked the way the command walks (hidden files, symlinks, --include/--exclude).",
+              "grep -r TOKEN .   (with .env or .git/config in the project)"),
+    "GW507": ("5", "ask", "recursive read cannot be proven clean",
+              "The tree a recursive read covers has more entries than the walk's bound, a "
+              "symlink the command would follow, or a directory that cannot be listed.",
+              "rg -L TODO   (with a symlink in the tree)"),
     # --- Phase 6: containment -----------------------------------------------------------------
     "GW600": ("6", "allow", "contained script",
               "An interpreter with safe flags (or direct execution) runs a script under the "

@@ -21,7 +21,7 @@ try:
 except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b
 
-_FORMAT = 1
+_FORMAT = 3  # 3: catalogue entries carry `recursive`
 
 
 def cache_dir(env=None) -> str:

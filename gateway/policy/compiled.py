@@ -8,7 +8,7 @@ class CommandSpec:
     """A catalogue entry (or a subcommand entry) ready for lookups."""
 
     __slots__ = ("name", "args", "max_positionals", "writes", "value_flags", "text_flags",
-                 "unsafe_flags", "safe_flags", "check", "subcommands", "default_subcommand",
+                 "unsafe_flags", "safe_flags", "check", "recursive", "subcommands", "default_subcommand",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global")
 
@@ -23,6 +23,7 @@ class CommandSpec:
         safe = data.get("safe_flags")
         self.safe_flags = frozenset(safe) if safe is not None else None
         self.check = data.get("check")
+        self.recursive = data.get("recursive")
         subs = data.get("subcommands")
         self.subcommands = ({k: CommandSpec(f"{name} {k}", v) for k, v in subs.items()}
                             if subs is not None else None)

@@ -9,7 +9,7 @@ options (-C/tmp, --output=/x) and the value of every key=value argument (of=/dev
 
 from gateway.paths import lexical, resolve
 from gateway.validator import argv as argvmod
-from gateway.validator import checks
+from gateway.validator import checks, phase5_recursive
 from gateway.validator.phase7b2_subcommands import invocation
 
 PHASE = "7C"
@@ -20,9 +20,10 @@ class Arguments:
     """What phase 5 and 7D need: path candidates, the written ones, the directory they are
     relative to, and the entry that judged them."""
 
-    __slots__ = ("candidates", "writes", "cwd", "label", "verdict")
+    __slots__ = ("candidates", "writes", "cwd", "label", "verdict", "walk")
 
-    def __init__(self, candidates=(), writes=(), cwd="", label="", verdict=None):
+    def __init__(self, candidates=(), writes=(), cwd="", label="", verdict=None, walk=None):
+        self.walk = walk  # phase5_recursive.Walk when the command reads whole trees
         self.candidates = list(candidates)
         self.writes = list(writes)
         self.cwd = cwd
@@ -91,10 +92,13 @@ def run(ctx, name, argv, cwd) -> Arguments:
         return Arguments(verdict=ctx.ask(PHASE, "GW712", f"{label} takes at most "
                                          f"{spec.max_positionals} argument(s)", rule=rule))
     cands = list(global_paths)
+    paths = []
     if spec.args == "paths":
-        cands.extend(pos)
+        paths = list(pos)
     elif spec.args == "pattern_then_paths":
-        cands.extend(pos if args.has(*_PATTERN_FLAGS) else pos[1:])
+        paths = list(pos if args.has(*_PATTERN_FLAGS) else pos[1:])
+    cands.extend(paths)
+    walk = phase5_recursive.plan(spec.recursive, args, paths) if spec.recursive else None
     if spec.args != "text":
         for p in pos:
             if "=" in p and not p.startswith("="):
@@ -104,4 +108,4 @@ def run(ctx, name, argv, cwd) -> Arguments:
             cands.append(opt.value)
     cands.extend(args.attached)
     writes = [p for p in pos] if spec.writes else []
-    return Arguments(cands, writes, cwd, rule)
+    return Arguments(cands, writes, cwd, rule, walk=walk)

@@ -11,6 +11,7 @@ from gateway.paths import resolve
 from gateway.validator import (
     phase4_flags,
     phase5_paths,
+    phase5_recursive,
     phase6_containment,
     phase7a_command,
     phase7b2_subcommands,
@@ -75,6 +76,12 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0):
     if verdict is not None:
         return verdict
     ctx.step("5", "pass", "", "every path resolves inside the project")
+    if args.walk is not None:
+        verdict = phase5_recursive.run(ctx, args.walk, args.cwd)
+        if verdict is not None:
+            return verdict
+        ctx.step("5", "pass", "", "no secret in the trees it reads: "
+                 + ", ".join(repr(p) for p in args.walk.paths[:8]))
     return phase7d_containment.run(ctx, args.label, len(cands))
 
 

@@ -48,6 +48,11 @@ def test_phase5_paths(judge, project, command, decision, code, cwd):
     _check(judge, project, command, decision, code, cwd)
 
 
+@pytest.mark.parametrize("command,decision,code,cwd", load_cases("phase5_recursive"))
+def test_phase5_recursive(judge, project, command, decision, code, cwd):
+    _check(judge, project, command, decision, code, cwd)
+
+
 @pytest.mark.parametrize("command,decision,code,cwd", load_cases("phase6_containment"))
 def test_phase6_containment(judge, project, command, decision, code, cwd):
     _check(judge, project, command, decision, code, cwd)

@@ -1,0 +1,212 @@
+"""Phase 5 (recursive reads): a command that reads a whole tree reads every secret in it.
+
+`grep -r KEY .` names no secret, yet prints the lines of `.env` and `.git/config`. For the
+catalogue entries marked `recursive:` (grep, rg, diff), the directories the command will
+descend into are walked, the way the command itself would walk them, and a secret inside
+stops the allow (GW506). The walk is bounded (WALK_LIMIT entries); a bigger tree, a symlink
+the command would follow, or a directory that cannot be listed is not proven clean and asks
+(GW507). Phase 5 has already checked that every named path is inside the project.
+
+What each kind means (the options are taken from the parse of the arguments):
+
+* ``grep``  recursive only with -r, -R, --recursive, --dereference-recursive or
+  -d/--directories recurse; no path means ".". -R follows symlinks; -r does not (symlinks
+  met during the walk are skipped, as grep skips them). --include, --exclude and
+  --exclude-dir filter by base name as grep does.
+* ``rg``    always recursive; no path means ".". Hidden files and directories are skipped
+  unless --hidden, -. or -uu; -L/--follow follows symlinks. .gitignore is *not* honoured
+  (a secret that git ignores is still there to read with --no-ignore). -g/--glob patterns
+  without a slash include by base name; other globs (--iglob, negations, paths) are
+  ignored, which can only make the walk see more.
+* ``diff``  recursive with -r/--recursive; diff follows symlinks.
+"""
+
+import os
+from fnmatch import fnmatchcase
+
+from gateway.paths import is_secret, resolve
+from gateway.validator import argv as argvmod
+
+PHASE = "5"
+WALK_LIMIT = 20000  # entries per command; more is "not proven clean", never "clean"
+
+class Walk:
+    """What to walk and how: the start directories (as written) and the walker's rules."""
+
+    __slots__ = ("paths", "follow", "hidden", "include", "exclude", "exclude_dir")
+
+    def __init__(self, paths, follow=False, hidden=True, include=(), exclude=(),
+                 exclude_dir=()):
+        self.paths = list(paths)
+        self.follow = follow
+        self.hidden = hidden
+        self.include = list(include)
+        self.exclude = list(exclude)
+        self.exclude_dir = list(exclude_dir)
+
+
+def plan(kind, args, positionals):
+    """The Walk for a command of `kind` with parsed `args` (gateway.validator.argv.Args)
+    and its path positionals, or None when the command does not descend into directories."""
+    return _PLANS[kind](args, positionals)
+
+
+def _long(opt, *names):
+    return any(argvmod.long_matches(opt.name, n) for n in names)
+
+
+_GREP_FILTERS = ("--include", "--exclude", "--exclude-dir")
+
+
+def _filter_name(name):
+    """The grep filter option `name` selects: exact first (getopt_long: --exclude is not an
+    abbreviation of --exclude-dir), then an unambiguous abbreviation; else None, and the
+    option filters nothing (ignoring a filter can only make the walk see more)."""
+    if name in _GREP_FILTERS:
+        return name
+    hits = [n for n in _GREP_FILTERS if argvmod.long_matches(name, n)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _grep(args, paths):
+    recursive = follow = False
+    filters = {name: [] for name in _GREP_FILTERS}
+    for opt in args.options:
+        if opt.name == "-r" or (opt.name.startswith("--") and _long(opt, "--recursive")):
+            recursive = True
+        elif opt.name == "-R" or (opt.name.startswith("--")
+                                   and _long(opt, "--dereference-recursive")):
+            recursive = follow = True
+        elif opt.name == "-d" or (opt.name.startswith("--") and _long(opt, "--directories")):
+            if opt.value is None or "recurse".startswith(opt.value) or opt.value == "":
+                recursive = True
+        elif opt.name.startswith("--") and _filter_name(opt.name):
+            filters[_filter_name(opt.name)].append(opt.value or "")
+    if not recursive:
+        return None
+    return Walk(paths or ["."], follow=follow, include=filters["--include"],
+                exclude=filters["--exclude"], exclude_dir=filters["--exclude-dir"])
+
+
+def _rg(args, paths):
+    follow = hidden = False
+    unrestricted = 0
+    include = []
+    for opt in args.options:
+        name = opt.name
+        if name == "-L" or (name.startswith("--") and _long(opt, "--follow")):
+            follow = True
+        elif name == "-." or (name.startswith("--") and _long(opt, "--hidden")):
+            hidden = True
+        elif name == "-u" or (name.startswith("--") and _long(opt, "--unrestricted")):
+            unrestricted += 1
+        elif name in ("-g", "--glob") or (name.startswith("--") and _long(opt, "--glob")):
+            glob = opt.value or ""
+            if glob and "/" not in glob and not glob.startswith("!"):
+                include.append(glob)
+    return Walk(paths or ["."], follow=follow, hidden=hidden or unrestricted >= 2,
+                include=include)
+
+
+def _diff(args, paths):
+    if not any(o.name == "-r" or (o.name.startswith("--") and _long(o, "--recursive"))
+               for o in args.options):
+        return None
+    return Walk(paths, follow=True)
+
+
+_PLANS = {"grep": _grep, "rg": _rg, "diff": _diff}
+KINDS = tuple(_PLANS)
+
+
+def run(ctx, walk, cwd):
+    """Walk every directory of `walk`; an ask verdict for a secret or an unproven tree,
+    None when every file the command would read is clear."""
+    budget = [WALK_LIMIT]
+    for start in walk.paths:
+        # the commands follow a symlink named on the command line; phase 5 has checked
+        # that it stays inside the project
+        top = resolve(start, cwd, ctx.roots).real
+        if not os.path.isdir(top):
+            continue  # a file: phase 5 has judged it by name
+        found = _walk(top, walk, ctx.policy, budget)
+        if found is None:
+            continue
+        kind, path = found
+        shown = _shown(path, cwd)
+        if kind == "secret":
+            secret = is_secret((path,), ctx.policy)
+            return ctx.ask(PHASE, "GW506", f"{start!r} is read recursively and contains the "
+                           f"secret {shown!r} ({secret})", rule=f"secrets:{secret}")
+        reasons = {"limit": f"has more than {WALK_LIMIT} entries to check",
+                   "symlink": f"has a symlink the command would follow ({shown!r})",
+                   "unreadable": f"has a directory that cannot be listed ({shown!r})"}
+        return ctx.ask(PHASE, "GW507", f"{start!r} is read recursively and {reasons[kind]}: "
+                       "it cannot be proven free of secrets")
+    return None
+
+
+def _shown(path, cwd):
+    try:
+        rel = os.path.relpath(path, cwd)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _matches(name, patterns):
+    return any(fnmatchcase(name, p) for p in patterns)
+
+
+def _walk(top, walk, policy, budget):
+    """("secret" | "limit" | "symlink" | "unreadable", path) or None. Iterative: a deep tree
+    cannot exhaust the stack."""
+    if is_secret((top,), policy):
+        return "secret", top
+    stack = [top]
+    seen = set()
+    while stack:
+        directory = stack.pop()
+        try:
+            st = os.stat(directory)
+        except OSError:
+            return "unreadable", directory
+        if (st.st_dev, st.st_ino) in seen:
+            continue  # a loop through followed symlinks; each directory is read once
+        seen.add((st.st_dev, st.st_ino))
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError:
+            return "unreadable", directory
+        for entry in entries:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return "limit", directory
+            name = entry.name
+            if not walk.hidden and name.startswith("."):
+                continue
+            path = os.path.join(directory, name)
+            try:
+                link = entry.is_symlink()
+                if link:
+                    if not walk.follow:
+                        continue  # the command skips it
+                    return "symlink", path
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                return "unreadable", path
+            if is_dir:
+                if walk.exclude_dir and _matches(name, walk.exclude_dir):
+                    continue
+                if is_secret((path,), policy):
+                    return "secret", path
+                stack.append(path)
+                continue
+            if walk.include and not _matches(name, walk.include):
+                continue
+            if walk.exclude and _matches(name, walk.exclude):
+                continue
+            if is_secret((path,), policy):
+                return "secret", path
+    return None
