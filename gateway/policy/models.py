@@ -113,8 +113,8 @@ class CommandEntry(_Strict):
     unsafe_flags: list[str] = []
     safe_flags: list[str] | None = None
     check: str | None = None
-    # grep | rg | diff: the command reads whole directory trees (phase5_recursive)
-    recursive: Literal["grep", "rg", "diff"] | None = None
+    # the command reads whole directory trees, walked as this kind (phase5_recursive)
+    recursive: Literal["grep", "rg", "diff", "git-grep"] | None = None
     subcommands: dict[str, "CommandEntry"] | None = None
     default_subcommand: str | None = None
     global_: GlobalOptions | None = Field(default=None, alias="global")

@@ -1,7 +1,7 @@
 """Phase 5 (recursive reads): a command that reads a whole tree reads every secret in it.
 
 `grep -r KEY .` names no secret, yet prints the lines of `.env` and `.git/config`. For the
-catalogue entries marked `recursive:` (grep, rg, diff), the directories the command will
+catalogue entries marked `recursive:` (grep, rg, diff, git grep), the directories the command will
 descend into are walked, the way the command itself would walk them, and a secret inside
 stops the allow (GW506). The walk is bounded (WALK_LIMIT entries); a bigger tree, a symlink
 the command would follow, or a directory that cannot be listed is not proven clean and asks
@@ -19,6 +19,8 @@ What each kind means (the options are taken from the parse of the arguments):
   without a slash include by base name; other globs (--iglob, negations, paths) are
   ignored, which can only make the walk see more.
 * ``diff``  recursive with -r/--recursive; diff follows symlinks.
+* ``git-grep``  with --no-index or --untracked it reads the working tree like grep -r; by
+  default it reads tracked files only and is not walked.
 """
 
 import os
@@ -115,7 +117,16 @@ def _diff(args, paths):
     return Walk(paths, follow=True)
 
 
-_PLANS = {"grep": _grep, "rg": _rg, "diff": _diff}
+def _git_grep(args, paths):
+    # Tracked files only by default (a tracked secret is in the history for anyone to read;
+    # see docs/security.md). --no-index and --untracked read the working tree like grep -r.
+    if not any(o.name.startswith("--") and _long(o, "--no-index", "--untracked")
+               for o in args.options):
+        return None
+    return Walk(paths or ["."])
+
+
+_PLANS = {"grep": _grep, "rg": _rg, "diff": _diff, "git-grep": _git_grep}
 KINDS = tuple(_PLANS)
 
 
