@@ -8,6 +8,7 @@ background jobs), and every simple command anywhere in the tree (for the deny ru
 must see inside substitutions and subshells too).
 """
 
+from gateway.shell import bashlex_fixes as _fixes
 from gateway.shell import heredoc as _heredoc
 from gateway.shell.words import decode
 
@@ -102,10 +103,9 @@ class Script:
 
 
 def _bashlex():
-    try:
-        from gateway.shell.bashlex_loader import bashlex
-    except ImportError:  # pragma: no cover - the loader is being written
-        import bashlex
+    from gateway.shell.bashlex_loader import bashlex
+
+    _fixes.apply(bashlex)  # once; later calls return at the first check
     return bashlex
 
 
