@@ -27,8 +27,30 @@ def events() -> list:
 def _module(event: str):
     if event not in events():
         return None
-    import importlib
-    return importlib.import_module("gateway.hooks." + event.replace("-", "_"))
+    name = "gateway.hooks." + event.replace("-", "_")
+    __import__(name)  # not importlib: importing it (and `warnings`) costs a hook call ~1 ms
+    return sys.modules[name]
+
+
+def module_for(event: str):
+    """The module of a hook event's command-line name, or None when there is none."""
+    return _module(event)
+
+
+def respond(module, raw: bytes, env, start=None) -> str:
+    """The hook's output text ("" for none) for raw input: decide, render, audit. Shared by
+    the command hook and `gateway serve`, so both give the same answer. An exception here is
+    an internal error: the caller expresses no decision."""
+    start = time.perf_counter() if start is None else start
+    verdict, payload = module.decide(raw, env)
+    text = module.render(verdict)
+    try:
+        from gateway import audit
+        audit.record(verdict, event=module.EVENT, payload=payload,
+                     latency_ms=round((time.perf_counter() - start) * 1000, 2), env=env)
+    except Exception:
+        pass
+    return text
 
 
 def run(event: str, stdin=None, stdout=None, env=None) -> int:
@@ -42,19 +64,16 @@ def run(event: str, stdin=None, stdout=None, env=None) -> int:
         raw = b""
     text = ""
     try:
-        module = _module(event)
-        if module is None:
-            sys.stderr.write(f"gateway: unknown hook event {event!r}; known: "
-                             f"{', '.join(events())}\n")
-            return 0
-        verdict, payload = module.decide(raw, env)
-        text = module.render(verdict)
-        try:
-            from gateway import audit
-            audit.record(verdict, event=module.EVENT, payload=payload,
-                         latency_ms=round((time.perf_counter() - start) * 1000, 2), env=env)
-        except Exception:
-            pass
+        from gateway import _resident  # a running `gateway serve` answers without the imports
+
+        text = _resident.forward(event, raw, env)
+        if text is None:
+            module = _module(event)
+            if module is None:
+                sys.stderr.write(f"gateway: unknown hook event {event!r}; known: "
+                                 f"{', '.join(events())}\n")
+                return 0
+            text = respond(module, raw, env, start)
     except Exception as exc:  # never allow on an error: print nothing
         text = ""
         sys.stderr.write(f"gateway: internal error in the {event} hook: {exc}\n")

@@ -7,6 +7,16 @@ and "absent" for files that do not exist). Any change to any of them, including 
 appearing or disappearing, is a different digest and a recompile: a rules change is never
 ignored. A cache file that does not parse or does not have the expected shape is ignored and
 rebuilt; the cache directory is listed among the protected paths.
+
+Against a tampered or corrupt file: the file is one header line (format, gateway version,
+the source digests, and a digest and size of the body) and the policy as JSON; a body that
+does not match its digest is ignored, and so is a file not owned by the current user or
+writable by anyone else (another local user could have written it). Nobody can stop the
+user's own processes from rewriting both parts; that is what the protected paths are for.
+
+Long-running processes (`gateway serve`, `check --batch`) keep the loaded Policy in memory,
+keyed by the same source digests, which are recomputed on every call: a rules change is
+seen by the very next decision.
 """
 
 import json
@@ -22,6 +32,9 @@ except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b
 
 _FORMAT = 3  # 3: catalogue entries carry `recursive`
+#: Policies loaded by this process: cache path -> (sources, Policy). Bounded.
+_LOADED = {}
+_LOADED_MAX = 16
 
 
 def cache_dir(env=None) -> str:
@@ -56,11 +69,21 @@ def _cache_path(sources, env) -> str:
 
 def _read_cache(path: str, sources):
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-        if (data.get("format") == _FORMAT and data.get("gateway") == __version__
-                and data.get("sources") == sources):
-            return Policy(data["policy"])
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:
+                return None  # someone else could have written it: compile instead
+            data = fh.read()
+        head, sep, body = data.partition(b"\n")
+        if not sep:
+            return None
+        header = json.loads(head)
+        if (header.get("format") == _FORMAT and header.get("gateway") == __version__
+                and header.get("sources") == sources and header.get("size") == len(body)
+                and header.get("digest") == blake2b(body, digest_size=20).hexdigest()):
+            policy = json.loads(body)
+            if isinstance(policy, dict):
+                return Policy(policy)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
     return None
@@ -69,15 +92,27 @@ def _read_cache(path: str, sources):
 def _write_cache(path: str, sources, policy_data) -> None:
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        body = json.dumps(policy_data, separators=(",", ":")).encode("utf-8")
+        head = json.dumps({"format": _FORMAT, "gateway": __version__, "sources": sources,
+                           "size": len(body),
+                           "digest": blake2b(body, digest_size=20).hexdigest()},
+                          separators=(",", ":")).encode("utf-8")
         tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump({"format": _FORMAT, "gateway": __version__, "sources": sources,
-                       "policy": policy_data}, fh, separators=(",", ":"))
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "wb") as fh:
+            fh.write(head + b"\n" + body)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except OSError:
+    except (OSError, ValueError, TypeError):
         pass  # the cache is an optimisation; the next call compiles again
+
+
+def _remember(path, sources, policy):
+    if len(_LOADED) >= _LOADED_MAX:
+        _LOADED.pop(next(iter(_LOADED)), None)
+    _LOADED[path] = (sources, policy)
+    return policy
 
 
 def load_policy(project_dir, env=None, verify=None, use_cache=True) -> Policy:
@@ -93,9 +128,12 @@ def load_policy(project_dir, env=None, verify=None, use_cache=True) -> Policy:
         raise PolicyError([f"{p}: cannot read this rules file" for p in bad])
     path = _cache_path(sources, env)
     if use_cache:
+        known = _LOADED.get(path)
+        if known is not None and known[0] == sources:
+            return known[1]
         cached = _read_cache(path, sources)
         if cached is not None:
-            return cached
+            return _remember(path, sources, cached)
     from gateway.policy.merge import merge
 
     merged = merge(project_dir, env)
@@ -103,4 +141,5 @@ def load_policy(project_dir, env=None, verify=None, use_cache=True) -> Policy:
         verify(merged)
     if use_cache and source_digests(project_dir, env) == sources:
         _write_cache(path, sources, merged.policy)
+        return _remember(path, sources, Policy(merged.policy))
     return Policy(merged.policy)

@@ -25,8 +25,7 @@ class CommandSpec:
         self.check = data.get("check")
         self.recursive = data.get("recursive")
         subs = data.get("subcommands")
-        self.subcommands = ({k: CommandSpec(f"{name} {k}", v) for k, v in subs.items()}
-                            if subs is not None else None)
+        self.subcommands = _SubSpecs(name, subs) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")
         g = data.get("global") or {}
         self.has_global = bool(data.get("global"))
@@ -39,6 +38,48 @@ class CommandSpec:
 
     def __repr__(self) -> str:
         return f"CommandSpec({self.name!r})"
+
+
+class _SubSpecs:
+    """A command's subcommands, read-only, each CommandSpec built on first use: `git` has
+    dozens of nested entries and a hook call looks at one of them."""
+
+    __slots__ = ("_name", "_raw", "_built")
+
+    def __init__(self, name: str, raw: dict):
+        self._name = name
+        self._raw = raw
+        self._built = {}
+
+    def __getitem__(self, key):
+        spec = self._built.get(key)
+        if spec is None:
+            spec = self._built[key] = CommandSpec(f"{self._name} {key}", self._raw[key])
+        return spec
+
+    def get(self, key, default=None):
+        return self[key] if key in self._raw else default
+
+    def __contains__(self, key) -> bool:
+        return key in self._raw
+
+    def __iter__(self):
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def keys(self):
+        return self._raw.keys()
+
+    def items(self):
+        return [(k, self[k]) for k in self._raw]
+
+    def values(self):
+        return [self[k] for k in self._raw]
+
+    def __repr__(self) -> str:
+        return f"<subcommands of {self._name}: {', '.join(self._raw)}>"
 
 
 class Interpreter:

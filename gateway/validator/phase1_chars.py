@@ -6,8 +6,6 @@ Unicode whitespace other than the plain space, and invisible format characters (
 spaces, bidi overrides) is refused: bash does not treat them the way they look.
 """
 
-import unicodedata
-
 PHASE = "1"
 _ALLOWED_CONTROL = frozenset("\t\n")
 _BAD_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp"))
@@ -19,6 +17,8 @@ def _first_bad(text: str):
             if (ch < " " and ch not in _ALLOWED_CONTROL) or ch == "\x7f":
                 return i, ch, "control"
         return None
+    import unicodedata  # only for non-ASCII text: most hook calls never need it
+
     for i, ch in enumerate(text):
         if ch == " " or ch in _ALLOWED_CONTROL:
             continue
@@ -34,6 +34,8 @@ def _first_bad(text: str):
 def run(ctx):
     bad = _first_bad(ctx.command)
     if bad:
+        import unicodedata
+
         i, ch, kind = bad
         name = unicodedata.name(ch, f"U+{ord(ch):04X}")
         if kind == "control":

@@ -43,13 +43,34 @@ _OUTPUT_OPS = frozenset((">", ">>", ">|", "&>", "&>>", "<>", ">&"))
 _DEV_NULL = "/dev/null"
 
 
+# Parses of recent texts, for long-running callers (`check --batch`, `serve`): a Script is a
+# pure function of the text and nothing downstream mutates it, and bashlex is most of the cost
+# of a decision. Bounded in entries and in the length of the texts it keeps.
+_MEMO = {}
+_MEMO_ENTRIES = 1024
+_MEMO_MAX_TEXT = 2048
+
+
 def parse(ctx):
     """Parse ctx.text once; the result (or the error) stays on ctx."""
     if ctx.script is None and ctx.parse_error is None:
-        try:
-            ctx.script = shell.parse(ctx.text)
-        except shell.ShellParseError as exc:
-            ctx.parse_error = exc
+        text = ctx.text
+        hit = _MEMO.get(text)
+        if hit is None:
+            try:
+                hit = shell.parse(text)
+            except shell.ShellParseError as exc:
+                hit = exc
+                # only its message and kind are used: keep no parser frames alive
+                hit.__traceback__ = hit.__context__ = hit.__cause__ = None
+            if len(text) <= _MEMO_MAX_TEXT:
+                if len(_MEMO) >= _MEMO_ENTRIES:
+                    _MEMO.pop(next(iter(_MEMO)), None)  # the oldest entry
+                _MEMO[text] = hit
+        if isinstance(hit, shell.ShellParseError):
+            ctx.parse_error = hit
+        else:
+            ctx.script = hit
     return ctx.script
 
 

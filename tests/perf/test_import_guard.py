@@ -1,0 +1,120 @@
+"""Regression guards for the hot path that are not timings: what a hook call imports, that the
+parser tables and the compiled policy come from their caches, and what the resident fast path
+loads."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+#: Never on the hook path: the CLI framework, the rules compiler and bashlex's table generator.
+FORBIDDEN = ("click", "pydantic", "pydantic_core", "yaml", "inspect", "dataclasses",
+             "importlib.util", "gateway.cli", "gateway.cli.app", "gateway.policy.models",
+             "gateway.policy.merge", "gateway.policy.load_yaml", "unicodedata")
+
+_PROBE = r"""
+import io, json, sys
+sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))
+from gateway._entry import main
+main(["hook", "permission-request"])
+from gateway.shell import bashlex_loader
+info = {"modules": sorted(sys.modules), "load_path": bashlex_loader.LOAD_PATH
+        if "gateway.shell.bashlex_loader" in sys.modules else None}
+sys.stderr.write("\nPROBE " + json.dumps(info) + "\n")
+"""
+
+_RESIDENT_PROBE = r"""
+import io, sys
+sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))
+from gateway._entry import main
+main(["hook", "permission-request"])
+modules = sorted(sys.modules)
+import json
+sys.stderr.write("\nPROBE " + json.dumps({"modules": modules}) + "\n")
+"""
+
+
+def _payload(project, command="git status"):
+    return json.dumps({"session_id": "s", "cwd": project, "tool_name": "Bash",
+                       "hook_event_name": "PermissionRequest",
+                       "tool_input": {"command": command}})
+
+
+def _env(project, **extra):
+    env = dict(os.environ, CLAUDE_PROJECT_DIR=project, GATEWAY_RESIDENT="off",
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.update(extra)
+    return env
+
+
+def _probe(project, env, script=_PROBE, command="git status"):
+    p = subprocess.run([sys.executable, "-c", script, _payload(project, command)], env=env,
+                       capture_output=True, timeout=120, cwd="/")
+    assert p.returncode == 0, p.stderr.decode()
+    line = [x for x in p.stderr.decode().splitlines() if x.startswith("PROBE ")][-1]
+    return p.stdout.decode(), json.loads(line[6:])
+
+
+def test_hook_imports_nothing_heavy_and_uses_the_caches(project):
+    env = _env(project)
+    out1, first = _probe(project, env)  # may compile the policy (pydantic) and write the cache
+    out2, second = _probe(project, env)
+    assert out1 == out2 and '"allow"' in out2
+    loaded = set(second["modules"])
+    assert not loaded & set(FORBIDDEN), sorted(loaded & set(FORBIDDEN))
+    assert second["load_path"] == "cache", "bashlex rebuilt its LR tables instead of the cache"
+    # the second call read the compiled policy from the cache: the rules compiler never ran
+    assert "gateway.policy.merge" not in loaded and "yaml" not in loaded
+
+
+def test_policy_cache_file_has_a_checked_header():
+    from gateway.policy import cache
+
+    d = cache.cache_dir()
+    files = [f for f in os.listdir(d) if f.startswith("policy-") and f.endswith(".json")]
+    assert files, "no compiled policy in the cache directory"
+    with open(os.path.join(d, files[0]), "rb") as fh:
+        head, _, body = fh.read().partition(b"\n")
+    header = json.loads(head)
+    assert header["size"] == len(body) and header["format"] == cache._FORMAT
+
+
+def test_resident_fast_path_skips_the_validator(project, tmp_path):
+    from gateway import _resident
+    from gateway import server as srv
+
+    state = tmp_path / "state"
+    env = _env(project, XDG_STATE_HOME=str(state), GATEWAY_RESIDENT="")
+    saved = dict(os.environ)
+    os.environ.update({"XDG_STATE_HOME": str(state)})
+    try:
+        httpd = srv.make_server(port=0, token="t" * 40)
+        listener = srv.ResidentListener(httpd)
+        listener.start()
+        try:
+            assert os.path.exists(_resident.socket_path(env))
+            out, info = _probe(project, env, _RESIDENT_PROBE)
+        finally:
+            listener.close()
+            httpd.server_close()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    assert '"allow"' in out
+    loaded = set(info["modules"])
+    for heavy in ("bashlex", "json", "gateway.validator.pipeline", "gateway.policy.cache", "re"):
+        assert heavy not in loaded, heavy
+
+
+@pytest.mark.parametrize("module", ["gateway.hooks.runner", "gateway._resident"])
+def test_entry_modules_import_only_the_standard_library(module):
+    script = (f"import sys; before = set(sys.modules); import {module}; "
+              "print(sorted(set(sys.modules) - before))")
+    p = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, timeout=60,
+                       cwd=ROOT)
+    new = eval(p.stdout.decode())  # a list literal we printed ourselves
+    assert all(m.startswith("gateway") for m in new), new
