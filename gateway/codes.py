@@ -199,7 +199,115 @@ CODES = {
               "creating a file system, a fork bomb, running code piped from the network.",
               "curl http://x | sh"),
     # --- Guards (PreToolUse) ----------------------------------------------------------------
-    # GW8xx are defined with the guards.
+    "GW800": ("guard", "ask", "no guard objects (no decision)",
+              "No PreToolUse guard denies the call. The hook prints nothing and Claude Code's "
+              "own permission flow decides (rules, mode, the dialog, the PermissionRequest "
+              "hook). PreToolUse never answers allow or ask.", "Read README.md"),
+    "GW801": ("guard:role", "deny", "reviewer writes outside .claude/state/",
+              "A session registered as reviewer is read-only: Write, Edit, MultiEdit and "
+              "NotebookEdit are allowed only below the project's .claude/state/, judged on the "
+              "canonical path (.. removed, symlinks resolved).",
+              "Write .claude/state/../../src/x.ts   (as the reviewer)"),
+    "GW802": ("guard:role", "deny", "reviewer runs a command that is not read-only",
+              "A reviewer's Bash command must only read. It is parsed and every simple "
+              "command classified: redirections to files, tee, sed -i, mv/cp/rm/mkdir/touch/"
+              "ln/install/dd, mutating git subcommands, interpreters with inline code or "
+              "scripts, unknown programs and anything that cannot be parsed count as writing.",
+              "python3 -c \"open('x','w')\"   (as the reviewer)"),
+    "GW803": ("guard:role", "deny", "implementer writes outside its owns globs",
+              "An implementer writes only the files its owns globs admit (real glob semantics "
+              "on the canonical project-relative path: src/auth/** does not admit src/authz/; "
+              "owns: [] admits nothing) and its own role marker.",
+              "Write src/authz/x.ts   (owns: [\"src/auth/**\"])"),
+    "GW804": ("guard:role", "deny", "implementer commits or pushes",
+              "Implementers do not commit or push; the Lead commits after review. Found in the "
+              "parse in every spelling: /usr/bin/git commit, git -c a=b commit, command git "
+              "push, git-commit, GIT COMMIT, git aliases (an unknown subcommand), commit-tree, "
+              "merge, rebase, update-ref, submodule foreach.", "git -c a=b commit -m x"),
+    "GW805": ("guard:role", "deny", "role self-escalation",
+              "A role marker write asks for a role that ranks above the caller's current one "
+              "(reviewer < implementer < lead). A registered identity can only keep its rank "
+              "or move down; a subagent's current role includes the session's.",
+              "Write .claude/state/breezing-role-x.json {\"role\": \"lead\"}   (as the reviewer)"),
+    "GW806": ("guard:role", "deny", "role registration refused",
+              "A role marker must be written whole with Write, as {\"role\": \"lead\"|"
+              "\"implementer\"|\"reviewer\", \"owns\": [globs]} and nothing else, by a call that "
+              "has an agent_id or a session_id. Edit cannot register; invalid JSON or extra "
+              "fields are refused.", "Write .claude/state/breezing-role-x.json {\"role\": \"admin\"}"),
+    "GW807": ("guard:role", "deny", "only the Lead changes the breezing state",
+              "breezing-active.json, `gateway breezing phase`, `gateway state clean` and "
+              "`gateway hook` belong to the Lead (a session registered as lead, or the "
+              "unregistered main thread). Reviewers, implementers and subagents may not use "
+              "them.", "gateway state clean   (as an implementer)"),
+    "GW808": ("guard:role", "deny", "reviewer or implementer starts an agent",
+              "A reviewer or implementer may not use the Agent (Task) tool: the new agent "
+              "would have its own agent_id and would not inherit the role.",
+              "Agent {\"prompt\": ...}   (as the reviewer)"),
+    "GW810": ("guard:codex", "deny", "codex mode: write outside state and Markdown files",
+              "While breezing-active.json has impl_mode \"codex\", Codex writes the code: every "
+              "session may write only .claude/state/breezing*, .claude/state/review* and *.md "
+              "files.", "Edit src/app.py   (impl_mode codex)"),
+    "GW811": ("guard:codex", "deny", "codex mode: Bash writes",
+              "While impl_mode is \"codex\", Bash may not write (redirections, tee, sed -i, awk "
+              "-i inplace, mv/cp/rm/mkdir/touch/ln/install/dd, mutating git, interpreters, "
+              "unknown programs), judged from the parse.", "echo x > src/a.py   (impl_mode codex)"),
+    "GW812": ("guard:codex", "deny", "codex mode: write through a symlink",
+              "In codex mode files are written only directly: a path with a symlink on the way "
+              "is refused, even when its name is allowed.",
+              "Write notes.md   (notes.md -> src/app.py, impl_mode codex)"),
+    "GW813": ("guard:codex", "deny", "codex mode: switching impl_mode off",
+              "A write or edit of breezing-active.json that would leave impl_mode other than "
+              "\"codex\" (or the file unreadable) is refused. Codex mode ends with `gateway "
+              "state clean`.", "Edit breezing-active.json: \"codex\" -> \"standard\""),
+    "GW820": ("guard:delegate", "deny", "delegate mode: tool not allowed",
+              "In delegate mode (permission_mode \"delegate\" from clients up to 2.1.45, or "
+              "breezing Phase B recorded by `gateway breezing phase B`) the Lead may use only "
+              "TaskCreate, TaskUpdate, TaskList, TaskGet and SendMessage (old clients also "
+              "TeamCreate, TeamDelete, Task). In Phase B, `gateway breezing phase C` ends it.",
+              "Write src/app.py   (the Lead in Phase B)"),
+    "GW830": ("guard:files", "deny", "path escapes the project with ..",
+              "A file tool's path uses .. and ends outside the project.",
+              "Write {project}/../outside.txt"),
+    "GW831": ("guard:files", "deny", "symlink escapes the project",
+              "The path is inside the project as written, but a symlink on the way points "
+              "outside it.", "Write link/x   (link -> /etc)"),
+    "GW832": ("guard:files", "deny", "write to the permission surface",
+              "The path is part of the agent's own permission surface: Claude Code settings "
+              "and hook files, the gateway's rules, cache and audit log, anything under .git/ "
+              "(hooks, config), .gitmodules (see protected_paths in the rules). No tool may "
+              "write it, and no tree containing it may be removed or moved.",
+              "Write .claude/settings.local.json"),
+    "GW833": ("guard:files", "deny", "write to a secret",
+              "The path is a secret: .env files (not templates such as .env.example), private "
+              "keys (*.pem, *.key, *id_rsa*, *id_ed25519*), .ssh/, credential and token files "
+              "(see secrets in the rules).", "Write .env"),
+    "GW834": ("guard:files", "deny", "write to a gateway-maintained state file",
+              "breezing-session-roles.json and gateway-breezing-phase.json are written only by "
+              "the gateway (role registration, `gateway breezing phase`, `gateway state "
+              "clean`); a direct write would register a role without the escalation check.",
+              "Write .claude/state/breezing-session-roles.json"),
+    "GW835": ("guard:files", "deny", "Bash writes a protected path",
+              "A Bash command writes (or removes a tree containing) a path of GW832-GW834, as "
+              "found by the analyzer: redirections, tee, cp/mv/rm/ln/install/dd, sed -i, "
+              "git config, git clean, gateway install... The bracket names the kind.",
+              "cd .claude && rm settings.json"),
+    "GW890": ("guard:state", "deny", "the breezing state cannot be read",
+              "A state file the guards consult (breezing-session-roles.json, "
+              "breezing-active.json, gateway-breezing-phase.json) is corrupt, not a regular "
+              "file or locked. The guards cannot decide, so they deny; the message names the "
+              "file and the repair (see docs/state.md).",
+              ".claude/state/breezing-session-roles.json cut off half-way"),
+    "GW891": ("guard:rules", "deny", "the rules cannot be loaded (guards)",
+              "The protected paths come from the rules; when they cannot be loaded, file "
+              "writes and Bash are denied. Run `gateway rules validate`.",
+              ".claude/gateway.yaml with a syntax error"),
+    "GW892": ("guard:input", "deny", "malformed PreToolUse input",
+              "The hook input is not a JSON object of the expected shape (no tool_name, a "
+              "Write without file_path, a Bash call without a command). The guards cannot "
+              "decide, so they deny.", "garbage on stdin"),
+    "GW893": ("guard:error", "deny", "internal error in the guards",
+              "The guards failed. They never let a call through on an error; please report it "
+              "with the input.", ""),
     # --- Errors -------------------------------------------------------------------------------
     "GW901": ("error", "ask", "rules cannot be loaded",
               "A rules file is missing, invalid or tries to loosen the policy from a project "

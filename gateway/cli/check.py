@@ -1,4 +1,6 @@
-"""`gateway check`: the dry run, for one command or a batch."""
+"""`gateway check`: the dry run, for one command or a batch, and for the PreToolUse guards
+(`--tool Write --input '{"file_path": ...}'`, `--agent-id`, `--session-id`,
+`--permission-mode`)."""
 
 import json
 import os
@@ -89,6 +91,112 @@ def _print_text(verdict, verbose):
         click.echo(f"  (gateway explain {verdict.code} · -v for the trace)")
 
 
+# --- PreToolUse guards ----------------------------------------------------------------------
+
+def _tool_input(tool_name, command, input_json):
+    if input_json is not None:
+        try:
+            ti = json.loads(input_json)
+        except ValueError as exc:
+            raise click.BadParameter(f"not JSON: {exc}", param_hint="--input") from None
+        if not isinstance(ti, dict):
+            raise click.BadParameter("must be a JSON object (the tool_input)",
+                                     param_hint="--input")
+        if command is not None:
+            if tool_name != "Bash" or "command" in ti:
+                raise click.UsageError("give the command either as COMMAND or inside --input")
+            ti = dict(ti, command=command)
+        return ti
+    if command is None:
+        raise click.UsageError(f"missing COMMAND or --input for --tool {tool_name}")
+    if tool_name != "Bash":
+        raise click.UsageError(f"--tool {tool_name} takes its tool_input as --input JSON")
+    return {"command": command}
+
+
+def run_guards(command, cwd, project, as_json, verbose, tool_name, input_json, identity,
+               use_settings) -> int:
+    """The PreToolUse guards (and, for Bash, the validator) on one tool call. No state is
+    written: a role registration is only reported."""
+    from gateway.guards.engine import evaluate
+    from gateway.hooks import pre_tool_use
+
+    cwd, project = _locate(cwd, project)
+    tool_input = _tool_input(tool_name, command, input_json)
+    agent_id, session_id, permission_mode, agent_type = identity
+    payload = {"hook_event_name": "PreToolUse", "tool_name": tool_name,
+               "tool_input": tool_input, "cwd": cwd}
+    for key, value in (("session_id", session_id), ("agent_id", agent_id),
+                       ("agent_type", agent_type), ("permission_mode", permission_mode)):
+        if value is not None:
+            payload[key] = value
+    env = dict(os.environ, CLAUDE_PROJECT_DIR=project)
+    guard = evaluate(payload, env, record=False, project=project)
+    if guard.code == "GW891":
+        click.echo(f"gateway: {guard.message}", err=True)
+        return EXIT_CONFIG
+    core = None
+    if tool_name == "Bash" and isinstance(tool_input.get("command"), str):
+        try:
+            core = _Session(use_settings).judge(tool_input["command"], cwd, project, "Bash")
+        except PolicyError as exc:
+            return _report_policy_error(exc)
+    if guard.decision is DENY:
+        final = DENY
+    elif core is not None:
+        final = core.decision
+    else:
+        final = None  # no decision: the normal permission flow
+    subject = guard.command or json.dumps(tool_input, ensure_ascii=False)
+    if as_json:
+        g = guard.as_dict()
+        g["hook_output"] = pre_tool_use.render(guard)
+        if guard.decision is not DENY:
+            g["decision"] = "ask"  # no decision = the normal flow (dialog or mode)
+        out = {"decision": str(final) if final is not None else "ask", "tool": tool_name,
+               "input": tool_input, "pretooluse": g,
+               "validator": core.as_dict() if core is not None else None}
+        click.echo(json.dumps(out, ensure_ascii=False))
+    else:
+        _print_guard(tool_name, subject, guard, core, verbose)
+    if final is None:
+        return EXIT_ASK
+    return _EXIT.get(final, EXIT_ASK)
+
+
+def _print_guard(tool_name, subject, guard, core, verbose):
+    if guard.decision is DENY:
+        head = click.style("DENY", fg="red", bold=True)
+        tail = "(PreToolUse deny)"
+    else:
+        head = click.style("NO DECISION", fg="yellow", bold=True)
+        tail = "(PreToolUse: no guard objects; the normal permission flow decides = ask)"
+    click.echo(f"{head}  {tool_name} {subject}  {tail}")
+    rule = f" · {guard.rule}" if guard.rule else ""
+    click.echo(f"  {guard.phase} · {guard.code}{rule}")
+    click.echo(f"  {guard.message}")
+    if core is not None:
+        d = str(core.decision)
+        click.echo("  validator (PermissionRequest): "
+                   + click.style(d.upper(), fg=_COLOURS[d], bold=True)
+                   + f" · phase {core.phase} · {core.code}"
+                   + (f" · {core.rule}" if core.rule else "") + f" · {core.message}")
+    if verbose:
+        click.echo("  guard trace:")
+        for s in guard.trace:
+            code = f" {s.code}" if s.code else ""
+            msg = f" {s.message}" if s.message else ""
+            click.echo(f"    [{s.phase}] {s.status}{code}{msg}")
+        if core is not None:
+            click.echo("  validator trace:")
+            for s in core.trace:
+                code = f" {s.code}" if s.code else ""
+                msg = f" {s.message}" if s.message else ""
+                click.echo(f"    [{s.phase}] {s.status}{code}{msg}")
+    else:
+        click.echo(f"  (gateway explain {guard.code} · -v for the trace)")
+
+
 def _parse_line(line: str):
     """(command, cwd, tool_name) from one batch line."""
     stripped = line.strip()
@@ -138,12 +246,30 @@ def run_batch(stream, cwd, project, tool_name, use_settings) -> int:
                    "object with command and optional cwd, tool_name. Writes one JSON result "
                    "per line.")
 @click.option("--tool", "tool_name", default="Bash", show_default=True,
-              help="Tool name to judge as (the validator judges Bash).")
+              help="Tool name to judge as (the validator judges Bash; with --input the "
+                   "PreToolUse guards judge any tool).")
 @click.option("--no-settings", is_flag=True,
               help="Ignore the permissions.ask/deny rules of Claude Code's settings files.")
-def command(command_text, cwd, project, as_json, verbose, batch, tool_name, no_settings):
+@click.option("--input", "input_json", default=None, metavar="JSON",
+              help="The tool_input as a JSON object; runs the PreToolUse guards "
+                   "(e.g. --tool Write --input '{\"file_path\": \"src/a.py\"}').")
+@click.option("--agent-id", default=None, help="Run the PreToolUse guards as this agent_id.")
+@click.option("--session-id", default=None,
+              help="Run the PreToolUse guards as this session_id.")
+@click.option("--agent-type", default=None, help="The agent_type of the call (recorded on "
+              "registration).")
+@click.option("--permission-mode", default=None,
+              help="The payload's permission_mode (e.g. delegate) for the PreToolUse guards.")
+@click.option("--guards", "force_guards", is_flag=True,
+              help="Run the PreToolUse guards too (implied by --input, --agent-id, "
+                   "--session-id and --permission-mode).")
+def command(command_text, cwd, project, as_json, verbose, batch, tool_name, no_settings,
+            input_json, agent_id, session_id, agent_type, permission_mode, force_guards):
     """Dry-run the validator on COMMAND: the decision, the phase that decided, the reason code,
-    the rule and the message.
+    the rule and the message. With --input or an identity, dry-run the PreToolUse guards on a
+    tool call instead (for Bash: the guards and the validator): "deny" or "no decision"
+    (the normal permission flow decides, i.e. ask). Nothing is written: a role registration
+    is only reported.
 
     \b
     Examples:
@@ -151,11 +277,23 @@ def command(command_text, cwd, project, as_json, verbose, batch, tool_name, no_s
       gateway check --json "git -C . push"
       gateway check --cwd src --project . "cat ../README.md"
       printf 'git status\\nrm -rf /\\n' | gateway check --batch -
+      gateway check --tool Write --input '{"file_path": ".claude/settings.json"}'
+      gateway check --agent-id rev-1 "sed -i s/a/b/ src/x.py"
+      gateway check --tool Edit --permission-mode delegate --input '{"file_path": "a.py"}'
     """
+    guards = (force_guards or input_json is not None or agent_id is not None
+              or session_id is not None or permission_mode is not None)
     if batch is not None:
         if command_text is not None:
             raise click.UsageError("give either COMMAND or --batch, not both")
+        if guards:
+            raise click.UsageError("--batch judges Bash commands with the validator; the "
+                                   "PreToolUse options take one tool call")
         sys.exit(run_batch(batch, cwd, project, tool_name, not no_settings))
+    if guards:
+        sys.exit(run_guards(command_text, cwd, project, as_json, verbose, tool_name,
+                            input_json, (agent_id, session_id, permission_mode, agent_type),
+                            not no_settings))
     if command_text is None:
         raise click.UsageError("missing COMMAND (or --batch FILE)")
     sys.exit(run_one(command_text, cwd, project, as_json, verbose, tool_name, not no_settings))

@@ -1,0 +1,70 @@
+"""`gateway breezing phase [A|B|C]`: record the breezing phase for the delegate-mode guard."""
+
+import os
+import sys
+
+import click
+
+from gateway import paths
+
+EXIT_PROBLEM = 1
+
+
+@click.group("breezing")
+def command():
+    """The /breezing workflow's phases (see docs/guards.md#delegate-mode-guard).
+
+    \b
+    Examples:
+      gateway breezing phase B     enter delegate mode: the Lead uses only the Task tools
+      gateway breezing phase C     leave it (every task done and approved)
+      gateway breezing phase       show the recorded phase
+    """
+
+
+@command.command("phase")
+@click.argument("phase", required=False, type=click.Choice(["A", "B", "C"],
+                                                           case_sensitive=False))
+@click.option("--project", type=click.Path(file_okay=False), default=None,
+              help="Project directory (default: $CLAUDE_PROJECT_DIR, else the nearest parent "
+                   "with a .claude/ directory, else the current directory).")
+def phase(phase, project):
+    """Record (or, without PHASE, show) the breezing phase.
+
+    Phase B is the delegate phase: while it is recorded for the running breezing session
+    (breezing-active.json), the Lead may use only TaskCreate, TaskUpdate, TaskList, TaskGet
+    and SendMessage, and the Bash command `gateway breezing phase C`. A (prepare) and C
+    (finish) keep the user's permission mode. Removing breezing-active.json (Phase C cleanup,
+    early abort, `gateway state clean`) ends the phase too.
+    """
+    from gateway.state import fast
+    from gateway.state.store import StateError
+
+    root = os.path.abspath(project) if project else paths.project_dir(os.getcwd())
+    try:
+        if phase is None:
+            rec = fast.load_phase(root)
+            eff = fast.effective_phase(root)
+            if rec is None:
+                click.echo("no phase recorded")
+            else:
+                state = "in effect" if eff is not None else (
+                    "not in effect: no breezing-active.json, or it belongs to another session")
+                click.echo(f"phase {rec.phase} (since {rec.set_at}; {state})")
+            return
+        phase = phase.upper()
+        active = fast.load_active_view(root)
+        if active is None and phase == "B":
+            click.echo("gateway: no breezing session (.claude/state/breezing-active.json is "
+                       "absent): Phase B would have no effect. Write breezing-active.json "
+                       "first (seed 001 Step 0).", err=True)
+            sys.exit(EXIT_PROBLEM)
+        rec = fast.set_phase(root, phase)
+    except StateError as exc:
+        click.echo(f"gateway: {exc}", err=True)
+        sys.exit(EXIT_PROBLEM)
+    what = {"A": "prepare (the user's permission mode)",
+            "B": "delegate (the Lead uses only the Task tools and SendMessage)",
+            "C": "finish (the user's permission mode)"}[phase]
+    session = f" for breezing session {rec.session_id}" if rec.session_id else ""
+    click.echo(f"phase {phase}: {what}{session}")

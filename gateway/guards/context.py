@@ -1,0 +1,156 @@
+"""One PreToolUse request as the guards see it: the checked payload, who is calling (role,
+lead or not), the breezing state, the trace, and verdict helpers.
+
+Stdlib only (hook path): the policy is loaded on first use through gateway.runtime, which
+reads the compiled cache, never YAML or pydantic.
+"""
+
+import os
+
+from gateway.decision import ASK, DENY, Step, Verdict
+
+PASS_CODE = "GW800"
+
+
+class GuardError(Exception):
+    """A guard cannot decide (bad input, unreadable rules): the call is denied."""
+
+    def __init__(self, code, message, phase="guard", rule=""):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.phase = phase
+        self.rule = rule
+
+
+def _text(payload, key):
+    value = payload.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise GuardError("GW892", f"{key} is not a string", "guard:input")
+    if "\x00" in value:
+        raise GuardError("GW892", f"{key} contains a NUL character", "guard:input")
+    return value
+
+
+class Request:
+    """The parts of a PreToolUse payload the guards use, checked."""
+
+    def __init__(self, payload, env=None, project=None):
+        from gateway import paths
+
+        if not isinstance(payload, dict):
+            raise GuardError("GW892", "the input is not a JSON object", "guard:input")
+        self.payload = payload
+        self.env = os.environ if env is None else env
+        tool = payload.get("tool_name")
+        if not isinstance(tool, str) or not tool:
+            raise GuardError("GW892", "tool_name is missing or not a string", "guard:input")
+        self.tool = tool
+        ti = payload.get("tool_input")
+        self.tool_input = ti if isinstance(ti, dict) else None
+        self.agent_id = _text(payload, "agent_id")
+        self.session_id = _text(payload, "session_id")
+        self.agent_type = _text(payload, "agent_type")
+        self.permission_mode = _text(payload, "permission_mode")
+        cwd = _text(payload, "cwd")
+        if cwd is not None and not cwd.startswith("/"):
+            cwd = None  # a relative cwd means nothing; judge from the project root
+        self.project = os.path.normpath(project) if project else paths.project_dir(cwd, self.env)
+        self.cwd = os.path.normpath(cwd) if cwd else self.project
+        self.roots = paths.Roots(self.project)
+        self.trace = []
+        self.subject = ""  # the command or file path, for the audit log
+        if self.tool_input is not None:
+            for key in ("command", "file_path", "notebook_path"):
+                if isinstance(self.tool_input.get(key), str):
+                    self.subject = self.tool_input[key]
+                    break
+        self._policy = None
+
+    # --- policy ----------------------------------------------------------------------------
+
+    @property
+    def policy(self):
+        if self._policy is None:
+            from gateway import runtime
+            from gateway.policy.errors import PolicyError
+
+            try:
+                self._policy = runtime.get_policy(self.project, self.env)
+            except PolicyError as exc:
+                first = exc.errors[0] if exc.errors else "unknown problem"
+                raise GuardError("GW891", f"the rules cannot be loaded, so protected paths "
+                                 f"cannot be checked: {first}. Run `gateway rules validate`",
+                                 "guard:rules") from None
+        return self._policy
+
+    def input_dict(self) -> dict:
+        if self.tool_input is None:
+            raise GuardError("GW892", "tool_input is missing or not an object", "guard:input")
+        return self.tool_input
+
+    # --- verdicts ----------------------------------------------------------------------------
+
+    def step(self, phase, status, code="", message=""):
+        self.trace.append(Step(phase, status, code, message))
+
+    def deny(self, phase, code, message, rule="") -> Verdict:
+        self.step(phase, "deny", code, message)
+        return Verdict(DENY, phase, code, rule, message)
+
+    def passed(self, message="no guard objects: the normal permission flow decides") -> Verdict:
+        self.step("guard", "pass", PASS_CODE, message)
+        return Verdict(ASK, "guard", PASS_CODE, "", message)
+
+
+class State:
+    """The breezing state a decision depends on, read once per request."""
+
+    __slots__ = ("role", "role_key", "active", "phase", "agent_id")
+
+    def __init__(self, role=None, role_key=None, active=None, phase=None, agent_id=None):
+        self.role = role  # gateway.state.fast.RoleView or None (unregistered)
+        self.role_key = role_key  # the agent_id or session_id it was found under
+        self.active = active  # ActiveView or None
+        self.phase = phase  # the effective PhaseView or None
+        self.agent_id = agent_id
+
+    @property
+    def role_name(self):
+        return self.role.role if self.role is not None else None
+
+    @property
+    def is_lead(self) -> bool:
+        """The Lead: registered as lead, or an unregistered main thread (no agent_id)."""
+        if self.role is not None:
+            return self.role.role == "lead"
+        return not self.agent_id
+
+    @property
+    def codex(self) -> bool:
+        return self.active is not None and self.active.is_codex
+
+    def describe(self) -> str:
+        who = (f"role {self.role.role} (registered under {self.role_key})" if self.role
+               else "unregistered " + ("main thread (the Lead)" if not self.agent_id
+                                       else "subagent"))
+        mode = "impl_mode codex" if self.codex else (
+            "breezing session active" if self.active else "no breezing session")
+        phase = f"phase {self.phase.phase}" if self.phase else "no phase recorded"
+        return f"{who}; {mode}; {phase}"
+
+
+def load_state(req) -> State:
+    """Read roles, breezing-active.json and the phase. Raises StateError (-> deny)."""
+    from gateway.state import fast
+    from gateway.state.layout import STATE_DIR
+
+    if not os.path.isdir(os.path.join(req.project, STATE_DIR)):
+        return State(agent_id=req.agent_id)
+    hit = fast.lookup_role(req.project, req.agent_id, req.session_id)
+    role, key = (hit[1], hit[0]) if hit else (None, None)
+    active = fast.load_active_view(req.project)
+    phase = fast.effective_phase(req.project)
+    return State(role, key, active, phase, req.agent_id)

@@ -1,0 +1,72 @@
+"""Delegate-mode guard (seed 001 Phase B): the Lead coordinates and does nothing else.
+
+Delegate mode is on when the payload's permission_mode is "delegate" (Claude Code up to
+2.1.45 had the mode) or when the gateway's state records Phase B for the running breezing
+session (`gateway breezing phase B`; current clients removed the mode, so the gateway
+provides it; Phase C, `gateway state clean` or the end of breezing-active.json lift it).
+
+It restricts the Lead only: a caller registered as lead, or an unregistered main thread (no
+agent_id). Teammates and subagents are not restricted (old clients' teammates inheriting
+the mode was a bug, anthropics/claude-code#25037).
+
+Allowed: TaskCreate, TaskUpdate, TaskList, TaskGet, SendMessage; with an old client's
+delegate mode also its team tools TeamCreate, TeamDelete and Task (Agent is the same tool
+under its current name). In Phase B the single Bash command `gateway breezing phase C` is
+also allowed, so the Lead can end the phase when every task is done and approved.
+"""
+
+import posixpath
+
+PHASE = "guard:delegate"
+TOOLS = ("TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "SendMessage")
+OLD_CLIENT_TOOLS = ("TeamCreate", "TeamDelete", "Task", "Agent")
+
+
+def is_phase_c_command(command) -> bool:
+    """Exactly `gateway breezing phase C`: one simple command, literal words, nothing else,
+    and `gateway` is the installed command (not a file somewhere in the project)."""
+    if not isinstance(command, str) or len(command) > 200:
+        return False
+    from gateway.shell.parse import ShellParseError, parse
+
+    try:
+        script = parse(command)
+    except ShellParseError:
+        return False
+    if not script.simple:
+        return False
+    cmd = script.items[0][0].commands[0]
+    if cmd.assignments or cmd.redirects or not all(w.literal for w in cmd.words):
+        return False
+    argv = [w.value for w in cmd.words]
+    from gateway.guards.effects import trusted_program
+
+    return (len(argv) == 4 and posixpath.basename(argv[0]) == "gateway"
+            and trusted_program(argv[0]) and argv[1:] == ["breezing", "phase", "C"])
+
+
+def check(req, state):
+    by_mode = req.permission_mode == "delegate"
+    by_phase = state.phase is not None and state.phase.phase == "B"
+    if not (by_mode or by_phase):
+        req.step(PHASE, "pass", "", "not in delegate mode")
+        return None
+    source = ("permission_mode delegate" if by_mode else
+              "breezing Phase B (recorded by `gateway breezing phase B`)")
+    if not state.is_lead:
+        req.step(PHASE, "pass", "", f"{source}: restricts the Lead only")
+        return None
+    allowed = TOOLS + (OLD_CLIENT_TOOLS if by_mode else ())
+    if req.tool in allowed:
+        req.step(PHASE, "pass", "", f"{source}: {req.tool} is a delegate tool")
+        return None
+    if by_phase and not by_mode and req.tool == "Bash" and req.tool_input is not None \
+            and is_phase_c_command(req.tool_input.get("command")):
+        req.step(PHASE, "pass", "", "Phase B: `gateway breezing phase C` ends delegate mode")
+        return None
+    leave = ("when every task is completed and approved, run `gateway breezing phase C`"
+             if by_phase and not by_mode else "leave delegate mode (Shift+Tab) first")
+    return req.deny(PHASE, "GW820", f"delegate mode ({source}): the Lead coordinates only and "
+                    f"may use {', '.join(allowed)}; {req.tool} is not allowed. Hand the work "
+                    f"to a teammate with TaskCreate/SendMessage, or {leave}",
+                    rule=f"delegate:{req.tool}")

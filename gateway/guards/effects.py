@@ -1,0 +1,1189 @@
+"""What a Bash command writes: one analyzer over the parse, for every guard that asks.
+
+`analyze(command, cwd)` parses the command with gateway.shell.parse and classifies every
+simple command anywhere in it (in lists, pipelines, subshells, substitutions, `bash -c '...'`
+strings, behind wrappers such as `command`, `env`, `nice`, `timeout`, `xargs`, and behind
+absolute paths like /usr/bin/git). The result, `Effects`, says:
+
+* `writes`   the file writes it can name: redirections (`>`, `>>`, `>|`, `&>`, `<>`, `>&f`),
+             `tee`, `sed -i`, `awk -i inplace`, `perl -i`/`ruby -i`, `dd of=`, `sort -o`,
+             `uniq in out`, `xxd in out`, `find -delete`/`-fprint`, `git diff --output=`,
+             `git config` (.git/config), `time -o`, and rm/rmdir/unlink/shred/truncate/touch/
+             mkdir/mkfifo/mknod/chmod/chown/chgrp/chattr/setfacl/cp/mv/install/ln targets. Each
+             carries the absolute candidate paths (one per directory the command may run in;
+             `cd`/`pushd` are followed) and whether a whole tree may be removed or changed.
+* `unknown`  why some part could not be classified as read-only: an unknown program, an
+             interpreter (inline code or a script), a computed command name or write target,
+             an assignment that changes the environment, a parse failure... FAIL CLOSED: every
+             guard that needs "read-only" counts these as writing.
+* `git`      mutating git invocations (anything but the known read-only subcommands and forms),
+             `commit_push` the ones that create commits or publish them (commit, commit-tree,
+             merge, pull, rebase, cherry-pick, revert, am, update-ref, push, send-pack...), and
+             `commit_push_maybe` the forms that may do so unseen: an unknown subcommand (an
+             alias), `git -c ...`, `--exec-path=`, `submodule foreach`, `bisect run`,
+             `difftool -x`.
+* `gateway_ops` the gateway's own state changes (`gateway breezing phase X`, `gateway state
+             clean`, `gateway hook ...`), and `surface_ops` commands that rewrite the agent's
+             settings (`gateway install|uninstall`).
+
+`Effects.readonly` is true only when none of these apply. What it refuses (never read-only):
+any program not in the read-only table below, every interpreter except a bare --version,
+`sh -c` with a computed string, here-documents fed to an interpreter or shell, `source`,
+`eval`, `exec`, functions, `export`/`declare`, assignments, `sudo` and friends, `nohup`,
+`watch`, `flock`, `strace`, tar/zip/curl/wget/make/npm and every build tool, git subcommands
+outside the read-only list, options that make a reader write or run programs (`sort -o`,
+`sort --compress-program`, `rg --pre`, `find -exec` of a writer, `date -s`, `file -C`,
+`git diff --ext-diff`, `git grep -O`...), and anything it cannot parse.
+
+Stdlib only (hook path); it does not need the policy.
+"""
+
+import os
+import posixpath
+
+from gateway.paths import lexical
+
+# --- tables ---------------------------------------------------------------------------------
+
+#: Programs that cannot write files or run other programs, whatever their arguments.
+PURE = frozenset("""
+ls cat head tail wc stat du df realpath readlink basename dirname sha1sum sha224sum sha256sum
+sha384sum sha512sum md5sum b2sum cksum sum od hexdump strings nl cmp comm join paste column rev
+tac fold expand unexpand cut tr fmt echo printf true false : pwd whoami id groups uname nproc
+sleep seq test [ which whereis type grep egrep fgrep zgrep diff diff3 jq yes printenv locale
+getconf tty logname arch zcat bzcat xzcat lsblk free uptime cd pushd popd set unset wait
+""".split())
+
+#: An absolute command path in these directories is judged as its basename.
+SYSTEM_DIRS = frozenset(("/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin",
+                         "/opt/homebrew/bin", "/opt/local/bin", "/usr/lib/git-core",
+                         "/usr/libexec/git-core"))
+
+#: Wrappers that run the command after their own options (name -> options taking a value).
+WRAPPERS = {
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "nice": frozenset(("-n", "--adjustment")),
+    "ionice": frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata")),
+    "time": frozenset(("-f", "--format", "-o", "--output")),
+    "timeout": frozenset(("-s", "--signal", "-k", "--kill-after")),
+    "stdbuf": frozenset(("-i", "-o", "-e", "--input", "--output", "--error")),
+    "setsid": frozenset(),
+    "unbuffer": frozenset(),
+    "caffeinate": frozenset(("-t", "-w")),
+    "env": frozenset(("-u", "--unset")),
+    "xargs": frozenset(("-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s",
+                        "--arg-file", "--delimiter", "--max-args", "--max-procs",
+                        "--max-lines", "--replace", "--eof", "--process-slot-var")),
+}
+
+SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh",
+                    "tcsh", "busybox", "posh"))
+INTERPRETERS = frozenset(("python", "python2", "python3", "pypy", "pypy3", "node", "nodejs",
+                          "deno", "bun", "perl", "ruby", "php", "lua", "luajit", "tclsh",
+                          "wish", "rscript", "r", "julia", "osascript", "powershell", "pwsh",
+                          "expect", "guile", "racket", "sbcl", "ghci", "runghc", "scala",
+                          "groovy", "jshell", "irb", "erl", "elixir", "iex", "swift"))
+_VERSION_ONLY = frozenset((("--version",), ("-V",), ("-v",), ("version",)))
+
+#: Commands that run code given to them, or change how later commands run.
+CODE_BUILTINS = frozenset(("source", ".", "eval", "exec", "trap", "alias", "unalias",
+                           "enable", "export", "declare", "typeset", "local", "readonly",
+                           "shopt", "hash", "coproc", "fc", "history", "bind", "complete",
+                           "function"))
+
+# Every git command (builtins and the commands shipped with git). A subcommand not in this
+# list is an alias or an external git-<name> program: it may commit or push.
+GIT_COMMANDS = frozenset("""
+add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr
+check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool
+clean clone column commit commit-graph commit-tree config count-objects credential
+credential-cache credential-store daemon describe diagnose diff diff-files diff-index diff-tree
+difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref
+for-each-repo format-patch fsck fsck-objects gc get-tar-commit-id grep gui hash-object help hook
+http-backend http-fetch http-push imap-send index-pack init init-db instaweb interpret-trailers
+log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file
+merge-index merge-one-file merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes
+p4 pack-objects pack-redundant pack-refs patch-id prune prune-packed pull push quiltimport
+range-diff read-tree rebase receive-pack reflog refs remote repack replace replay request-pull
+rerere reset restore rev-list rev-parse revert rm send-email send-pack shortlog show
+show-branch show-index show-ref sparse-checkout stage stash status stripspace submodule svn
+switch symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info
+upload-archive upload-pack var verify-commit verify-pack verify-tag version whatchanged
+worktree write-tree
+""".split())
+
+#: Create commits on a branch (or rewrite them) ...
+GIT_COMMIT_LIKE = frozenset(("commit", "commit-tree", "merge", "pull", "rebase", "cherry-pick",
+                             "revert", "am", "update-ref", "filter-branch", "filter-repo",
+                             "replace", "fast-import", "replay", "quiltimport"))
+#: ... or publish them.
+GIT_PUSH_LIKE = frozenset(("push", "send-pack", "http-push", "svn", "p4", "send-email"))
+
+#: Read-only whatever their arguments (apart from the options in _GIT_BAD_OPTIONS).
+_GIT_READ = frozenset("""
+status log show diff shortlog whatchanged diff-tree diff-index diff-files blame annotate
+rev-parse rev-list ls-files ls-tree ls-remote cat-file show-ref for-each-ref describe
+merge-base name-rev count-objects check-ignore check-attr check-ref-format check-mailmap var
+version help grep show-branch cherry range-diff verify-commit verify-tag verify-pack
+get-tar-commit-id patch-id column stripspace
+""".split())
+#: Options that make a read-only git subcommand write a file or run a program.
+_GIT_BAD_OPTIONS = ("--ext-diff", "--textconv", "--open-files-in-pager", "--filters",
+                    "--batch-command")
+_GIT_GLOBAL_VALUE = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace",
+                               "--config-env", "--super-prefix", "--exec-path",
+                               "--list-cmds", "--attr-source"))
+_GIT_GLOBAL_FLAGS = frozenset(("-p", "--paginate", "-P", "--no-pager", "--bare",
+                               "--no-replace-objects", "--literal-pathspecs",
+                               "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
+                               "--no-optional-locks", "--no-lazy-fetch", "--no-advice",
+                               "--html-path", "--man-path", "--info-path", "--version", "-v",
+                               "--help", "-h"))
+#: Global options that can make git run an arbitrary program or another command.
+_GIT_GLOBAL_RISKY = frozenset(("-c", "--config-env", "--exec-path", "--super-prefix"))
+
+_OUTPUT_OPS = frozenset((">", ">>", ">|", "&>", "&>>", "<>", ">&"))
+_HARMLESS_TARGETS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"))
+_MAX_DEPTH = 4
+_MAX_CWDS = 16
+
+
+class Write:
+    """One write the analyzer can name."""
+
+    __slots__ = ("target", "via", "tree", "paths")
+
+    def __init__(self, target, via, tree, paths):
+        self.target = target  # the target as written
+        self.via = via  # what writes it: "redirection >", "rm", "sed -i", ...
+        self.tree = tree  # a whole tree may be removed or changed (rm -r, mv, find -delete)
+        self.paths = paths  # absolute lexical candidates; () when the location is unknown
+
+    def __repr__(self) -> str:
+        return f"Write({self.target!r} via {self.via}{', tree' if self.tree else ''})"
+
+
+class Effects:
+    """What a command may change. See the module docstring."""
+
+    __slots__ = ("command", "writes", "unknown", "git", "commit_push", "commit_push_maybe",
+                 "gateway_ops", "surface_ops", "script")
+
+    def __init__(self, command=""):
+        self.command = command
+        self.writes = []
+        self.unknown = []
+        self.git = []
+        self.commit_push = []
+        self.commit_push_maybe = []
+        self.gateway_ops = []
+        self.surface_ops = []
+        self.script = None  # the top-level parse (gateway.shell.parse.Script) or None
+
+    @property
+    def readonly(self) -> bool:
+        return not (self.writes or self.unknown or self.git or self.gateway_ops
+                    or self.surface_ops or self.commit_push or self.commit_push_maybe)
+
+    def reasons(self, include_gateway=True) -> list:
+        """Why the command is not read-only, most concrete first."""
+        out = [f"{w.via} writes {w.target!r}" for w in self.writes]
+        out += [f"{g} changes the repository" for g in self.git]
+        out += self.commit_push_maybe + self.surface_ops
+        if include_gateway:
+            out += [f"gateway {op} changes the breezing state" for op in self.gateway_ops]
+        out += self.unknown
+        return list(dict.fromkeys(out))
+
+    def writes_anything(self, include_gateway=True) -> bool:
+        return bool(self.reasons(include_gateway))
+
+    def merge(self, other):
+        for name in ("writes", "unknown", "git", "commit_push", "commit_push_maybe",
+                     "gateway_ops", "surface_ops"):
+            getattr(self, name).extend(getattr(other, name))
+
+    def as_dict(self) -> dict:
+        return {"readonly": self.readonly,
+                "writes": [{"target": w.target, "via": w.via, "tree": w.tree,
+                            "paths": list(w.paths)} for w in self.writes],
+                "unknown": list(self.unknown), "git": list(self.git),
+                "commit_push": list(self.commit_push),
+                "commit_push_maybe": list(self.commit_push_maybe),
+                "gateway_ops": list(self.gateway_ops), "surface_ops": list(self.surface_ops)}
+
+    def __repr__(self) -> str:
+        return f"Effects(readonly={self.readonly}, {self.reasons()[:3]})"
+
+
+class _Env:
+    """Where a command runs and how it was reached."""
+
+    __slots__ = ("cwds", "depth", "extra", "home")
+
+    def __init__(self, cwds, depth=0, extra=False, home="/"):
+        self.cwds = cwds  # tuple of absolute directories, or None when unknown
+        self.depth = depth
+        self.extra = extra  # more arguments arrive at run time (xargs, find -exec)
+        self.home = home
+
+    def derive(self, cwds=False, extra=None):
+        return _Env(self.cwds if cwds is False else cwds, self.depth,
+                    self.extra if extra is None else extra, self.home)
+
+
+_UNSET = object()
+
+
+def analyze(command, cwd, home=None, _depth=0, _cwds=_UNSET) -> Effects:
+    """The effects of running `command` (a Bash command string) in directory `cwd` (None:
+    unknown, so relative write targets have no known location)."""
+    eff = Effects(command if isinstance(command, str) else "")
+    if not isinstance(command, str):
+        eff.unknown.append("the command is not text")
+        return eff
+    home = home or posixpath.normpath(os.path.expanduser("~"))
+    try:
+        _analyze(eff, command, cwd, home, _depth, _cwds)
+    except RecursionError:
+        eff.unknown.append("the command nests too deeply to analyse")
+    except Exception as exc:  # fail closed: an analyzer bug never makes a command read-only
+        eff.unknown.append(f"analysis failed ({type(exc).__name__}: {exc})")
+    return eff
+
+
+def _analyze(eff, command, cwd, home, depth, cwds):
+    from gateway.shell.parse import ShellParseError, parse
+
+    if "\x00" in command:
+        eff.unknown.append("the command contains a NUL character")
+        return
+    try:
+        script = parse(command)
+    except ShellParseError as exc:
+        eff.unknown.append(f"the command cannot be parsed ({exc})")
+        return
+    if depth == 0:
+        eff.script = script
+    if script.functions:
+        eff.unknown.append("the command defines a shell function")
+    commands = sorted(script.all_commands, key=lambda c: c.start)
+    if cwds is _UNSET:
+        cwds = (posixpath.normpath(cwd),) if cwd else None
+    cwds = _follow_cd(commands, cwds, home)
+    env = _Env(cwds, depth, False, home)
+    for cmd in commands:
+        _command(eff, cmd, env)
+
+
+def _follow_cd(commands, cwds, home):
+    """Every directory a command of this script may run in. A cd can fail, and subshells,
+    groups and functions make the order uncertain, so the union is used: each cd (in source
+    order) adds its target relative to every directory known before it. None = unknown."""
+    if cwds is None:
+        return None
+    dirs = list(cwds)
+    for cmd in commands:
+        words = cmd.words
+        if not words or not words[0].literal or words[0].value not in ("cd", "pushd"):
+            continue
+        args = [w for w in words[1:] if not (w.literal and w.value in ("-P", "-L", "-e", "-@",
+                                                                      "--", "-n"))]
+        if not args:
+            targets = [home] if words[0].value == "cd" else []
+        elif not args[0].literal:
+            return None
+        elif args[0].value == "-" or args[0].value.startswith(("+", "-")):
+            targets = []  # back to a directory already in the union
+        else:
+            targets = [lexical(args[0].value, d) for d in dirs]
+        for t in targets:
+            if t not in dirs:
+                dirs.append(t)
+        if len(dirs) > _MAX_CWDS:
+            return None
+    return tuple(dirs)
+
+
+# --- one simple command -----------------------------------------------------------------------
+
+def _command(eff, cmd, env):
+    for r in cmd.redirects:
+        _redirect(eff, r, env)
+    if cmd.assignments:
+        eff.unknown.append(f"the assignment {cmd.assignments[0].raw!r} changes the environment "
+                           "of what runs")
+    if not cmd.words:
+        return
+    _argv(eff, list(cmd.words), env)
+
+
+def _redirect(eff, r, env):
+    if r.target is None or r.op not in _OUTPUT_OPS:
+        return
+    target = r.target
+    if r.op == ">&" and target.literal and (target.value.isdigit() or target.value == "-"):
+        return
+    if not target.literal:
+        eff.unknown.append(f"output redirection {r.op} to a computed target {target.raw!r}")
+        return
+    if target.value in _HARMLESS_TARGETS or target.value.startswith("/dev/fd/"):
+        return
+    _write(eff, target.value, f"redirection {r.op}", env)
+
+
+def _write(eff, target, via, env, tree=False, into=()):
+    """Record a write of `target`; `into`: basenames that land inside it when it is a
+    directory (cp/mv/ln/install into a directory)."""
+    if env.cwds is None and not target.startswith("/"):
+        eff.writes.append(Write(target, via, tree, ()))
+        eff.unknown.append(f"{via} writes {target!r} in a directory that cannot be known")
+        return
+    paths = []
+    for d in (env.cwds or ("/",)):
+        p = lexical(target, d)
+        if into and (target.endswith("/") or os.path.isdir(p)):
+            paths.extend(posixpath.join(p, b) for b in into)
+        else:
+            paths.append(p)
+    eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths))))
+
+
+def _literal(eff, words, what) -> bool:
+    bad = [w for w in words if not w.literal]
+    if bad:
+        eff.unknown.append(f"{what} has a computed argument {bad[0].raw!r}")
+        return False
+    return True
+
+
+def gateway_paths():
+    """Absolute paths of the running gateway's own command (trusted as `gateway`)."""
+    import sys
+
+    out = {posixpath.join(posixpath.dirname(sys.executable), "gateway")}
+    if sys.argv and posixpath.basename(sys.argv[0]) == "gateway" and sys.argv[0].startswith("/"):
+        out.add(posixpath.normpath(sys.argv[0]))
+    return out
+
+
+def trusted_program(word) -> bool:
+    """A command word that names a system program (or the gateway itself), not a file an
+    agent could have written: a bare name, or an absolute path in a system directory."""
+    if "/" not in word:
+        return True
+    norm = posixpath.normpath(word)
+    return posixpath.dirname(norm) in SYSTEM_DIRS or norm in gateway_paths()
+
+
+def _argv(eff, words, env):
+    if env.depth > _MAX_DEPTH:
+        eff.unknown.append("commands nested too deeply")
+        return
+    first = words[0]
+    if not first.literal:
+        eff.unknown.append(f"the command name {first.raw!r} is computed")
+        return
+    word = first.value
+    name = posixpath.basename(word) if "/" in word else word
+    lname = name.lower()
+    if lname == "git" or (lname.startswith("git-") and len(lname) > 4):
+        # git-commit (a git program run directly) is `git commit`; a git elsewhere than the
+        # system directories is judged as git too (for commit/push) and is never read-only
+        if not trusted_program(word):
+            eff.unknown.append(f"{word!r} is not the system git")
+        if lname == "git":
+            return _git(eff, words, env)
+        return _git(eff, [first, _W(name[4:])] + words[1:], env)
+    if lname == "gateway":
+        return _gateway(eff, words, env, trusted_program(word))
+    if not trusted_program(word):
+        eff.unknown.append(f"{word!r} runs a program that is not a system command (its "
+                           "effects are not visible)")
+        return
+    argv = [lname] + [w.value for w in words[1:]]
+    if lname in WRAPPERS:
+        return _wrapper(eff, lname, words, env)
+    if lname in PURE:
+        return
+    if lname in CODE_BUILTINS:
+        eff.unknown.append(f"{lname} runs code or changes how later commands run")
+        return
+    check = _CHECKS.get(lname)
+    if check is not None:
+        if env.extra and lname not in _EXTRA_OK:
+            eff.unknown.append(f"{lname} gets more arguments at run time (xargs, find -exec)")
+        if not _literal(eff, words[1:], lname):
+            if lname in _WRITERS:  # still record the targets that are known
+                check(eff, [lname] + [w.value for w in words[1:] if w.literal], env)
+            return
+        return check(eff, argv, env)
+    if lname in SHELLS:
+        return _shell(eff, lname, words, env)
+    if lname in INTERPRETERS or lname.startswith(("python", "pypy", "ruby", "perl", "php",
+                                                  "node", "lua")):
+        return _interpreter(eff, lname, words, env)
+    eff.unknown.append(f"{name} is not known to be read-only")
+
+
+class _W:
+    """A literal word made up by the analyzer (git-commit -> git commit)."""
+
+    __slots__ = ("value", "raw")
+    literal = True
+
+    def __init__(self, value):
+        self.value = value
+        self.raw = value
+
+
+# --- wrappers, shells, interpreters ----------------------------------------------------------
+
+def _wrapper(eff, name, words, env):
+    value_flags = WRAPPERS[name]
+    i = 1
+    n = len(words)
+    while i < n:
+        w = words[i]
+        if not w.literal:
+            eff.unknown.append(f"{name} has a computed argument {w.raw!r}")
+            return
+        v = w.value
+        if v == "--":
+            i += 1
+            break
+        if v.startswith("-") and len(v) > 1:
+            opt = v.split("=", 1)[0]
+            if name == "env" and opt in ("-S", "--split-string", "-C", "--chdir"):
+                eff.unknown.append(f"env {opt} changes what runs or where")
+                return
+            if name in ("command", "builtin") and v in ("-v", "-V"):
+                return  # prints what a name is
+            if name == "time" and opt in ("-o", "--output"):
+                out = v.split("=", 1)[1] if "=" in v else (words[i + 1].value
+                                                           if i + 1 < n else "")
+                if out:
+                    _write(eff, out, "time -o", env)
+            takes = opt in value_flags or (len(v) == 2 and v in value_flags)
+            if "=" not in v and takes:
+                i += 2
+            elif not v.startswith("--") and v[:2] in value_flags and len(v) > 2:
+                i += 1  # -n5
+            else:
+                i += 1
+            continue
+        if name == "env" and "=" in v:
+            eff.unknown.append(f"env {v!r} changes the environment of what runs")
+            return
+        if name == "timeout":
+            i += 1  # the duration
+            name = "timeout:done"
+            continue
+        break
+    if i >= n:
+        return  # env alone prints the environment; xargs alone echoes its input
+    inner_env = env.derive(extra=True) if name == "xargs" else env
+    _argv(eff, words[i:], inner_env)
+
+
+def _shell(eff, name, words, env):
+    argv = [w.value if w.literal else None for w in words]
+    i = 1
+    n = len(words)
+    code_index = None
+    while i < n:
+        v = argv[i]
+        if v is None:
+            eff.unknown.append(f"{name} has a computed argument {words[i].raw!r}")
+            return
+        if v in ("--version",) and n == 2:
+            return
+        if v == "--":
+            i += 1
+            break
+        if v in ("--norc", "--noprofile", "--posix", "--noediting"):
+            i += 1
+            continue
+        if v.startswith("--"):
+            eff.unknown.append(f"{name} {v}: option not understood")
+            return
+        if v.startswith(("-", "+")) and len(v) > 1:
+            letters = v[1:]
+            if v == "-o" or v == "+o":
+                i += 2
+                continue
+            bad = set(letters) - set("ceuxvfnahkmpBCEHPT")
+            if bad or "i" in letters or "l" in letters or "s" in letters:
+                eff.unknown.append(f"{name} {v}: option not understood")
+                return
+            if "c" in letters:
+                code_index = i + 1
+                i += 1
+                break
+            i += 1
+            continue
+        break
+    if code_index is None:
+        if i < n:
+            eff.unknown.append(f"{name} runs the script {argv[i]!r} (its effects are not "
+                               "visible)")
+        else:
+            eff.unknown.append(f"{name} runs commands from its input")
+        return
+    if code_index >= n or argv[code_index] is None:
+        eff.unknown.append(f"{name} -c runs code that is not visible")
+        return
+    inner = analyze(argv[code_index], None, env.home, env.depth + 1, env.cwds)
+    eff.merge(inner)
+
+
+def _interpreter(eff, name, words, env):
+    argv = tuple(w.value if w.literal else None for w in words[1:])
+    if argv in _VERSION_ONLY:
+        return
+    inplace = name.startswith(("perl", "ruby")) and any(
+        a is not None and a.startswith("-") and not a.startswith("--") and "i" in a[1:]
+        for a in argv)
+    if inplace:
+        # perl -pi -e CODE FILES: the files are edited in place
+        code_flags = "eE" if name.startswith("perl") else "e"
+        files = []
+        skip = False
+        has_code = False
+        for a in argv:
+            if skip:
+                skip = False
+                continue
+            if a is None:
+                continue
+            if a.startswith("-") and not a.startswith("--") and len(a) > 1:
+                letters = a[1:]
+                for k, ch in enumerate(letters):
+                    if ch in code_flags:
+                        has_code = True
+                        if k == len(letters) - 1:
+                            skip = True
+                        break
+                    if ch in "IMmlx0" or ch == "i":
+                        break  # the rest of the word is the flag's value
+                continue
+            files.append(a)
+        if not has_code and files:
+            files = files[1:]  # the first positional is the script
+        for f in files:
+            _write(eff, f, f"{name} -i", env)
+    eff.unknown.append(f"{name} runs a program (inline code or a script) whose effects are "
+                       "not visible")
+
+
+# --- git --------------------------------------------------------------------------------------
+
+def _git(eff, words, env):
+    values = [w.value if w.literal else None for w in words[1:]]
+    i = 0
+    n = len(values)
+    cwds = env.cwds
+    risky = ""
+    while i < n:
+        v = values[i]
+        if v is None:
+            eff.unknown.append(f"git has a computed argument {words[i + 1].raw!r}")
+            eff.commit_push_maybe.append("git with a computed option or subcommand may "
+                                         "commit or push")
+            return
+        if not v.startswith("-") or v == "-":
+            break
+        if v == "--":
+            i += 1
+            break
+        opt = v.split("=", 1)[0]
+        short = v[:2] if not v.startswith("--") else opt
+        if opt in _GIT_GLOBAL_VALUE or short in _GIT_GLOBAL_VALUE:
+            if short in _GIT_GLOBAL_VALUE and short != opt and len(v) > 2 \
+                    and not v.startswith("--"):
+                value, step, key = v[2:], 1, short  # -Cdir
+            elif "=" in v:
+                value, step, key = v.split("=", 1)[1], 1, opt
+            else:
+                key = opt
+                if key == "--exec-path":  # bare: prints the path
+                    i += 1
+                    continue
+                value, step = (values[i + 1] if i + 1 < n else None), 2
+            if key in _GIT_GLOBAL_RISKY:
+                risky = risky or f"git {key} {value or ''}".strip()
+            if key == "-C":
+                if value is None:
+                    cwds = None
+                elif cwds is not None:
+                    cwds = tuple(lexical(value, d) for d in cwds)
+            i += step
+            continue
+        if opt in _GIT_GLOBAL_FLAGS:
+            i += 1
+            continue
+        risky = risky or f"git {opt}"
+        eff.unknown.append(f"git: unknown global option {opt}")
+        i += 1
+    genv = env.derive(cwds=cwds)
+    if risky:
+        eff.unknown.append(f"{risky} can make git run another program or command")
+        eff.commit_push_maybe.append(f"{risky} can change what git runs (an alias or a "
+                                     "program), so it may commit or push")
+    if i >= n:
+        return  # git, git --version, git --help: print text
+    sub = values[i]
+    lsub = sub.lower()
+    label = f"git {sub}"
+    if lsub in GIT_COMMIT_LIKE or lsub in GIT_PUSH_LIKE:
+        eff.commit_push.append(label)
+        eff.git.append(label)
+        return
+    if lsub not in GIT_COMMANDS:
+        eff.git.append(label)
+        eff.commit_push_maybe.append(f"{label}: not a git command, so an alias or an external "
+                                     "git program that may commit or push")
+        return
+    if sub != lsub:
+        eff.git.append(label)
+        eff.commit_push_maybe.append(f"{label}: not the git command {lsub} as written (an "
+                                     "alias or, on a case-insensitive file system, any git "
+                                     "program), so it may commit or push")
+        return
+    rest = values[i + 1:]
+    if any(a is None for a in rest):
+        eff.unknown.append(f"{label} has a computed argument")
+        eff.git.append(label)
+        return
+    _git_sub(eff, sub, rest, genv, label)
+
+
+def _git_opts(args):
+    return [a for a in args if a.startswith("-") and a != "-"]
+
+
+def _long(opt, name):
+    o = opt.split("=", 1)[0]
+    return o == name or (len(o) >= 4 and o.startswith("--") and name.startswith(o))
+
+
+def _git_sub(eff, sub, args, env, label):
+    if sub in ("submodule",) and args[:1] == ["foreach"]:
+        eff.git.append(f"{label} foreach")
+        eff.commit_push_maybe.append("git submodule foreach runs any command (it may commit "
+                                     "or push)")
+        return
+    if sub == "bisect" and args[:1] == ["run"]:
+        eff.git.append("git bisect run")
+        eff.commit_push_maybe.append("git bisect run runs any command (it may commit or push)")
+        return
+    if sub in ("difftool", "mergetool"):
+        eff.git.append(label)
+        if any(_long(a, "--extcmd") or a.startswith("-x") or _long(a, "--tool")
+               or a.startswith("-t") for a in args):
+            eff.commit_push_maybe.append(f"{label} runs a program of your choice")
+        return
+    if sub in _GIT_READ:
+        for a in _git_opts(args):
+            for bad in _GIT_BAD_OPTIONS:
+                if _long(a, bad):
+                    eff.unknown.append(f"{label} {bad} runs a configured program")
+                    return
+            if sub == "grep" and (a == "-O" or a.startswith("-O")):
+                eff.unknown.append("git grep -O runs a pager")
+                return
+            if _long(a, "--output") and "=" in a:
+                _write(eff, a.split("=", 1)[1], f"{label} --output", env)
+            elif _long(a, "--output"):
+                k = args.index(a)
+                if k + 1 < len(args):
+                    _write(eff, args[k + 1], f"{label} --output", env)
+        return
+    reader = _GIT_READ_FORMS.get(sub)
+    if reader is not None and reader(args):
+        return
+    if sub == "config":
+        _git_config_write(eff, args, env)
+    if sub == "clean" and not any(a in ("-n", "--dry-run") or
+                                  (a.startswith("-") and not a.startswith("--") and "n" in a)
+                                  for a in args):
+        for d in (env.cwds or ()):
+            eff.writes.append(Write(".", "git clean", True, (d,)))
+    eff.git.append(label)
+
+
+def _git_branch_reads(args):
+    ok = {"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "-l", "--list",
+          "--contains", "--no-contains", "--merged", "--no-merged", "--sort", "--format",
+          "--points-at", "--color", "--no-color", "--column", "--no-column", "-q", "--quiet",
+          "--show-current", "--abbrev", "--no-abbrev", "-i", "--ignore-case", "--omit-empty"}
+    listing = False
+    positionals = []
+    takes = {"--contains", "--no-contains", "--merged", "--no-merged", "--sort", "--format",
+             "--points-at"}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a.startswith("-") and a != "-":
+            o = a.split("=", 1)[0]
+            if o not in ok and not (o.startswith("--abbrev") or o.startswith("--color")
+                                    or o.startswith("--column")):
+                return False
+            if o in ("-l", "--list"):
+                listing = True
+            if o in takes and "=" not in a:
+                i += 1
+        else:
+            positionals.append(a)
+        i += 1
+    return listing or not positionals
+
+
+def _git_tag_reads(args):
+    ok = {"-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged",
+          "--points-at", "--sort", "--format", "--column", "--no-column", "-i",
+          "--ignore-case", "--color", "--omit-empty"}
+    listing = False
+    positionals = []
+    takes = {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort",
+             "--format"}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a.startswith("-") and a != "-":
+            o = a.split("=", 1)[0]
+            if o not in ok and not (len(o) > 2 and o.startswith("-n") and o[2:].isdigit()) \
+                    and o != "-n":
+                return False
+            if o in ("-l", "--list"):
+                listing = True
+            if o in takes and "=" not in a:
+                i += 1
+        else:
+            positionals.append(a)
+        i += 1
+    return listing or not positionals
+
+
+def _first_is(*subs):
+    def check(args):
+        return not args or args[0] in subs
+    return check
+
+
+def _git_remote_reads(args):
+    if not args:
+        return True
+    if args[0] in ("-v", "--verbose"):
+        return len(args) == 1
+    return args[0] in ("show", "get-url")
+
+
+def _git_config_reads(args):
+    if args and args[0] in ("get", "list"):
+        return True
+    readers = ("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l",
+               "--get-color", "--get-colorbool")
+    if any(a.split("=", 1)[0] in readers for a in args):
+        return True
+    return False
+
+
+def _git_config_write(eff, args, env):
+    where = ".git/config"
+    for k, a in enumerate(args):
+        o = a.split("=", 1)[0]
+        if o == "--global":
+            where = "~/.gitconfig"
+        elif o == "--system":
+            where = "/etc/gitconfig"
+        elif o in ("--file", "-f"):
+            where = a.split("=", 1)[1] if "=" in a else (args[k + 1] if k + 1 < len(args)
+                                                         else where)
+        elif o == "--worktree":
+            where = ".git/config.worktree"
+    if where == "~/.gitconfig":
+        _write(eff, posixpath.join(env.home, ".gitconfig"), "git config --global", env)
+        return
+    if where.startswith(".git/"):
+        # the repository's config: the .git of the nearest enclosing repository
+        for d in (env.cwds or ()):
+            probe = d
+            while True:
+                if os.path.exists(posixpath.join(probe, ".git")):
+                    break
+                parent = posixpath.dirname(probe)
+                if parent == probe:
+                    probe = d
+                    break
+                probe = parent
+            eff.writes.append(Write(where, "git config", False,
+                                    (posixpath.join(probe, where),)))
+        return
+    _write(eff, where, "git config --file", env)
+
+
+_GIT_READ_FORMS = {
+    "branch": _git_branch_reads,
+    "tag": _git_tag_reads,
+    "stash": lambda a: bool(a) and a[0] in ("list", "show"),
+    "remote": _git_remote_reads,
+    "worktree": lambda a: a[:1] == ["list"],
+    "notes": lambda a: not a or a[0] in ("list", "show"),
+    "submodule": lambda a: not a or a[0] in ("status", "summary"),
+    "reflog": lambda a: not a or a[0] in ("show", "exists") or a[0].startswith("-"),
+    "config": _git_config_reads,
+    "sparse-checkout": _first_is("list"),
+    "symbolic-ref": lambda a: len([x for x in a if not x.startswith("-")]) == 1
+    and not any(x in ("-d", "--delete") for x in a),
+    "hook": lambda a: False,
+    "bisect": lambda a: bool(a) and a[0] in ("log", "visualize", "view", "terms"),
+    "apply": lambda a: any(x in ("--check", "--stat", "--numstat", "--summary") for x in a)
+    and not any(x in ("--index", "--cached", "--apply", "-3", "--3way") for x in a),
+    "format-patch": lambda a: any(x == "--stdout" for x in a),
+    "archive": lambda a: not any(x.startswith(("-o", "--output")) for x in a),
+    "fsck": lambda a: not any(x.startswith("--lost-found") for x in a),
+}
+
+
+# --- the gateway itself -----------------------------------------------------------------------
+
+def _gateway(eff, words, env, trusted=True):
+    if not _literal(eff, words[1:], "gateway"):
+        eff.gateway_ops.append("(computed arguments)")
+        return
+    argv = [w.value for w in words[1:]]
+    before = (len(eff.gateway_ops), len(eff.surface_ops), len(eff.unknown))
+    _gateway_verb(eff, argv)
+    if not trusted and (len(eff.gateway_ops), len(eff.surface_ops), len(eff.unknown)) == before:
+        eff.unknown.append(f"{words[0].value!r} is not the installed gateway")
+
+
+def _gateway_verb(eff, argv):
+    if not argv or argv[0] in ("-h", "--help", "-V", "--version"):
+        return
+    verb = argv[0]
+    rest = argv[1:]
+    if verb in ("check", "explain"):
+        return
+    if verb == "rules" and (not rest or rest[0] in ("show", "validate", "-h", "--help")):
+        return
+    if verb == "state":
+        if not rest or rest[0] in ("show", "validate", "-h", "--help"):
+            return
+        if rest[0] == "clean":
+            eff.gateway_ops.append("state clean" + (" --all" if "--all" in rest else ""))
+            return
+    if verb == "breezing" and rest[:1] == ["phase"]:
+        phase = [a for a in rest[1:] if not a.startswith("-")]
+        if not phase or any(a in ("-h", "--help") for a in rest):
+            return
+        eff.gateway_ops.append("breezing phase " + phase[0])
+        return
+    if verb == "hook":
+        eff.gateway_ops.append("hook " + " ".join(rest[:1]))
+        return
+    if verb in ("install", "uninstall"):
+        eff.surface_ops.append(f"gateway {verb} rewrites the Claude Code settings (hooks)")
+        return
+    eff.unknown.append(f"gateway {verb} is not known to be read-only")
+
+
+# --- commands whose effect depends on their arguments -----------------------------------------
+
+def _split(argv, value_flags=frozenset()):
+    """(options [(name, value)], positionals) in getopt style; `--` ends options."""
+    from gateway.validator import argv as argvmod
+
+    args = argvmod.parse(argv, frozenset(value_flags))
+    return [(o.name, o.value) for o in args.options], list(args.positionals)
+
+
+def _has(opts, *names):
+    return any(o == n or (n.startswith("--") and _long(o, n)) for o, _ in opts for n in names)
+
+
+def _values(opts, *names):
+    return [v for o, v in opts for n in names
+            if v is not None and (o == n or (n.startswith("--") and _long(o, n)))]
+
+
+def _targets(eff, name, argv, env, value_flags=(), recursive=("-r", "-R", "--recursive")):
+    opts, pos = _split(argv[1:], value_flags)
+    tree = _has(opts, *recursive) if recursive else False
+    for p in pos:
+        _write(eff, p, name, env, tree=tree)
+    if not pos:
+        eff.unknown.append(f"{name} without a target")
+
+
+def _rm(eff, argv, env):
+    _targets(eff, argv[0], argv, env)
+
+
+def _plain(value_flags=(), recursive=("-R", "--recursive")):
+    def check(eff, argv, env):
+        _targets(eff, argv[0].lower(), argv, env, value_flags, recursive)
+    return check
+
+
+def _copylike(eff, argv, env):
+    name = argv[0].lower()
+    vf = {"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner",
+          "-g", "--group"} if name == "install" else {"-t", "--target-directory", "-S",
+                                                      "--suffix"}
+    opts, pos = _split(argv[1:], vf)
+    target_dirs = _values(opts, "-t", "--target-directory")
+    recursive = _has(opts, "-r", "-R", "--recursive", "-a", "--archive") or name == "mv"
+    if name == "install" and _has(opts, "-d", "--directory"):
+        for p in pos:
+            _write(eff, p, "install -d", env)
+        return
+    if target_dirs:
+        dest, sources = target_dirs[-1], pos
+        into = tuple(posixpath.basename(s.rstrip("/")) or s for s in sources)
+        _write(eff, dest.rstrip("/") + "/", name, env, tree=recursive, into=into)
+    elif len(pos) >= 2 or (name == "ln" and pos):
+        if name == "ln" and len(pos) == 1:
+            dest, sources = ".", pos
+        else:
+            dest, sources = pos[-1], pos[:-1]
+        into = tuple(posixpath.basename(s.rstrip("/")) or s for s in sources)
+        if _has(opts, "-T", "--no-target-directory"):
+            _write(eff, dest, name, env, tree=recursive)
+        else:
+            _write(eff, dest, name, env, tree=recursive, into=into)
+    else:
+        eff.unknown.append(f"{name} without a destination")
+        sources = []
+    if name == "mv":
+        for s in sources:
+            _write(eff, s, "mv (source)", env, tree=True)
+
+
+def _dd(eff, argv, env):
+    for a in argv[1:]:
+        if a.startswith("of="):
+            _write(eff, a[3:], "dd of=", env)
+
+
+def _tee(eff, argv, env):
+    opts, pos = _split(argv[1:], {"--output-error"})
+    for p in pos:
+        if p != "-":
+            _write(eff, p, "tee", env)
+
+
+def _sed(eff, argv, env):
+    from gateway.validator.checks import sed_program_problem
+
+    opts, pos = _split(argv[1:], {"-e", "--expression", "-f", "--file", "-l",
+                                  "--line-length"})
+    safe = {"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s", "--separate",
+            "-z", "--null-data", "-u", "--unbuffered", "--posix", "--debug", "--sandbox",
+            "-l", "--line-length", "-e", "--expression", "-b", "--binary",
+            "--follow-symlinks"}
+    inplace = False
+    programs = _values(opts, "-e", "--expression")
+    for o, _v in opts:
+        if o in ("-i", "-I") or _long(o, "--in-place"):
+            inplace = True
+        elif o in ("-f", "--file"):
+            eff.unknown.append("sed -f runs a program from a file that is not visible")
+        elif o not in safe and not (len(o) == 2 and o[1] in ".~_"):
+            # -i.bak is split into -i -. -b -a -k by the option parser
+            if not inplace:
+                eff.unknown.append(f"sed {o}: option not understood")
+    files = list(pos)
+    if not programs and files:
+        programs = [files.pop(0)]
+    for prog in programs:
+        why = sed_program_problem(prog)
+        if why:
+            eff.unknown.append(f"sed program {prog!r}: {why}")
+    if inplace:
+        for f in files:
+            _write(eff, f, "sed -i", env)
+        if not files:
+            eff.unknown.append("sed -i without files")
+
+
+def _awk(eff, argv, env):
+    from gateway.validator.checks import awk_program_problem
+
+    opts, pos = _split(argv[1:], {"-F", "--field-separator", "-v", "--assign", "-f", "--file",
+                                  "-i", "--include", "-l", "--load", "-E", "--exec"})
+    inplace = False
+    for o, v in opts:
+        if o in ("-F", "--field-separator", "-v", "--assign"):
+            continue
+        if o in ("-i", "--include") and v in ("inplace", "inplace.awk"):
+            inplace = True
+            continue
+        eff.unknown.append(f"awk {o}: loads or runs a program that is not visible")
+        return
+    if not pos:
+        eff.unknown.append("awk without a program")
+        return
+    why = awk_program_problem(pos[0])
+    if why:
+        eff.unknown.append(f"awk program {pos[0]!r}: {why}")
+    if inplace:
+        files = [p for p in pos[1:] if "=" not in p]
+        for f in files:
+            _write(eff, f, "awk -i inplace", env)
+
+
+def _find(eff, argv, env):
+    words = argv[1:]
+    starts = []
+    i = 0
+    while i < len(words) and not words[i].startswith(("-", "(", "!")):
+        starts.append(words[i])
+        i += 1
+    starts = starts or ["."]
+    expr = words[i:]
+    k = 0
+    while k < len(expr):
+        w = expr[k]
+        if w in ("-delete",):
+            for s in starts:
+                _write(eff, s, "find -delete", env, tree=True)
+        elif w in ("-fprint", "-fprint0", "-fprintf", "-fls"):
+            if k + 1 < len(expr):
+                _write(eff, expr[k + 1], f"find {w}", env)
+            k += 1
+        elif w in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = k + 1
+            inner = []
+            while j < len(expr) and expr[j] not in (";", "+"):
+                inner.append(expr[j])
+                j += 1
+            if not inner:
+                eff.unknown.append(f"find {w} without a command")
+            else:
+                sub = Effects()
+                _argv(sub, [_W(a) for a in inner], env.derive(extra=True))
+                if not sub.readonly:
+                    eff.unknown.append(f"find {w} {inner[0]} runs a command that may write")
+                    if sub.writes:
+                        for s in starts:
+                            _write(eff, s, f"find {w} {inner[0]}", env, tree=True)
+                    sub.writes = [x for x in sub.writes if x.target != "{}"]
+                    eff.merge(sub)
+            k = j
+        k += 1
+
+
+def _sort(eff, argv, env):
+    opts, _pos = _split(argv[1:], {"-k", "--key", "-t", "--field-separator", "-S",
+                                   "--buffer-size", "-T", "--temporary-directory", "-o",
+                                   "--output", "--parallel", "--compress-program",
+                                   "--files0-from", "--batch-size", "--random-source"})
+    for out in _values(opts, "-o", "--output"):
+        _write(eff, out, "sort -o", env)
+    if _has(opts, "--compress-program"):
+        eff.unknown.append("sort --compress-program runs a program")
+
+
+def _second_positional(name, value_flags):
+    def check(eff, argv, env):
+        opts, pos = _split(argv[1:], value_flags)
+        if name == "xxd" and _has(opts, "-r", "-revert"):
+            if len(pos) < 2:
+                return  # reverse to stdout
+        if len(pos) >= 2 and pos[1] != "-":
+            _write(eff, pos[1], name, env)
+    return check
+
+
+def _tree(eff, argv, env):
+    opts, _pos = _split(argv[1:], {"-L", "-P", "-I", "-o", "--filelimit", "--charset", "-H",
+                                   "-T"})
+    for out in _values(opts, "-o"):
+        _write(eff, out, "tree -o", env)
+    if _has(opts, "-R"):
+        eff.unknown.append("tree -R writes HTML files")
+
+
+def _date(eff, argv, env):
+    opts, _pos = _split(argv[1:], {"-d", "--date", "-f", "--file", "-r", "--reference",
+                                   "-I", "--iso-8601"})
+    if _has(opts, "-s", "--set"):
+        eff.unknown.append("date -s sets the clock")
+
+
+def _hostname(eff, argv, env):
+    opts, pos = _split(argv[1:])
+    if pos or _has(opts, "-F", "--file", "-b", "--boot"):
+        eff.unknown.append("hostname with an argument sets the host name")
+
+
+def _file(eff, argv, env):
+    opts, _pos = _split(argv[1:], {"-m", "--magic-file", "-F", "--separator", "-P",
+                                   "--parameter", "-e", "--exclude"})
+    if _has(opts, "-C", "--compile"):
+        eff.unknown.append("file -C writes a compiled magic file")
+
+
+def _rg(eff, argv, env):
+    opts, _pos = _split(argv[1:], {"-e", "--regexp", "-f", "--file", "-g", "--glob",
+                                   "--iglob", "-t", "--type", "-T", "--type-not", "-A", "-B",
+                                   "-C", "-m", "--max-count", "-M", "--max-columns",
+                                   "--color", "--colors", "-j", "--threads", "--max-depth",
+                                   "-d", "--sort", "--sortr", "--type-add", "--ignore-file",
+                                   "--pre", "--pre-glob", "--hostname-bin", "-r",
+                                   "--replace", "--path-separator", "-E", "--encoding"})
+    for bad in ("--pre", "--hostname-bin"):
+        if _has(opts, bad):
+            eff.unknown.append(f"rg {bad} runs a program")
+
+
+_CHECKS = {
+    "rm": _rm,
+    "rmdir": _plain(recursive=()),
+    "unlink": _plain(recursive=()),
+    "shred": _plain(("-n", "--iterations", "-s", "--size", "--random-source"), ()),
+    "truncate": _plain(("-s", "--size", "-r", "--reference"), ()),
+    "touch": _plain(("-d", "--date", "-t", "-r", "--reference"), ()),
+    "mkdir": _plain(("-m", "--mode", "--context"), ()),
+    "mkfifo": _plain(("-m", "--mode", "--context"), ()),
+    "mknod": _plain(("-m", "--mode", "--context"), ()),
+    "chmod": _plain(("--reference",)),
+    "chown": _plain(("--reference", "--from")),
+    "chgrp": _plain(("--reference",)),
+    "chattr": _plain(("-v", "-p")),
+    "setfacl": _plain(("-m", "-M", "-x", "-X", "--modify", "--modify-file", "--remove",
+                       "--remove-file", "--set", "--set-file")),
+    "cp": _copylike,
+    "mv": _copylike,
+    "install": _copylike,
+    "ln": _copylike,
+    "dd": _dd,
+    "tee": _tee,
+    "sed": _sed,
+    "gsed": _sed,
+    "awk": _awk,
+    "gawk": _awk,
+    "mawk": _awk,
+    "nawk": _awk,
+    "find": _find,
+    "sort": _sort,
+    "uniq": _second_positional("uniq", {"-f", "-s", "-w", "--skip-fields", "--skip-chars",
+                                        "--check-chars"}),
+    "xxd": _second_positional("xxd", {"-c", "-g", "-l", "-s", "-o", "-n", "-C", "-cols",
+                                      "-len", "-seek", "-name"}),
+    "tree": _tree,
+    "date": _date,
+    "hostname": _hostname,
+    "file": _file,
+    "rg": _rg,
+}
+
+#: The checkers above that only record targets (their arguments are written, not read).
+_WRITERS = frozenset(("rm", "rmdir", "unlink", "shred", "truncate", "touch", "mkdir", "mkfifo",
+                      "mknod", "chmod", "chown", "chgrp", "chattr", "setfacl", "cp", "mv",
+                      "install", "ln", "dd", "tee"))
+#: Checkers whose verdict does not change when more arguments arrive at run time.
+_EXTRA_OK = frozenset()

@@ -1,0 +1,136 @@
+"""All guards for one PreToolUse call, in order; the first deny wins.
+
+1. input      a payload the guards cannot read is denied (GW892)
+2. state      roles, breezing-active.json and the phase; unreadable state is denied with the
+              repair (GW890)
+3. delegate   the Lead in delegate mode / Phase B uses only the delegate tools (GW820)
+4. spawn      reviewers and implementers start no agents (GW808)
+5. file tools Write, Edit, MultiEdit, NotebookEdit:
+              escapes (GW830/831), protected paths (GW832-834), the Lead's file (GW807),
+              codex (GW810-813), role (GW801/803), role registration (GW805/806)
+   Bash       the core validator's deny (GW750, GW709...), writes to protected paths
+              (GW835), gateway state changes by non-Leads (GW807), codex (GW811),
+              role (GW802/804)
+6. otherwise  no decision (GW800): the normal permission flow decides
+
+The verdict is DENY or "no decision" (decision ASK, code GW800); never ALLOW.
+"""
+
+from gateway.decision import DENY, Verdict
+from gateway.guards import codex, delegate, files, role
+from gateway.guards.context import GuardError, Request, load_state
+
+
+def evaluate(payload, env=None, *, record=True, project=None) -> Verdict:
+    """The guards' verdict for a PreToolUse payload (a dict). `record=False` is a dry run:
+    a role registration is reported, not written. Never raises."""
+    req = None
+    try:
+        req = Request(payload, env, project)
+        verdict = _evaluate(req, record)
+    except GuardError as exc:
+        verdict = Verdict(DENY, exc.phase, exc.code, exc.rule, exc.message)
+        if req is not None:
+            req.step(exc.phase, "deny", exc.code, exc.message)
+    except RecursionError:
+        verdict = Verdict(DENY, "guard:error", "GW893", "", "the input nests too deeply")
+    except Exception as exc:  # never allow on an error: the guards deny
+        verdict = Verdict(DENY, "guard:error", "GW893", "",
+                          f"internal error in the guards ({type(exc).__name__}: {exc}); the "
+                          "call is refused. Please report it with the input")
+    if req is not None:
+        verdict.trace = req.trace
+        verdict.command = req.subject
+    return verdict
+
+
+def _evaluate(req, record):
+    from gateway.state.store import StateError
+
+    try:
+        state = load_state(req)
+    except StateError as exc:
+        return req.deny("guard:state", "GW890", f"the breezing state cannot be read, so the "
+                        f"guards cannot decide: {exc}")
+    req.step("guard:state", "info", "", state.describe())
+    verdict = delegate.check(req, state) or role.check_spawn(req, state)
+    if verdict is not None:
+        return verdict
+    if req.tool in files.FILE_TOOLS:
+        return _file_tool(req, state, record)
+    if req.tool == "Bash":
+        return _bash(req, state)
+    return req.passed()
+
+
+def _file_tool(req, state, record):
+    key = files.FILE_TOOLS[req.tool]
+    raw = req.input_dict().get(key)
+    if not isinstance(raw, str) or not raw.strip() or "\x00" in raw:
+        raise GuardError("GW892", f"{req.tool}: tool_input.{key} is missing, empty or not a "
+                         "path", "guard:input")
+    req.subject = raw
+    target = files.Target(raw, req.cwd, req.roots)
+    req.step("guard:files", "info", "", f"target {target.real}")
+    hit = files.escape(target, req.roots)
+    if hit:
+        return req.deny("guard:files", hit[0], hit[1], rule="files:escape")
+    surface = files.Surface(req.roots, req.policy, req.env)
+    hit = surface.check(target.lex, target.real)
+    if hit:
+        code, rule, what = hit
+        hint = (" Use `gateway state clean` or the workflow's own steps" if code == "GW834"
+                else "")
+        return req.deny("guard:files", code, f"{target.raw!r} is protected: {what} "
+                        f"({rule}).{hint}", rule=f"protected:{rule}")
+    req.step("guard:files", "pass", "", "no escape, not protected")
+    verdict = (role.check_lead_only_file(req, state, target)
+               or codex.check_write(req, state, target)
+               or role.check_write(req, state, target))
+    if verdict is not None:
+        return verdict
+    if target.is_role_marker:
+        verdict = role.register(req, state, target, record)
+        if verdict is not None:
+            return verdict
+    return req.passed()
+
+
+def _bash(req, state):
+    from gateway import runtime
+    from gateway.guards.effects import analyze
+    from gateway.paths import real
+
+    command = req.input_dict().get("command")
+    if not isinstance(command, str):
+        raise GuardError("GW892", "Bash: tool_input.command is missing or not a string",
+                         "guard:input")
+    req.subject = command
+    policy = req.policy
+    core = runtime.judge_bash(command, req.cwd, req.project, "Bash", env=req.env,
+                              policy=policy)
+    if core.decision is DENY:
+        return req.deny("guard:core", core.code, core.message, rule=core.rule)
+    req.step("guard:core", "pass", core.code, f"validator: {core.decision} ({core.code}); "
+             "only its denies are enforced here")
+    effects = analyze(command, req.cwd)
+    surface = files.Surface(req.roots, policy, req.env)
+    for w in effects.writes:
+        for p in w.paths:
+            hit = surface.check(p, real(p), tree=w.tree)
+            if hit:
+                code, rule, what = hit
+                return req.deny("guard:files", "GW835", f"{w.via} writes {w.target!r} "
+                                f"({p}): {what} ({rule}) [{code}]", rule=f"protected:{rule}")
+    if effects.surface_ops:
+        return req.deny("guard:files", "GW835", effects.surface_ops[0],
+                        rule="protected:settings")
+    req.step("guard:files", "pass", "", f"{len(effects.writes)} named write(s), none protected"
+             + ("" if effects.readonly else "; not read-only: " + "; ".join(
+                 effects.reasons()[:2])))
+    verdict = (role.check_gateway_ops(req, state, effects)
+               or codex.check_bash(req, state, effects)
+               or role.check_bash(req, state, effects))
+    if verdict is not None:
+        return verdict
+    return req.passed()

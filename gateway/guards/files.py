@@ -1,0 +1,312 @@
+"""Write targets: canonical paths, escapes, and the paths no agent may write (any tool).
+
+Used by the Write/Edit/MultiEdit/NotebookEdit guard and, through the Bash analyzer's write
+list, for Bash. A target is canonicalised twice (gateway.paths): lexically against the
+payload's cwd (`..` removed) and really (every symlink resolved). Decisions:
+
+* GW830  a path with `..` that ends outside the project;
+* GW831  a path inside the project whose real target is outside (a symlink escape);
+* GW832  the permission surface: the rules' `protected_paths` (Claude Code settings, hook
+         files, the gateway's rules, .git/hooks, .git/config...), anything under a `.git`
+         directory of the project, the gateway's own rules/cache/audit directories and an
+         installed copy of the gateway;
+* GW833  secrets (the rules' `secrets`, plus `*id_rsa*` and `*id_ed25519*`);
+* GW834  the state files only the gateway writes (breezing-session-roles.json,
+         gateway-breezing-phase.json and their lock files).
+
+A "tree" write (rm -r, mv, find -delete, git clean) also hits when the tree contains such a
+path (`rm -rf .claude`, `rm -rf .git`, `mv .claude x`).
+"""
+
+import fnmatch
+import os
+import posixpath
+
+from gateway import paths
+from gateway.state.layout import PHASE, ROLE_MARKER_GLOB, SESSION_ROLES, STATE_DIR
+
+FILE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+              "NotebookEdit": "notebook_path"}
+STATE_REL = STATE_DIR.replace(os.sep, "/")
+ACTIVE_REL = STATE_REL + "/breezing-active.json"
+#: Written only by the gateway (and their lock files): an agent that could write them could
+#: register itself with any role or end delegate mode.
+MAINTAINED = tuple(f"{STATE_REL}/{n}" for n in (SESSION_ROLES, PHASE)) + tuple(
+    f"{STATE_REL}/.{n}.lock" for n in (SESSION_ROLES, PHASE))
+EXTRA_SECRET_GLOBS = ("*id_rsa*", "*id_ed25519*")
+
+
+def rel_to(path, *roots):
+    """`path` relative to the first root it is within ("" for the root itself), or None."""
+    for root in roots:
+        if paths.is_within(path, root):
+            return path[len(root):].lstrip("/")
+    return None
+
+
+class Target:
+    """A file tool's target, canonical."""
+
+    __slots__ = ("raw", "lex", "real", "rel_lex", "rel_real", "dotdot")
+
+    def __init__(self, raw, cwd, roots):
+        self.raw = raw
+        self.lex = paths.lexical(raw, cwd)
+        self.real = paths.real(self.lex)
+        self.rel_lex = rel_to(self.lex, roots.project, roots.project_real)
+        self.rel_real = rel_to(self.real, roots.project_real, roots.project)
+        self.dotdot = ".." in raw.split("/")
+
+    @property
+    def inside(self) -> bool:
+        return self.rel_lex is not None and self.rel_real is not None
+
+    @property
+    def symlinked(self) -> bool:
+        """A symlink on the way (inside the project: the relative paths differ)."""
+        if self.rel_lex is not None and self.rel_real is not None:
+            return self.rel_lex != self.rel_real or os.path.islink(self.lex)
+        return self.lex != self.real
+
+    @property
+    def in_state_dir(self) -> bool:
+        """Both forms are below the project's .claude/state/."""
+        return (self.inside and self.rel_lex.startswith(STATE_REL + "/")
+                and self.rel_real.startswith(STATE_REL + "/"))
+
+    @property
+    def is_role_marker(self) -> bool:
+        """A role marker: .claude/state/breezing-role-*.json directly, with no symlink."""
+        return (self.inside and self.rel_lex == self.rel_real
+                and posixpath.dirname(self.rel_real) == STATE_REL
+                and fnmatch.fnmatchcase(posixpath.basename(self.rel_real), ROLE_MARKER_GLOB)
+                and not os.path.islink(self.lex))
+
+    @property
+    def is_active_file(self) -> bool:
+        return any(r is not None and r.lower() == ACTIVE_REL
+                   for r in (self.rel_lex, self.rel_real))
+
+
+def escape(target, roots):
+    """(code, message) for a `..` or symlink escape out of the project, else None."""
+    inside_lex = roots.lexically_inside(target.lex)
+    if target.dotdot and not (inside_lex and roots.really_inside(target.real)):
+        return ("GW830", f"{target.raw!r} uses '..' to leave the project (it is {target.lex})")
+    if inside_lex and not roots.really_inside(target.real):
+        return ("GW831", f"{target.raw!r} is inside the project as written but a symlink "
+                         f"leads outside (to {target.real})")
+    return None
+
+
+def _ancestor_of_pattern(rel, pattern) -> bool:
+    """Could a path matching glob `pattern` lie strictly below directory `rel`?"""
+    rparts = [p for p in rel.split("/") if p]
+    pparts = [p for p in pattern.split("/") if p]
+    for i, comp in enumerate(rparts):
+        if i >= len(pparts):
+            return False
+        if pparts[i] == "**":
+            return True
+        if not paths.glob_match(pparts[i], comp):
+            return False
+    return len(rparts) < len(pparts)
+
+
+class Surface:
+    """The paths no agent may write, for one request."""
+
+    def __init__(self, roots, policy, env):
+        from gateway import audit
+        from gateway.policy import cache, load
+
+        self.roots = roots
+        self.policy = policy
+        self.home = posixpath.normpath(os.path.expanduser("~"))
+        dirs = []
+        try:
+            dirs.append(load.builtin_rules_dir())
+        except Exception:  # missing rules: the policy would not have loaded either
+            pass
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        if not (paths.is_within(package, roots.project)
+                or paths.is_within(package, roots.project_real)):
+            dirs.append(package)  # an installed copy; a checkout being developed is not
+        dirs.append(cache.cache_dir(env))
+        log = audit.log_path(env)
+        if log:
+            dirs.append(os.path.dirname(os.path.abspath(log)))
+        user_rules = load.user_rules_path(env)
+        dirs.append(user_rules)
+        self.gateway_paths = []
+        for d in dirs:
+            d = posixpath.normpath(os.path.abspath(d))
+            for form in (d, paths.real(d)):
+                if form not in self.gateway_paths and form not in ("/", self.home):
+                    self.gateway_paths.append(form)
+        config = env.get("CLAUDE_CONFIG_DIR")
+        self.claude_config = posixpath.normpath(config) if config and config.startswith("/") \
+            else None
+
+    def _rels(self, p):
+        out = []
+        r = rel_to(p, self.roots.project, self.roots.project_real)
+        if r is not None:
+            out.append(r)
+        return out
+
+    def check(self, lex, real, tree=False):
+        """(code, rule, what) when writing lex/real (or, for a tree write, anything below it)
+        touches the surface or a secret; else None."""
+        forms = tuple(dict.fromkeys((lex, real)))
+        rels = [r for p in forms for r in self._rels(p)]
+        # the gateway's own state files
+        for r in rels:
+            low = r.lower()
+            if low in MAINTAINED:
+                return ("GW834", low, "written only by the gateway")
+            if tree and any(m.startswith(low + "/") or low == "" for m in MAINTAINED):
+                return ("GW834", MAINTAINED[0], "it contains the gateway's role registrations")
+        # the project as a whole (rm -rf . / of a parent)
+        if tree:
+            for p in forms:
+                for root in (self.roots.project, self.roots.project_real):
+                    if paths.is_within(root, p):
+                        return ("GW832", "project", "it contains the whole project (its .git, "
+                                "settings and hooks)")
+        # .git
+        for r in rels:
+            if any(c.lower() == ".git" for c in r.split("/")):
+                return ("GW832", ".git/", "the repository's internals (hooks, config, refs)")
+        # protected_paths from the rules
+        pat = paths.is_protected(forms, self.roots, self.policy)
+        if pat:
+            return ("GW832", pat, "part of the agent's permission surface")
+        if tree:
+            for p in forms:
+                for r in rels:
+                    for pat in self.policy.protected_paths:
+                        if not pat.startswith("~/") and _ancestor_of_pattern(r, pat):
+                            return ("GW832", pat, "it contains part of the agent's permission "
+                                    "surface")
+                if paths.is_within(p, self.home):
+                    hr = p[len(self.home):].lstrip("/")
+                    for pat in self.policy.protected_paths:
+                        if pat.startswith("~/") and _ancestor_of_pattern(hr, pat[2:]):
+                            return ("GW832", pat, "it contains part of the agent's permission "
+                                    "surface")
+        # the gateway's own files
+        for p in forms:
+            for g in self.gateway_paths:
+                if paths.is_within(p, g) or (tree and paths.is_within(g, p)):
+                    return ("GW832", g, "the gateway's own rules, cache or audit log")
+        # Claude Code settings and hooks under CLAUDE_CONFIG_DIR
+        if self.claude_config:
+            for p in forms:
+                r = rel_to(p, self.claude_config)
+                if r is not None and (paths.glob_match("settings*.json", r)
+                                      or paths.glob_match("hooks/**", r) or r == "hooks"
+                                      or (tree and (r == "" or _ancestor_of_pattern(
+                                          r, "hooks/**")))):
+                    return ("GW832", "$CLAUDE_CONFIG_DIR/" + (r or "."),
+                            "Claude Code's own settings or hooks")
+        # secrets
+        pat = paths.is_secret(forms, self.policy)
+        if not pat:
+            base = posixpath.basename(lex)
+            for g in EXTRA_SECRET_GLOBS:
+                if fnmatch.fnmatch(base.lower(), g):
+                    pat = g
+                    break
+        if pat:
+            return ("GW833", pat, "a secret (keys, credentials, .env files)")
+        return None
+
+
+# --- owns globs --------------------------------------------------------------------------------
+
+_owns_cache = {}
+
+
+def _owns_regex(pattern):
+    """Case-sensitive glob: `*` and `?` stay within a component, `**` spans any number of
+    components (also none), `[...]` is a character class; no string-prefix matching."""
+    rx = _owns_cache.get(pattern)
+    if rx is not None:
+        return rx
+    import re
+
+    out = []
+    i = 0
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**", i):
+                before_ok = i == 0 or pattern[i - 1] == "/"
+                after = pattern[i + 2:i + 3]
+                if before_ok and after == "/":
+                    out.append("(?:[^/]+/)*")
+                    i += 3
+                    continue
+                if before_ok and after == "":
+                    out.append(".*")
+                    i += 2
+                    continue
+            out.append("[^/]*")
+            while i < n and pattern[i] == "*":
+                i += 1
+            continue
+        if c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 2)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("(?!/)[" + body.replace("\\", "\\\\") + "]")
+                i = j + 1
+                continue
+        else:
+            out.append(re.escape(c))
+        i += 1
+    try:
+        rx = re.compile("".join(out) + r"\Z", re.DOTALL)
+    except re.error:
+        rx = re.compile(r"(?!)")  # an unusable pattern matches nothing
+    if len(_owns_cache) > 512:
+        _owns_cache.clear()
+    _owns_cache[pattern] = rx
+    return rx
+
+
+def owns_match(patterns, rel, absolute):
+    """The `owns` pattern that admits the project-relative path `rel` (absolute path
+    `absolute`), or "". A pattern is relative to the project root (a leading ./ is ignored);
+    an absolute one is matched against the absolute path; a pattern ending in / or without
+    glob characters names a directory too and admits everything below it (component-wise:
+    `src/auth` admits src/auth/x, never src/authz/x). Patterns with `..` admit nothing."""
+    for pat in patterns:
+        if not isinstance(pat, str) or not pat or ".." in pat.split("/"):
+            continue
+        p = pat
+        subject = rel
+        if p.startswith("/"):
+            subject = absolute
+        else:
+            while p.startswith("./"):
+                p = p[2:]
+        if subject is None or not p:
+            continue
+        if p.endswith("/"):
+            p = p + "**"
+        elif not any(ch in p for ch in "*?["):
+            if subject == p or subject.startswith(p.rstrip("/") + "/"):
+                return pat
+            continue
+        if _owns_regex(p).match(subject):
+            return pat
+    return ""

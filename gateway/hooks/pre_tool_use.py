@@ -1,0 +1,49 @@
+"""The PreToolUse hook: the guards (role, codex, delegate mode, protected paths) and the hard
+denies of the core (a Bash command the validator denies), for every tool.
+
+Output per the measured contract (reference/claude-code-hooks.md §4): a deny is
+`hookSpecificOutput.permissionDecision: "deny"` with a reason; everything else prints
+nothing (no decision), so Claude Code's own permission flow runs. This hook never forces
+"ask" (that would override bypass mode) and never emits "allow" (that would skip Claude
+Code's own path checks). Any error it cannot classify denies: a guard that cannot decide
+does not let the call through.
+"""
+
+import json
+
+from gateway.decision import DENY, Verdict
+from gateway.hooks import payload as pl
+
+EVENT = "PreToolUse"
+#: Every tool: in delegate mode the Lead may use only the delegate tools, so the hook must
+#: see all of them. None = registered without a matcher (Claude Code: every tool).
+MATCHER = None
+ON_FAILURE_BLOCK = True
+
+
+def decide(raw: bytes, env) -> tuple:
+    """(verdict, payload or None) for raw stdin bytes. Never raises."""
+    try:
+        payload = pl.read(raw)
+    except pl.PayloadError as exc:
+        return Verdict(DENY, "guard:input", "GW892", "", f"the hook input cannot be read "
+                       f"({exc}); the call is refused"), None
+    except Exception as exc:  # pragma: no cover - read() raises PayloadError only
+        return Verdict(DENY, "guard:error", "GW893", "", f"{type(exc).__name__}: {exc}"), None
+    try:
+        from gateway.guards.engine import evaluate
+
+        return evaluate(payload, env), payload
+    except Exception as exc:  # evaluate() never raises; this is the last line of defence
+        return Verdict(DENY, "guard:error", "GW893", "", f"{type(exc).__name__}: {exc}"), \
+            payload
+
+
+def render(verdict) -> str:
+    """The stdout text for a verdict: the deny object, or "" (no decision)."""
+    if verdict.decision is not DENY:
+        return ""
+    reason = f"gateway {verdict.code}: {verdict.message}"
+    out = {"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": "deny",
+                                  "permissionDecisionReason": reason}}
+    return json.dumps(out, ensure_ascii=False)

@@ -1,0 +1,208 @@
+"""The Write/Edit/MultiEdit/NotebookEdit guard common to everyone: escapes, protected paths,
+secrets, gateway-maintained state; the same protected paths for Bash writes (GW835); owns
+glob semantics."""
+
+import os
+
+import pytest
+
+from gateway.guards.files import owns_match
+from tests.guards.support import denied, silent, write
+
+FILE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit"]
+
+
+def _input(tool, path):
+    if tool == "NotebookEdit":
+        return {"notebook_path": path, "new_source": "x"}
+    if tool == "MultiEdit":
+        return {"file_path": path, "edits": [{"old_string": "a", "new_string": "b"}]}
+    if tool == "Edit":
+        return {"file_path": path, "old_string": "a", "new_string": "b"}
+    return {"file_path": path, "content": "x"}
+
+
+@pytest.mark.parametrize("tool", FILE_TOOLS)
+def test_plain_project_file_gets_no_decision(guard, proj, tool):
+    assert silent(guard(tool, _input(tool, os.path.join(proj, "src/app.py"))))
+
+
+@pytest.mark.parametrize("tool", FILE_TOOLS)
+@pytest.mark.parametrize("rel,code", [
+    (".claude/settings.json", "GW832"), (".claude/settings.local.json", "GW832"),
+    (".claude/hooks/h.sh", "GW832"), (".claude/gateway.yaml", "GW832"),
+    (".claude/gateway.local.yaml", "GW832"), (".git/config", "GW832"),
+    (".git/hooks/pre-commit", "GW832"), (".git/HEAD", "GW832"), (".GIT/config", "GW832"),
+    ("sub/.git/config", "GW832"), (".gitmodules", "GW832"),
+    (".env", "GW833"), (".env.production", "GW833"), ("config/.env.local", "GW833"),
+    ("keys/server.pem", "GW833"), ("tls/server.key", "GW833"), ("id_rsa", "GW833"),
+    ("backup_id_rsa_old", "GW833"), ("deploy_id_ed25519", "GW833"), (".ssh/config", "GW833"),
+    (".claude/state/breezing-session-roles.json", "GW834"),
+    (".claude/state/gateway-breezing-phase.json", "GW834"),
+    (".claude/state/.breezing-session-roles.json.lock", "GW834"),
+    (".claude/state/BREEZING-SESSION-ROLES.json", "GW834"),
+])
+def test_protected_paths_are_denied(guard, proj, tool, rel, code):
+    v = guard(tool, _input(tool, os.path.join(proj, rel)))
+    assert denied(v, code), (v.code, v.message)
+    assert "protected" in v.message
+
+
+def test_env_template_is_not_a_secret(guard, proj):
+    assert silent(guard("Write", write(proj, ".env.example")))
+
+
+def test_home_settings_and_gateway_config_are_protected(guard, proj):
+    home = os.path.expanduser("~")
+    for rel in (".claude/settings.json", ".claude/settings.local.json", ".claude/hooks/x.sh",
+                ".config/gateway/rules.yaml"):
+        v = guard("Write", write(proj, os.path.join(home, rel)))
+        assert denied(v, "GW832"), (rel, v.message)
+
+
+def test_claude_config_dir_settings_are_protected(guard, proj, tmp_path):
+    cfg = tmp_path / "cc"
+    v = guard("Write", write(proj, str(cfg / "settings.json")),
+              env={"CLAUDE_CONFIG_DIR": str(cfg)})
+    assert denied(v, "GW832")
+    v = guard("Write", write(proj, str(cfg / "hooks" / "x.py")),
+              env={"CLAUDE_CONFIG_DIR": str(cfg)})
+    assert denied(v, "GW832")
+
+
+def test_gateway_rules_cache_and_audit_log_are_protected(guard, proj, tmp_path):
+    from gateway.policy import cache, load
+
+    v = guard("Write", write(proj, os.path.join(load.builtin_rules_dir(), "default.yaml")))
+    assert denied(v, "GW832")
+    v = guard("Write", write(proj, os.path.join(cache.cache_dir(), "policy-x.json")))
+    assert denied(v, "GW832")
+    log = tmp_path / "logs" / "audit.jsonl"
+    v = guard("Edit", {"file_path": str(log), "old_string": "a", "new_string": "b"},
+              env={"GATEWAY_AUDIT_LOG": str(log)})
+    assert denied(v, "GW832")
+
+
+# --- escapes ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tool", FILE_TOOLS)
+def test_dotdot_escape(guard, proj, tool):
+    v = guard(tool, _input(tool, os.path.join(proj, "src/../../outside.txt")))
+    assert denied(v, "GW830")
+    v = guard(tool, _input(tool, "../../etc/passwd"), cwd="src")
+    assert denied(v, "GW830")
+
+
+def test_dotdot_that_stays_inside_is_judged_on_the_canonical_path(guard, proj):
+    assert silent(guard("Write", write(proj, os.path.join(proj, "src/../README.md"))))
+    v = guard("Write", write(proj, os.path.join(proj, "src/../.claude/settings.json")))
+    assert denied(v, "GW832")
+
+
+@pytest.mark.parametrize("tool", FILE_TOOLS)
+def test_symlink_escape(guard, proj, tool):
+    # lnk -> /etc (from the sample project)
+    v = guard(tool, _input(tool, os.path.join(proj, "lnk", "hosts")))
+    assert denied(v, "GW831"), v.message
+
+
+def test_symlink_to_a_protected_file_is_protected(guard, proj):
+    os.symlink(os.path.join(proj, ".claude", "settings.json"), os.path.join(proj, "harmless"))
+    assert denied(guard("Write", write(proj, "harmless")), "GW832")
+    # notes.txt -> .env
+    assert denied(guard("Write", write(proj, "notes.txt")), "GW833")
+
+
+def test_symlinked_dir_into_protected_area(guard, proj):
+    os.symlink(os.path.join(proj, ".claude", "hooks"), os.path.join(proj, "h"))
+    assert denied(guard("Write", write(proj, "h/new.sh")), "GW832")
+
+
+def test_absolute_path_outside_project_gets_no_decision(guard, proj):
+    # not an escape (no .., no symlink): Claude Code's own path checks ask for it
+    assert silent(guard("Write", write(proj, "/tmp/evil.txt")))
+
+
+def test_relative_path_resolves_against_the_payload_cwd(guard, proj):
+    v = guard("Write", {"file_path": "settings.json", "content": "x"}, cwd=".claude")
+    assert denied(v, "GW832")
+    assert silent(guard("Write", {"file_path": "settings.json", "content": "x"}, cwd="src"))
+
+
+# --- malformed input ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tool_input", [{}, {"file_path": ""}, {"file_path": 3},
+                                        {"file_path": "a\x00b"}, {"notebook_path": "x"}])
+def test_missing_path_denies(guard, tool_input):
+    assert denied(guard("Write", tool_input), "GW892")
+
+
+def test_notebook_edit_uses_notebook_path(guard, proj):
+    v = guard("NotebookEdit", {"notebook_path": os.path.join(proj, ".git/x.ipynb")})
+    assert denied(v, "GW832")
+    assert denied(guard("NotebookEdit", {"file_path": os.path.join(proj, "a.ipynb")}), "GW892")
+
+
+# --- Bash writes to protected paths (any role) -------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    "echo '{}' > .claude/settings.local.json", "cd .claude && rm settings.json",
+    "rm -rf .claude", "rm -r .git", "mv .claude/hooks /tmp/x", "cp evil.sh .claude/hooks/",
+    "ln -sf /tmp/evil .claude/hooks/pre.sh", "tee -a .git/hooks/pre-commit",
+    "sed -i s/a/b/ .claude/settings.json", "git config core.hooksPath /tmp/h",
+    "git config alias.st status", "echo x >> .env", "dd if=x of=.env",
+    "rm .claude/state/breezing-session-roles.json",
+    "echo {} > .claude/state/gateway-breezing-phase.json", "rm -rf .claude/state",
+    "find .claude -delete", "rm -rf .", "git clean -fdx", "gateway install",
+    "bash -c 'rm .claude/settings.json'", "perl -pi -e s/x/y/ .claude/settings.json",
+    "touch .claude/settings.json", "chmod -R 777 .git",
+])
+def test_bash_writes_to_protected_paths_are_denied(guard, proj, command):
+    v = guard("Bash", {"command": command})
+    assert denied(v, "GW835"), (command, v.code, v.message)
+
+
+@pytest.mark.parametrize("command", [
+    "mkdir -p .claude/state", "echo x > src/new.py", "rm -rf build", "touch notes.md",
+    "cp .claude/settings.json /tmp/backup.json", "git status", "npm test",
+    "echo '{\"role\":\"x\"}' > .claude/state/breezing-role-x.json",
+])
+def test_bash_writes_elsewhere_get_no_decision(guard, proj, command):
+    v = guard("Bash", {"command": command})
+    assert not denied(v), (command, v.message)
+
+
+# --- owns globs --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("patterns,rel,ok", [
+    (["src/auth/**"], "src/auth/login.ts", True),
+    (["src/auth/**"], "src/auth/deep/x/y.ts", True),
+    (["src/auth/**"], "src/authz/x.ts", False),
+    (["src/auth/**"], "src/auth", False),
+    (["src/auth"], "src/auth/login.ts", True),
+    (["src/auth"], "src/authz/login.ts", False),
+    (["src/auth/"], "src/auth/x", True),
+    (["src/auth/"], "src/authz", False),
+    (["src/*.ts"], "src/a.ts", True),
+    (["src/*.ts"], "src/sub/a.ts", False),
+    (["src/**/*.ts"], "src/a.ts", True),
+    (["src/**/*.ts"], "src/x/y/a.ts", True),
+    (["src/**/*.ts"], "src/x/y/a.js", False),
+    (["./src/a.py"], "src/a.py", True),
+    (["src/a?.py"], "src/ab.py", True),
+    (["src/a?.py"], "src/a/.py", False),
+    (["src/[ab].py"], "src/a.py", True),
+    (["src/[!ab].py"], "src/a.py", False),
+    (["SRC/**"], "src/a.py", False),
+    (["src/../**"], "README.md", False),
+    ([], "src/a.py", False),
+    (["**"], ".claude/state/x", True),
+    (["*"], "src/a.py", False),
+])
+def test_owns_glob_semantics(patterns, rel, ok):
+    assert bool(owns_match(patterns, rel, "/p/" + rel)) is ok
+
+
+def test_owns_absolute_pattern():
+    assert owns_match(["/p/src/**"], None, "/p/src/a.py") == "/p/src/**"
+    assert owns_match(["/p/src/**"], "src/a.py", "/q/src/a.py") == ""
