@@ -11,6 +11,7 @@ from gateway.decision import ALLOW, ASK, DENY, Verdict
 from gateway.hooks import payload as pl
 
 EVENT = "PermissionRequest"
+MATCHER = "Bash"  # the tools `gateway install` registers this hook for
 
 
 def decide(raw: bytes, env) -> tuple:

@@ -1,0 +1,111 @@
+"""`gateway install`: register the gateway's hooks in a Claude Code settings file."""
+
+import json
+import os
+import sys
+
+import click
+
+from gateway.install import InstallError
+
+EXIT_CONFIG = 3
+
+EPILOG = """\b
+Exit codes: 0 done (or nothing to do), 2 usage error, 3 the settings file or the gateway
+command cannot be used (the message says what to fix; nothing was changed).
+"""
+
+
+def scope_options(f):
+    """--scope, --project and --settings, shared with `gateway uninstall`."""
+    f = click.option("--settings", "settings_file", type=click.Path(dir_okay=False),
+                     default=None, help="Use this settings file instead of the scope's.")(f)
+    f = click.option("--project", type=click.Path(file_okay=False), default=None,
+                     help="Project directory (default: $CLAUDE_PROJECT_DIR, else the nearest "
+                          "parent with a .claude/ or .git, else the current directory).")(f)
+    f = click.option("--scope", type=click.Choice(["project", "local", "user"]),
+                     default="project", show_default=True,
+                     help="project: .claude/settings.json (committed, shared); local: "
+                          ".claude/settings.local.json (this machine only); user: "
+                          "~/.claude/settings.json (every project).")(f)
+    return f
+
+
+def show_result(res, verb: str) -> None:
+    where = os.path.relpath(res.path) if not os.path.relpath(res.path).startswith("..") \
+        else res.path
+    if not res.changes and not res.changed:
+        for note in res.notes:
+            click.echo(note)
+        return
+    click.echo(f"{verb}: {where}")
+    for change in res.changes:
+        colour = {"add": "green", "update": "yellow", "remove": "red"}.get(change.action)
+        click.echo("  " + click.style(f"{change.action:6}", fg=colour) + str(change)[6:])
+    if res.dry_run:
+        if res.diff:
+            click.echo("")
+            click.echo(res.diff.rstrip("\n"))
+        click.echo("\ndry run: nothing was written")
+        return
+    if not res.changed:
+        click.echo("already up to date; nothing was written")
+        return
+    if res.backup:
+        click.echo(f"backup of the previous file: {res.backup}")
+    for note in res.notes:
+        click.echo(note)
+
+
+@click.command("install", epilog=EPILOG)
+@scope_options
+@click.option("--dry-run", is_flag=True, help="Show what would change (a diff); write nothing.")
+@click.option("--http", "http", is_flag=True,
+              help="Register the PermissionRequest hook as an http handler answered by a "
+                   "running `gateway serve` (no process start per call); the PreToolUse "
+                   "guards stay command handlers.")
+@click.option("--port", type=click.IntRange(1, 65535), default=None,
+              help="Port of `gateway serve` for --http (default 8787).")
+@click.option("--gateway-path", default=None, metavar="PATH",
+              help="The gateway executable to register (default: the installed console "
+                   "script of this gateway, found beside its Python).")
+@click.option("--plugin-hooks", is_flag=True,
+              help="Print hooks/hooks.json for the Claude Code plugin layout and exit.")
+def command(scope, project, settings_file, dry_run, http, port, gateway_path, plugin_hooks):
+    """Register the gateway's hooks in a Claude Code settings file.
+
+    Every hook the gateway implements is registered (PermissionRequest for Bash; PreToolUse
+    guards once they exist, with "onFailure": "block" so a crash blocks instead of allowing),
+    by the absolute path of the gateway command. Every other key and hook in the file is kept;
+    running it again changes nothing; a backup of the file is kept; `gateway uninstall` takes
+    exactly these entries out again.
+
+    \b
+    Examples:
+      gateway install                    # .claude/settings.json of this project
+      gateway install --dry-run          # show the diff, write nothing
+      gateway install --scope local      # .claude/settings.local.json (not committed)
+      gateway install --scope user       # ~/.claude/settings.json, for every project
+      gateway install --scope local --http   # answered by `gateway serve`
+      gateway doctor                     # check the result
+    """
+    from gateway.install import entries, ops
+
+    try:
+        if plugin_hooks:
+            click.echo(json.dumps(entries.plugin_hooks(), indent=2))
+            sys.exit(0)
+        if port is not None and not http:
+            raise click.UsageError("--port goes with --http")
+        res = ops.install(scope, project, settings_file, dry_run, http, port, gateway_path)
+    except InstallError as exc:
+        click.echo(f"gateway install: {exc}", err=True)
+        sys.exit(EXIT_CONFIG)
+    show_result(res, "gateway install" + (" (dry run)" if dry_run else ""))
+    if res.changed and not dry_run:
+        if http:
+            click.echo("Start `gateway serve` before Claude Code: while it is down, the "
+                       "http hook gives no decision and Claude Code shows its own prompt.")
+        click.echo("Start a new Claude Code session (running ones may not see new hooks); "
+                   "`gateway doctor` checks the installation.")
+    sys.exit(0)

@@ -1,0 +1,303 @@
+"""The checks behind `gateway doctor`: are the hooks registered, does the registered command
+run and answer, do the rules load, which Claude Code is this.
+
+Each check is a Check with a status (ok, warn, fail, info), one line for the human and, for
+problems, the fix. Running a registered hook is a real end-to-end probe: the command string
+from the settings file goes through /bin/sh with a harmless payload (`git status` in the
+project) and its answer is parsed as Claude Code would parse it.
+"""
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+from urllib.parse import urlparse
+
+from gateway.install import InstallError, entries, jsonfile, merge, ops
+
+MANAGED = ("/etc/claude-code/managed-settings.json",
+           "/Library/Application Support/ClaudeCode/managed-settings.json")
+
+
+class Check:
+    __slots__ = ("status", "title", "fix")
+
+    def __init__(self, status, title, fix=""):
+        self.status = status  # "ok", "warn", "fail" or "info"
+        self.title = title
+        self.fix = fix
+
+    def as_dict(self) -> dict:
+        return {"status": self.status, "title": self.title, "fix": self.fix}
+
+    def __repr__(self) -> str:
+        return f"Check({self.status!r}, {self.title!r})"
+
+
+class Registration:
+    __slots__ = ("scope", "path", "event", "name", "matcher", "handler")
+
+    def __init__(self, scope, path, event, name, matcher, handler):
+        self.scope, self.path, self.event, self.name = scope, path, event, name
+        self.matcher, self.handler = matcher, handler
+
+
+def settings_files(project, env=None) -> list:
+    """[(scope, path)] of every settings file Claude Code reads for `project`."""
+    out = [("managed", p) for p in MANAGED]
+    out.append(("user", ops.settings_path("user", project, env)))
+    out.append(("project", ops.settings_path("project", project, env)))
+    out.append(("local", ops.settings_path("local", project, env)))
+    return out
+
+
+def run(project, env=None, probe=True, claude=None) -> list:
+    env = dict(os.environ if env is None else env)
+    checks = []
+    try:
+        specs = entries.hook_specs()
+        checks.append(Check("ok", "hooks implemented: " + ", ".join(
+            f"{s.name} ({s.event}{', ' + s.matcher if s.matcher else ''})" for s in specs)))
+    except InstallError as exc:
+        checks.append(Check("fail", f"a hook module is broken: {exc}", "reinstall gateway"))
+        specs = []
+    regs = _registrations(project, env, checks)
+    checks.extend(_coverage(specs, regs))
+    seen = set()
+    for reg in regs:
+        key = json.dumps(reg.handler, sort_keys=True)
+        if key in seen:
+            continue
+        seen.add(key)
+        checks.append(_runs(reg, project, env, probe))
+    checks.extend(_rules(project, env))
+    checks.append(_audit(env))
+    checks.append(_claude_version(claude, env))
+    return checks
+
+
+def _short(path) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home):] if path.startswith(home + "/") else path
+
+
+def _registrations(project, env, checks) -> list:
+    regs = []
+    for scope, path in settings_files(project, env):
+        if not os.path.exists(path):
+            continue
+        try:
+            loaded = jsonfile.load(path)
+        except InstallError as exc:
+            checks.append(Check("fail", f"{scope} settings unusable: {exc}",
+                                f"fix {path}: Claude Code ignores an invalid settings file and "
+                                "the gateway cannot honour its permission rules"))
+            continue
+        if loaded.data.get("disableAllHooks") is True:
+            checks.append(Check("fail", f"{_short(path)} sets disableAllHooks: no hook runs, "
+                                "the gateway included", f"remove disableAllHooks from {path}"))
+        for event, gi, _hi, name, h in merge.owned(loaded.data):
+            g = loaded.data["hooks"][event][gi]
+            regs.append(Registration(scope, path, event, name, g.get("matcher"), h))
+    return regs
+
+
+def _coverage(specs, regs) -> list:
+    out = []
+    names = {s.name for s in specs}
+    for spec in specs:
+        mine = [r for r in regs if r.name == spec.name]
+        right = [r for r in mine if r.event == spec.event]
+        for r in mine:
+            if r.event != spec.event:
+                out.append(Check("fail", f"{spec.name} is registered under {r.event} in "
+                                 f"{_short(r.path)}; it answers {spec.event} only",
+                                 f"gateway install --scope {r.scope}"))
+        if not right:
+            out.append(Check("fail", f"{spec.event} ({spec.name}) is not registered in any "
+                             "settings file", "gateway install"))
+            continue
+        for r in right:
+            where = f"{r.scope} {_short(r.path)}"
+            target = r.handler.get("url") or r.handler.get("command")
+            out.append(Check("ok", f"{spec.event} registered in {where}: {target}"))
+            if spec.matcher is None:
+                other = r.matcher not in (None, "*", "")
+            else:
+                other = r.matcher != spec.matcher
+            if other:
+                out.append(Check("warn", f"{spec.event} in {where} has matcher {r.matcher!r}; "
+                                 f"the gateway registers {spec.matcher!r}",
+                                 f"gateway install --scope {r.scope}"))
+            if spec.on_failure_block and r.handler.get("onFailure") != "block":
+                out.append(Check("warn", f"{spec.event} in {where} lacks \"onFailure\": "
+                                 "\"block\": a crash or timeout lets the call through",
+                                 f"gateway install --scope {r.scope}"))
+        commands = {json.dumps(r.handler, sort_keys=True) for r in right}
+        if len(commands) > 1:
+            out.append(Check("warn", f"{spec.event} is registered {len(right)} times with "
+                             "different handlers (" + ", ".join(r.scope for r in right)
+                             + "); each runs on every call",
+                             "gateway uninstall --scope SCOPE for the ones you do not want"))
+    for r in regs:
+        if r.name not in names:
+            out.append(Check("warn", f"{_short(r.path)} registers `{r.name}`, which this "
+                             "gateway does not implement", f"gateway install --scope {r.scope} "
+                             "(removes it)"))
+    return out
+
+
+def _probe_payload(reg, project) -> dict:
+    payload = {"session_id": "gateway-doctor", "transcript_path": "", "cwd": project,
+               "hook_event_name": reg.event, "permission_mode": "default"}
+    if reg.event in ("PreToolUse", "PermissionRequest", "PostToolUse"):
+        tool = "Bash"
+        if reg.matcher and reg.matcher not in ("*", "") and not re.fullmatch(reg.matcher, "Bash"):
+            tool = re.split(r"[|()^$]", reg.matcher.strip("^$()"))[0] or "Bash"
+        payload["tool_name"] = tool
+        if tool == "Bash":
+            payload["tool_input"] = {"command": "git status", "description": "gateway doctor"}
+        else:
+            payload["tool_input"] = {"file_path": os.path.join(project, "gateway-doctor.txt"),
+                                     "content": ""}
+    return payload
+
+
+def _runs(reg, project, env, probe) -> Check:
+    h = reg.handler
+    if h.get("type") == "http":
+        return _http_listening(h.get("url", ""))
+    program = entries.program_of(h)
+    cmd = h.get("command", "")
+    if not program or not os.path.isabs(program):
+        return Check("warn", f"`{cmd}` does not name the gateway by an absolute path; it "
+                     "depends on the agent's PATH", f"gateway install --scope {reg.scope}")
+    if not (os.path.isfile(program) and os.access(program, os.X_OK)):
+        return Check("fail", f"{program} (registered in {_short(reg.path)}) does not exist or "
+                     "is not executable: the hook cannot run",
+                     f"reinstall gateway, then gateway install --scope {reg.scope}")
+    if not probe:
+        return Check("ok", f"{program} exists")
+    payload = _probe_payload(reg, project)
+    run_env = dict(env, GATEWAY_AUDIT_LOG="off", CLAUDE_PROJECT_DIR=project)
+    try:
+        p = subprocess.run(["/bin/sh", "-c", cmd], input=json.dumps(payload).encode(),
+                           capture_output=True, timeout=float(h.get("timeout") or 30),
+                           cwd=project if os.path.isdir(project) else None, env=run_env)
+    except subprocess.TimeoutExpired:
+        return Check("fail", f"`{cmd}` did not answer within {h.get('timeout') or 30} s",
+                     "run it by hand with a payload on stdin to see why")
+    except OSError as exc:
+        return Check("fail", f"`{cmd}` cannot start: {exc}", "reinstall gateway")
+    out = p.stdout.decode("utf-8", "replace").strip()
+    err = p.stderr.decode("utf-8", "replace").strip()
+    if p.returncode != 0:
+        return Check("fail", f"`{cmd}` exited {p.returncode}: {err[-300:]}",
+                     "reinstall gateway, then gateway install")
+    if not out:
+        what = f"no decision for `{payload['tool_input']['command']}`" \
+            if "tool_input" in payload and "command" in payload["tool_input"] else "no output"
+        return Check("ok", f"{reg.event} hook runs: {what}" + (f" ({err[-200:]})" if err else ""))
+    try:
+        obj = json.loads(out)
+    except ValueError:
+        return Check("fail", f"`{cmd}` printed something that is not JSON: {out[:200]!r}",
+                     "a shell profile printing text breaks hooks; check ~/.bashrc")
+    spec_out = obj.get("hookSpecificOutput") if isinstance(obj, dict) else None
+    if isinstance(spec_out, dict) and spec_out.get("hookEventName") not in (None, reg.event):
+        return Check("fail", f"`{cmd}` answered for {spec_out.get('hookEventName')}, not "
+                     f"{reg.event}: Claude Code ignores that", f"gateway install --scope {reg.scope}")
+    decision = ""
+    if isinstance(spec_out, dict):
+        d = spec_out.get("decision")
+        decision = (d.get("behavior") if isinstance(d, dict) else None) \
+            or spec_out.get("permissionDecision") or ""
+    probe_cmd = payload.get("tool_input", {}).get("command")
+    said = f"{decision or 'an answer'}" + (f" for `{probe_cmd}`" if probe_cmd else "")
+    return Check("ok", f"{reg.event} hook runs: {said}")
+
+
+def _http_listening(url) -> Check:
+    u = urlparse(url)
+    try:
+        with socket.create_connection((u.hostname or "127.0.0.1", u.port or 80), timeout=2):
+            return Check("ok", f"http hook {url}: something is listening")
+    except OSError:
+        return Check("warn", f"http hook {url}: nothing is listening, so these hooks are "
+                     "skipped and Claude Code's own prompts decide", "start `gateway serve`")
+
+
+def _rules(project, env) -> list:
+    from gateway import settings as settings_mod
+    from gateway.policy.errors import PolicyError
+    from gateway.policy.merge import merge
+    from gateway.validator.examples import check
+
+    out = []
+    try:
+        m = merge(project, env)
+        check(m)
+        layers = ", ".join(f"{layer} {_short(p)}" for layer, p in m.sources
+                           if layer != "builtin")
+        out.append(Check("ok", "rules load" + (f" (with {layers})" if layers else
+                                              " (built-in rules only)")))
+    except PolicyError as exc:
+        first = "; ".join(exc.errors[:3]) + (f" (and {len(exc.errors) - 3} more)"
+                                             if len(exc.errors) > 3 else "")
+        out.append(Check("fail", f"the rules cannot be loaded, so every command asks: {first}",
+                         "fix the file(s) named; `gateway rules validate` re-checks them"))
+    s = settings_mod.load(project, env)
+    if s.errors:
+        out.append(Check("fail", f"a settings file cannot be read, so every command asks "
+                         f"(GW903): {s.errors[0]}", "fix that settings file"))
+    return out
+
+
+def _audit(env) -> Check:
+    from gateway import audit
+
+    path = audit.log_path(env)
+    if path is None:
+        return Check("info", "audit log is off (GATEWAY_AUDIT_LOG=off): `gateway log` and "
+                     "`gateway stats` have nothing to read")
+    try:
+        with open(path, "rb") as fh:
+            n = sum(1 for _ in fh)
+        return Check("info", f"audit log: {_short(path)} ({n} decisions)")
+    except OSError:
+        return Check("info", f"audit log: {_short(path)} (no decisions recorded yet)")
+
+
+def claude_version(claude=None, env=None):
+    """(path, version or None, error) of the `claude` on PATH (or the one given)."""
+    exe = claude or shutil.which("claude", path=(env or os.environ).get("PATH"))
+    if not exe:
+        return None, None, "not found on PATH"
+    try:
+        p = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30,
+                           stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return exe, None, f"`{exe} --version` failed: {exc}"
+    m = re.search(r"(\d+\.\d+\.\d+)", p.stdout or "")
+    return exe, (m.group(1) if m else None), (p.stderr or p.stdout).strip()[:200]
+
+
+def _claude_version(claude, env) -> Check:
+    exe, version, why = claude_version(claude, env)
+    if exe is None:
+        return Check("info", "Claude Code: `claude` is not on PATH (the checks above do not "
+                     "need it)")
+    if version is None:
+        return Check("warn", f"Claude Code at {exe}: cannot tell its version ({why})")
+    if version == entries.TESTED_CLAUDE_CODE:
+        return Check("ok", f"Claude Code {version} at {_short(exe)} (the version the "
+                     "real-client suite proves)")
+    return Check("warn", f"Claude Code {version} at {_short(exe)}; the gateway's real-client "
+                 f"suite proves {entries.TESTED_CLAUDE_CODE}, and the hook contract changes "
+                 "between releases", "run the real-client suite against it (docs/realclient.md)")
+
+
+def as_json(checks) -> str:
+    return json.dumps([c.as_dict() for c in checks], indent=2)

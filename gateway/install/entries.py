@@ -1,0 +1,268 @@
+"""What `gateway install` registers: one handler per hook the gateway implements.
+
+The list of hooks is gateway.hooks.runner.events() (one module per event in gateway/hooks/),
+so a hook module added later is registered by the next install, and nothing is registered
+before its module exists. Each hook module describes its own registration with module-level
+data (all optional except EVENT, which the runner needs anyway):
+
+  EVENT            Claude Code's event name, e.g. "PreToolUse"
+  MATCHER          the matcher regex over tool names, e.g. "Bash" or "Write|Edit"; None (or
+                   absent) registers the handler without a matcher, i.e. for every tool
+  ON_FAILURE_BLOCK True: the handler gets "onFailure": "block", so a crash or a timeout
+                   blocks the call instead of letting it through. Default: True for
+                   PreToolUse (the guards must fail closed), False for everything else
+  TIMEOUT          seconds before Claude Code gives up on the hook (default 30)
+
+Handlers name the gateway by the absolute path of its console script, so they work whatever
+the agent's cwd and PATH are.
+"""
+
+import importlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+from gateway.install import InstallError
+
+#: The Claude Code release the real-client suite (tests/realclient) pins and proves.
+TESTED_CLAUDE_CODE = "2.1.330"
+
+DEFAULT_TIMEOUT = 30
+
+_EVENT_NAME = re.compile(r"^[A-Z][A-Za-z]{2,40}$")
+_HOOK_NAME = re.compile(r"^[a-z][a-z0-9-]{1,40}$")
+_LOOPBACK_URL = re.compile(
+    r"^https?://(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?/hook/([a-z][a-z0-9-]{1,40})$")
+
+
+class HookSpec:
+    """One implemented hook, as install registers it."""
+
+    __slots__ = ("name", "event", "matcher", "on_failure_block", "timeout", "module")
+
+    def __init__(self, name, event, matcher, on_failure_block, timeout, module):
+        self.name = name  # command-line name: "permission-request"
+        self.event = event  # Claude Code event: "PermissionRequest"
+        self.matcher = matcher  # regex over tool names, or None for every tool
+        self.on_failure_block = on_failure_block
+        self.timeout = timeout
+        self.module = module  # "gateway.hooks.permission_request"
+
+    def __repr__(self) -> str:
+        return f"HookSpec({self.name!r}, {self.event!r}, matcher={self.matcher!r})"
+
+
+def hook_specs() -> list:
+    """Every implemented hook, in the runner's order. Raises InstallError when a hook module
+    describes itself in a way Claude Code could not use."""
+    from gateway.hooks import runner
+
+    specs = []
+    for name in runner.events():
+        modname = "gateway.hooks." + name.replace("-", "_")
+        try:
+            module = importlib.import_module(modname)
+        except Exception as exc:  # a broken module must stop install, not register garbage
+            raise InstallError(f"{modname}: cannot import the hook module: {exc}") from None
+        where = f"{modname} ({getattr(module, '__file__', '?')})"
+        event = getattr(module, "EVENT", None)
+        if not isinstance(event, str) or not _EVENT_NAME.match(event):
+            raise InstallError(f"{where}: EVENT must be a Claude Code event name such as "
+                               f"'PreToolUse', not {event!r}")
+        if not _HOOK_NAME.match(name):
+            raise InstallError(f"{where}: the module name gives the hook name {name!r}, "
+                               "which is not lower-case words joined by dashes")
+        matcher = getattr(module, "MATCHER", None)
+        if matcher is not None:
+            if not isinstance(matcher, str) or not matcher.strip():
+                raise InstallError(f"{where}: MATCHER must be a non-empty string or None, "
+                                   f"not {matcher!r}")
+            try:
+                re.compile(matcher)
+            except re.error as exc:
+                raise InstallError(f"{where}: MATCHER {matcher!r} is not a regex: {exc}") \
+                    from None
+        block = getattr(module, "ON_FAILURE_BLOCK", event == "PreToolUse")
+        timeout = getattr(module, "TIMEOUT", DEFAULT_TIMEOUT)
+        if not isinstance(block, bool):
+            raise InstallError(f"{where}: ON_FAILURE_BLOCK must be True or False")
+        if not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= 600:
+            raise InstallError(f"{where}: TIMEOUT must be whole seconds from 1 to 600")
+        specs.append(HookSpec(name, event, matcher, block, timeout, modname))
+    return specs
+
+
+# --- the gateway command ---------------------------------------------------------------
+
+
+def _executable(path) -> bool:
+    return bool(path) and os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def gateway_command(explicit=None) -> list:
+    """argv prefix that runs the installed gateway from anywhere: [abs path of the console
+    script], or [python, -m, gateway] when there is no script but the interpreter can import
+    the package from any directory. Raises InstallError when neither works."""
+    if explicit:
+        path = os.path.abspath(os.path.expanduser(explicit))
+        if not _executable(path):
+            raise InstallError(f"--gateway-path {explicit}: not an executable file")
+        return [path]
+    # The console script beside the running interpreter (a venv's bin/, uv tool, pipx).
+    # Not resolved through symlinks: the venv's path is the stable one.
+    beside = os.path.join(os.path.dirname(sys.executable), "gateway")
+    if _executable(beside):
+        return [os.path.abspath(beside)]
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) == "gateway" and _executable(argv0):
+        return [os.path.abspath(argv0)]
+    found = shutil.which("gateway")
+    if found and _importable_from(found):
+        return [os.path.abspath(found)]
+    if _package_importable(sys.executable):
+        return [os.path.abspath(sys.executable), "-m", "gateway"]
+    raise InstallError(
+        "cannot find an installed `gateway` command to register: install the package "
+        "(`pip install .` or `uv tool install .`) and run `gateway install` from it, or pass "
+        "--gateway-path /abs/path/to/gateway")
+
+
+def _importable_from(script: str) -> bool:
+    """The `gateway` found on PATH belongs to this package (not some other tool's)."""
+    try:
+        with open(script, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return b"gateway" in head
+
+
+def _package_importable(python: str) -> bool:
+    """`python -m gateway` works from any directory (the package is installed, not just on
+    the current PYTHONPATH)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    try:
+        p = subprocess.run([python, "-c", "import gateway._entry"], cwd="/", env=env,
+                           capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return p.returncode == 0
+
+
+def prefix_string(prefix: list) -> str:
+    """The gateway command as shell text."""
+    return " ".join(shlex.quote(p) for p in prefix)
+
+
+def command_string(prefix: list, hook_name: str) -> str:
+    return prefix_string(prefix) + " hook " + hook_name
+
+
+# --- handlers and groups ----------------------------------------------------------------
+
+
+def handler(spec: HookSpec, prefix) -> dict:
+    """The command handler for one hook."""
+    out = {"type": "command", "command": command_string(prefix, spec.name),
+           "timeout": spec.timeout}
+    if spec.on_failure_block:
+        out["onFailure"] = "block"
+    return out
+
+
+def group(spec: HookSpec, prefix) -> dict:
+    """The matcher group holding one handler."""
+    out = {}
+    if spec.matcher is not None:
+        out["matcher"] = spec.matcher
+    out["hooks"] = [handler(spec, prefix)]
+    return out
+
+
+def http_groups(specs, port=None, project=None, token_from_env=False, env=None) -> dict:
+    """{hook name: matcher group} of the http handlers `gateway serve` answers (only hooks
+    for which "server down" means "no decision" is safe: see gateway.server)."""
+    from gateway import server
+
+    kwargs = {"project": project, "env": env, "token_from_env": token_from_env}
+    if port is not None:
+        kwargs["port"] = port
+    try:
+        entries_ = server.http_hook_entries(**kwargs)
+    except (OSError, ValueError) as exc:
+        raise InstallError(f"cannot prepare the http hooks: {exc}") from None
+    out = {}
+    for groups in entries_.values():
+        for g in groups:
+            name = owned_hook_name(g["hooks"][0])
+            if name is not None and any(s.name == name for s in specs):
+                out[name] = g
+    return out
+
+
+def plugin_hooks(specs=None) -> dict:
+    """hooks/hooks.json of the Claude Code plugin layout: the same handlers, run through the
+    plugin's launcher (which finds the installed gateway at run time)."""
+    specs = hook_specs() if specs is None else specs
+    hooks = {}
+    for spec in specs:
+        h = {"type": "command",
+             "command": f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/gateway-hook" {spec.name}',
+             "timeout": spec.timeout}
+        if spec.on_failure_block:
+            h["onFailure"] = "block"
+        g = {"matcher": spec.matcher} if spec.matcher is not None else {}
+        g["hooks"] = [h]
+        hooks.setdefault(spec.event, []).append(g)
+    return {"description": "gateway: a permission gateway for AI coding agents. Generated by "
+                           "`gateway install --plugin-hooks`; do not edit by hand.",
+            "hooks": hooks}
+
+
+# --- recognising the gateway's own handlers ---------------------------------------------
+
+
+def owned_hook_name(h) -> str | None:
+    """The hook name when `h` is a handler the gateway registers (by install, an older
+    install with another path, or by hand as the README shows), else None.
+
+    Command handlers: `<...>/gateway hook NAME` or `<python> -m gateway hook NAME`.
+    Http handlers: a loopback URL ending in /hook/NAME.
+    """
+    if not isinstance(h, dict):
+        return None
+    kind = h.get("type", "command")
+    if kind == "http":
+        url = h.get("url")
+        m = _LOOPBACK_URL.match(url) if isinstance(url, str) else None
+        return m.group(1) if m else None
+    if kind != "command":
+        return None
+    cmd = h.get("command")
+    if not isinstance(cmd, str):
+        return None
+    try:
+        words = shlex.split(cmd)
+    except ValueError:
+        return None
+    if len(words) < 3 or words[-2] != "hook" or not _HOOK_NAME.match(words[-1]):
+        return None
+    head = words[:-2]
+    if len(head) == 1 and os.path.basename(head[0]) == "gateway":
+        return words[-1]
+    if (len(head) == 3 and head[1:] == ["-m", "gateway"]
+            and os.path.basename(head[0]).startswith("python")):
+        return words[-1]
+    return None
+
+
+def program_of(h) -> str | None:
+    """The program a command handler runs (its first word), or None."""
+    try:
+        words = shlex.split(h.get("command", ""))
+    except (ValueError, AttributeError):
+        return None
+    return words[0] if words else None

@@ -1,0 +1,225 @@
+"""install and uninstall: find the settings file, change it, back it up, write it safely.
+
+Round trip: the first install into a file records the file's exact bytes (backup.py).
+Uninstall removes every gateway handler; when what is left equals the recorded original, the
+original bytes are written back, so install + uninstall gives the file back byte for byte --
+whatever its formatting -- and a file (or .claude/ folder) that install created is removed
+again. When the user changed other things in between, their changes stay and the file is
+written in its own formatting (jsonfile.detect_style).
+"""
+
+import difflib
+import os
+import re
+
+from gateway.install import InstallError, backup, entries, jsonfile, merge
+
+SCOPES = ("project", "local", "user")
+
+
+def find_project(cwd=None, env=None) -> str:
+    """$CLAUDE_PROJECT_DIR, else the nearest folder up from cwd with a .claude/, else the
+    nearest with a .git, else cwd."""
+    env = os.environ if env is None else env
+    explicit = env.get("CLAUDE_PROJECT_DIR")
+    if explicit and os.path.isabs(explicit) and os.path.isdir(explicit):
+        return os.path.normpath(explicit)
+    cwd = os.path.abspath(cwd or os.getcwd())
+    home = os.path.abspath(env.get("HOME") or os.path.expanduser("~"))
+    for marker in (".claude", ".git"):
+        probe = cwd
+        while True:
+            if os.path.exists(os.path.join(probe, marker)) and probe != home:
+                return probe
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                break
+            probe = parent
+    return cwd
+
+
+def user_config_dir(env=None) -> str:
+    env = os.environ if env is None else env
+    explicit = env.get("CLAUDE_CONFIG_DIR")
+    if explicit:
+        return explicit
+    home = env.get("HOME") or os.path.expanduser("~")
+    return os.path.join(home, ".claude")
+
+
+def settings_path(scope: str, project=None, env=None) -> str:
+    """The Claude Code settings file of a scope."""
+    if scope == "user":
+        return os.path.join(user_config_dir(env), "settings.json")
+    project = project or find_project(env=env)
+    if scope == "project":
+        return os.path.join(project, ".claude", "settings.json")
+    if scope == "local":
+        return os.path.join(project, ".claude", "settings.local.json")
+    raise InstallError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+
+
+class Result:
+    """What install or uninstall did (or, with dry_run, would do)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.changes = []  # [merge.Change]
+        self.changed = False  # the file is (or would be) different
+        self.dry_run = False
+        self.backup = None  # path of the backup written, if any
+        self.diff = ""  # unified diff of the change
+        self.restored = False  # uninstall wrote the recorded original bytes back
+        self.removed_file = False  # uninstall deleted a file install had created
+        self.removed_dirs = []
+        self.notes = []
+
+
+_TOKEN = re.compile(r"(Bearer )[A-Za-z0-9_\-]{16,}")
+
+
+def _diff(path, old: str, new: str) -> str:
+    old, new = _TOKEN.sub(r"\1<token>", old), _TOKEN.sub(r"\1<token>", new)
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True),
+                                        new.splitlines(keepends=True),
+                                        fromfile=f"{path} (now)", tofile=f"{path} (new)"))
+
+
+def _text(raw) -> str:
+    return raw.decode("utf-8", "replace") if raw else ""
+
+
+def _missing_dirs(path: str) -> list:
+    out = []
+    d = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(d):
+        out.append(d)
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return list(reversed(out))
+
+
+def _resolve(scope, project, settings_file, env):
+    if settings_file:
+        return os.path.abspath(settings_file)
+    return settings_path(scope, project, env)
+
+
+def install(scope="project", project=None, settings_file=None, dry_run=False, http=False,
+            port=None, gateway_path=None, env=None) -> Result:
+    """Register every implemented hook in the settings file of `scope` (or `settings_file`).
+
+    With `http`, the hooks `gateway serve` may answer are registered as http handlers (the
+    others stay command handlers). Their bearer token is written into the file for the local
+    and user scopes (the file is then made private to the user); a project's settings file is
+    committed, so there the handler reads $GATEWAY_SERVE_TOKEN instead.
+    Raises InstallError with a message for the user."""
+    path = _resolve(scope, project, settings_file, env)
+    res = Result(path)
+    res.dry_run = dry_run
+    loaded = jsonfile.load(path)
+    specs = entries.hook_specs()
+    if not specs:
+        raise InstallError("this gateway implements no hooks (gateway/hooks/ is empty); "
+                           "reinstall the package")
+    prefix = entries.gateway_command(gateway_path)
+    groups = {s.name: entries.group(s, prefix) for s in specs}
+    private = False
+    if http:
+        committed = scope == "project" and not settings_file
+        pinned = None if scope == "user" and not settings_file else \
+            os.path.abspath(project or find_project(env=env))
+        over_http = entries.http_groups(specs, port, pinned, committed, env)
+        groups.update(over_http)
+        private = bool(over_http) and not committed
+        if committed and over_http:
+            res.notes.append("The http handlers read the token from $GATEWAY_SERVE_TOKEN "
+                             "(this file is committed): export GATEWAY_SERVE_TOKEN=\"$(cat "
+                             "~/.local/state/gateway/serve-token)\" before starting Claude Code.")
+    wanted = [(s, groups[s.name]) for s in specs]
+    new, res.changes = merge.install(loaded.data, wanted, path)
+    res.changed = (new != loaded.data) or not loaded.exists
+    if not res.changed:
+        return res
+    new_text = jsonfile.dumps(new, loaded.style)
+    res.diff = _diff(path, _text(loaded.raw), new_text)
+    if dry_run:
+        return res
+    created = _missing_dirs(path)
+    if not merge.owned(loaded.data):
+        # The file as it is before the gateway: what uninstall gives back. A file that
+        # already holds gateway handlers keeps the record of an earlier install (or has
+        # none, if a teammate committed it; uninstall then only takes the handlers out).
+        backup.write_record(path, loaded.raw, created, env)
+    if loaded.exists:
+        res.backup = backup.save_backup(path, loaded.raw, env)
+    _write(path, new_text, new, private)
+    return res
+
+
+def uninstall(scope="project", project=None, settings_file=None, dry_run=False,
+              env=None) -> Result:
+    """Remove every gateway handler from the settings file of `scope`."""
+    path = _resolve(scope, project, settings_file, env)
+    res = Result(path)
+    res.dry_run = dry_run
+    loaded = jsonfile.load(path)
+    if not loaded.exists:
+        res.notes.append(f"{path} does not exist; nothing to uninstall")
+        return res
+    merge.check_shape(loaded.data, path)
+    record = backup.read_record(path, env)
+    original = None
+    if record is not None and record.original is not None:
+        try:
+            original, _ = jsonfile.parse(record.original, path)
+        except InstallError:
+            record = None
+    new, res.changes = merge.uninstall(loaded.data, original)
+    if not res.changes:
+        res.notes.append(f"no gateway hooks in {path}")
+        if not dry_run and record is not None:
+            backup.drop_record(path, env)
+        return res
+    res.changed = True
+    delete = False
+    if record is not None and record.original is None and new == {}:
+        delete = True  # install created this file: take it away again
+        new_raw = b""
+    elif record is not None and record.original is not None and new == original:
+        new_raw = record.original
+        res.restored = True
+    else:
+        new_raw = jsonfile.dumps(new, loaded.style).encode("utf-8")
+    res.diff = _diff(path, _text(loaded.raw), "" if delete else _text(new_raw))
+    if dry_run:
+        res.removed_file = delete
+        return res
+    res.backup = backup.save_backup(path, loaded.raw, env)
+    if delete:
+        os.unlink(os.path.realpath(path))
+        res.removed_file = True
+        for d in reversed(record.created_dirs):
+            try:
+                os.rmdir(d)  # only when empty
+                res.removed_dirs.append(d)
+            except OSError:
+                break
+    else:
+        jsonfile.write_atomic(path, new_raw)
+    backup.drop_record(path, env)
+    return res
+
+
+def _write(path, text, expected, private=False) -> None:
+    try:
+        jsonfile.write_atomic(path, text.encode("utf-8"), private)
+    except OSError as exc:
+        raise InstallError(f"{path}: cannot write: {exc.strerror or exc}; nothing was "
+                           "changed") from None
+    again = jsonfile.load(path)
+    if again.data != expected:
+        raise InstallError(f"{path}: re-reading the written file gave something else; "
+                           "restore it from the backup and report this")

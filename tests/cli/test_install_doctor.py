@@ -1,0 +1,113 @@
+"""gateway doctor: registered or not, the command runs and answers, the rules load."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gateway.cli.app import cli
+from gateway.install import doctor, ops
+
+GW = str(Path(sys.executable).parent / "gateway")
+pytestmark = pytest.mark.skipif(not Path(GW).exists(),
+                                reason=f"no gateway console script at {GW} (pip install -e .)")
+
+
+@pytest.fixture()
+def project(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "userclaude"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    p = tmp_path / "proj"
+    (p / ".claude").mkdir(parents=True)
+    return p
+
+
+def statuses(checks):
+    return [(c.status, c.title) for c in checks]
+
+
+def find(checks, status, words):
+    return [c for c in checks if c.status == status and words in c.title]
+
+
+def test_not_installed_is_a_problem_with_a_fix(project):
+    checks = doctor.run(str(project), claude="/nonexistent/claude")
+    bad = find(checks, "fail", "PermissionRequest (permission-request) is not registered")
+    assert bad and bad[0].fix == "gateway install"
+
+
+def test_installed_hook_is_run_and_answers(project):
+    ops.install("project", str(project), gateway_path=GW)
+    checks = doctor.run(str(project), claude="/nonexistent/claude")
+    assert not [c for c in checks if c.status == "fail"], statuses(checks)
+    assert find(checks, "ok", "PermissionRequest hook runs: allow for `git status`")
+    assert find(checks, "ok", "rules load")
+
+
+def test_missing_program_fails(project, tmp_path):
+    gone = tmp_path / "old" / "gateway"
+    gone.parent.mkdir()
+    gone.write_text("#!/bin/sh\n")
+    gone.chmod(0o755)
+    ops.install("project", str(project), gateway_path=str(gone))
+    gone.unlink()
+    checks = doctor.run(str(project))
+    assert find(checks, "fail", "does not exist or is not executable")
+
+
+def test_broken_hook_output_fails(project, tmp_path):
+    liar = tmp_path / "bin" / "gateway"
+    liar.parent.mkdir()
+    liar.write_text("#!/bin/sh\necho hello from bashrc\n")
+    liar.chmod(0o755)
+    ops.install("project", str(project), gateway_path=str(liar))
+    assert find(doctor.run(str(project)), "fail", "not JSON")
+
+
+def test_warnings_stale_matcher_duplicate_and_disable_all(project):
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"disableAllHooks": True, "hooks": {"PermissionRequest": [
+        {"matcher": "Bash|Write", "hooks": [{"type": "command",
+                                             "command": f"{GW} hook permission-request"}]},
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": f"{GW} hook gone"}]}]}}))
+    local = project / ".claude" / "settings.local.json"
+    ops.install("local", str(project), gateway_path=GW)
+    local.write_text(local.read_text().replace('"timeout": 30', '"timeout": 31'))
+    checks = doctor.run(str(project), probe=False)
+    assert find(checks, "fail", "disableAllHooks")
+    assert find(checks, "warn", "has matcher 'Bash|Write'")
+    assert find(checks, "warn", "registers `gone`")
+    assert find(checks, "warn", "registered 2 times")
+
+
+def test_broken_rules_and_settings_fail(project):
+    (project / ".claude" / "gateway.yaml").write_text("catalogue: {rm: {}}\n")
+    (project / ".claude" / "settings.local.json").write_text("{oops")
+    checks = doctor.run(str(project), probe=False)
+    assert find(checks, "fail", "the rules cannot be loaded")
+    assert find(checks, "fail", "local settings unusable")
+
+
+def test_claude_version_reporting(tmp_path):
+    fake = tmp_path / "claude"
+    fake.write_text("#!/bin/sh\necho '2.1.330 (Claude Code)'\n")
+    fake.chmod(0o755)
+    assert doctor.claude_version(str(fake))[1] == "2.1.330"
+    assert doctor._claude_version(str(fake), {}).status == "ok"
+    fake.write_text("#!/bin/sh\necho '2.2.0 (Claude Code)'\n")
+    check = doctor._claude_version(str(fake), {})
+    assert check.status == "warn" and "2.1.330" in check.title
+
+
+def test_cli_exit_codes_and_json(project, monkeypatch):
+    monkeypatch.chdir(project)
+    runner = CliRunner()
+    r = runner.invoke(cli, ["doctor", "--no-probe", "--claude", "/nonexistent"])
+    assert r.exit_code == 1 and "FAIL" in r.output and "fix: gateway install" in r.output
+    ops.install("project", str(project), gateway_path=GW)
+    r = runner.invoke(cli, ["doctor", "--json", "--claude", "/nonexistent"])
+    assert r.exit_code == 0, r.output
+    assert all(c["status"] != "fail" for c in json.loads(r.output))

@@ -1,0 +1,125 @@
+"""gateway log: reading the audit log (rotated files, torn lines), filters, output forms."""
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from click.testing import CliRunner
+
+from gateway.cli._auditlog import Reading, parse_when, read
+from gateway.cli.app import cli
+
+NOW = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
+
+
+def entry(i, decision="ask", code="GW703", command="frob x", event="PermissionRequest",
+          tool="Bash", when=None, session="s1"):
+    when = when or (NOW - timedelta(hours=100 - i))
+    return {"time": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "event": event, "session": session,
+            "agent": None, "tool": tool, "command": command, "cwd": "/p", "decision": decision,
+            "phase": "7A", "code": code, "rule": "", "message": "m", "latency_ms": 1.0}
+
+
+@pytest.fixture()
+def log(tmp_path):
+    path = tmp_path / "audit.jsonl"
+    rows = [entry(i, decision=("allow", "ask", "deny")[i % 3],
+                  code=("GW700", "GW703", "GW750")[i % 3], command=f"cmd {i}")
+            for i in range(12)]
+    # rotated: .2 is older than .1, which is older than the live file
+    (tmp_path / "audit.jsonl.2").write_text("".join(json.dumps(r) + "\n" for r in rows[:4]))
+    (tmp_path / "audit.jsonl.1").write_text("".join(json.dumps(r) + "\n" for r in rows[4:8])
+                                            + '{"torn": ')
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows[8:]) + "[1]\n")
+    return path
+
+
+def test_reads_rotated_files_in_time_order_and_counts_torn_lines(log):
+    reading = Reading()
+    got = [e["command"] for e in read(str(log), reading)]
+    assert got == [f"cmd {i}" for i in range(12)]
+    assert reading.skipped == 2 and len(reading.files) == 3
+
+
+def test_filters(log):
+    r = Reading()
+    assert [e["command"] for e in read(str(log), r, decisions={"deny"}, codes=["gw750"])] == \
+        ["cmd 2", "cmd 5", "cmd 8", "cmd 11"]
+    since = NOW - timedelta(hours=100 - 9)
+    assert [e["command"] for e in read(str(log), r, since=since)] == ["cmd 9", "cmd 10",
+                                                                       "cmd 11"]
+    assert [e["command"] for e in read(str(log), r, grep="cmd 1")] == ["cmd 1", "cmd 10",
+                                                                      "cmd 11"]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("2h", NOW - timedelta(hours=2)),
+    ("30m", NOW - timedelta(minutes=30)),
+    ("7d", NOW - timedelta(days=7)),
+    ("1w", NOW - timedelta(weeks=1)),
+    ("2026-11-20T10:00:00Z", datetime(2026, 11, 20, 10, tzinfo=UTC)),
+    ("2026-11-20T10:00+02:00", datetime(2026, 11, 20, 8, tzinfo=UTC)),
+])
+def test_parse_when(text, expected):
+    assert parse_when(text, NOW) == expected
+
+
+def test_parse_when_local_forms_and_errors():
+    day = parse_when("2026-11-20", NOW)
+    assert day == datetime(2026, 11, 20).astimezone().astimezone(UTC)
+    assert parse_when("yesterday", NOW) == parse_when("today", NOW) - timedelta(days=1)
+    with pytest.raises(ValueError, match="30m, 2h"):
+        parse_when("last tuesday", NOW)
+
+
+def invoke(*args, env=None):
+    return CliRunner().invoke(cli, ["log", *args], env=env)
+
+
+def test_cli_text_and_json(log):
+    r = invoke("--file", str(log), "--decision", "ask")
+    assert r.exit_code == 0
+    lines = [line for line in r.output.splitlines() if "cmd" in line]
+    assert len(lines) == 4 and all(" ask " in line and "GW703" in line for line in lines)
+    assert "skipped 2 line(s)" in r.output
+    r = invoke("--file", str(log), "--json", "-n", "2")
+    rows = [json.loads(line) for line in r.output.splitlines() if line.startswith("{")]
+    assert [x["command"] for x in rows] == ["cmd 10", "cmd 11"]
+    r = invoke("--file", str(log), "-v", "--code", "GW750", "-n", "1")
+    assert "message: m" in r.output and "cwd: /p" in r.output
+
+
+def test_cli_multi_line_commands_stay_on_one_line(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps(entry(1, command="git commit -m 'a\nb'")) + "\n")
+    r = invoke("--file", str(path))
+    assert "git commit -m 'a⏎b'" in r.output
+
+
+def test_cli_errors(tmp_path):
+    r = invoke("--since", "whenever")
+    assert r.exit_code == 2 and "30m, 2h" in r.output
+    r = invoke(env={"GATEWAY_AUDIT_LOG": "off"})
+    assert r.exit_code == 3 and "audit log is off" in r.output
+    r = invoke("--file", str(tmp_path / "none.jsonl"))
+    assert r.exit_code == 0 and "no audit log yet" in r.output
+
+
+def test_reads_what_the_hook_writes(tmp_path, project, monkeypatch):
+    """The writer (gateway/audit.py, via the hook runner) and the reader agree."""
+    import io
+
+    from gateway.hooks.runner import run
+
+    path = tmp_path / "live.jsonl"
+    env = {"GATEWAY_AUDIT_LOG": str(path), "CLAUDE_PROJECT_DIR": project,
+           "HOME": str(tmp_path)}
+    for command in ("ls", "kill -9 1", "rm -rf /"):
+        raw = json.dumps({"session_id": "s9", "tool_name": "Bash", "cwd": project,
+                          "tool_input": {"command": command}}).encode()
+        run("permission-request", io.BytesIO(raw), io.StringIO(), env)
+    r = invoke("--file", str(path), "--json", "--session", "s9")
+    got = [(x["command"], x["decision"], x["code"]) for x in map(json.loads,
+                                                                  r.output.splitlines())]
+    assert got == [("ls", "allow", "GW700"), ("kill -9 1", "ask", "GW701"),
+                   ("rm -rf /", "deny", "GW750")]

@@ -1,0 +1,239 @@
+"""gateway stats: prompts per command, and proposals that are narrow, proven, and never made
+for what a safety check asked."""
+
+import json
+import os
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from gateway import runtime
+from gateway.cli import _proposals as P
+from gateway.cli.app import cli
+
+
+@pytest.fixture()
+def proj(tmp_path):
+    p = tmp_path / "proj"
+    for d in (".claude", "src", "build"):
+        (p / d).mkdir(parents=True)
+    (p / "src" / "a.py").write_text("")
+    (p / ".env").write_text("K=1\n")
+    return str(p.resolve())
+
+
+def prompts(proj, *spec):
+    """Audit entries: (command, times[, cwd, decision])."""
+    out = []
+    for item in spec:
+        command, times = item[0], item[1]
+        cwd = item[2] if len(item) > 2 else proj
+        decision = item[3] if len(item) > 3 else "ask"
+        out += [{"time": "2026-11-22T10:00:00Z", "event": "PermissionRequest", "tool": "Bash",
+                 "command": command, "cwd": cwd, "decision": decision, "code": "GW703"}] * times
+    return out
+
+
+def analyse(entries, top=20):
+    env = P.Env()
+    groups, now_allowed = P.collect(entries, env)
+    P.propose(groups, env, top)
+    text, problem = P.combined(groups[:top], env)
+    assert not problem, problem
+    return {g.label: g for g in groups}, text, now_allowed
+
+
+def with_rules(text, tmp_path, monkeypatch, proj):
+    """The policy after pasting `text` into the user rules file, loaded the way the hook
+    loads it (with the rule examples checked)."""
+    path = tmp_path / "user-rules.yaml"
+    path.write_text(text)
+    monkeypatch.setenv("GATEWAY_USER_RULES", str(path))
+    policy = runtime.get_policy(proj, use_cache=False)
+
+    def judge(command, cwd=None):
+        from gateway.settings import SettingsRules
+        return runtime.judge_bash(command, cwd or proj, proj, policy=policy,
+                                  settings=SettingsRules())
+    return judge
+
+
+# --- the narrowest entry ---------------------------------------------------------------
+
+
+def test_narrowest_flat_and_split():
+    assert P.narrowest([[]]) == {"safe_flags": [], "args": "none"}
+    assert P.narrowest([["-v", "src/a.py"], ["src/b.py"]]) == \
+        {"safe_flags": ["-v"], "max_positionals": 1, "writes": True}
+    assert P.narrowest([["-xvf", "b", "c"]]) == \
+        {"safe_flags": ["-f", "-v", "-x"], "max_positionals": 2, "writes": True}
+    assert P.narrowest([["build"], ["test", "-q", "src"]]) == {
+        "args": "none", "safe_flags": [], "subcommands": {
+            "build": {"safe_flags": [], "args": "none"},
+            "test": {"safe_flags": ["-q"], "max_positionals": 1, "writes": True}}}
+    # a path or an option first: no subcommands
+    assert "subcommands" not in P.narrowest([["build"], ["./x"]])
+    assert "subcommands" not in P.narrowest([["-v", "build"]])
+
+
+# --- proposals for missing rules ---------------------------------------------------------
+
+
+def test_unknown_command_gets_the_narrowest_entry_and_it_works_when_pasted(
+        proj, tmp_path, monkeypatch):
+    groups, text, _ = analyse(prompts(proj, ("frob build", 5), ("frob test -q src", 3),
+                                      ("frob build | head -5", 1)))
+    g = groups["frob"]
+    assert g.prompts == 9 and g.code == "GW703"
+    assert g.proposal.saved == 9
+    assert g.proposal.entry["subcommands"] == {
+        "build": {"safe_flags": [], "args": "none"},
+        "test": {"safe_flags": ["-q"], "max_positionals": 1, "writes": True}}
+    judge = with_rules(text, tmp_path, monkeypatch, proj)
+    for ok in ("frob build", "frob test -q src", "frob test src/a.py", "frob build | head"):
+        assert judge(ok).allowed, (ok, judge(ok))
+    for still in ("frob deploy", "frob build --force", "frob test -q /etc",
+                  "frob test ../x", "frob test a b", "frob --help", "frob test .env"):
+        assert not judge(still).allowed, still
+
+
+def test_flat_entry_keeps_paths_inside_the_project(proj, tmp_path, monkeypatch):
+    groups, text, _ = analyse(prompts(proj, ("fmtx -w src/a.py", 4), ("fmtx /etc/passwd", 1)))
+    g = groups["fmtx"]
+    assert g.proposal.entry["safe_flags"] == ["-w"]
+    assert g.proposal.saved == 4 and g.prompts == 5  # the outside path stays a prompt
+    judge = with_rules(text, tmp_path, monkeypatch, proj)
+    assert judge("fmtx -w src/a.py").allowed and judge("fmtx src").allowed
+    assert not judge("fmtx -w /etc/passwd").allowed
+    assert not judge("fmtx --all src").allowed
+    assert not judge("fmtx -w src/a.py src").allowed  # more arguments than ever seen
+    assert not judge("fmtx .env").allowed  # secrets are never allowed
+    # an unknown command may write its arguments: the permission surface stays protected
+    for surface in (".claude/settings.json", ".git/hooks/pre-commit", ".claude/gateway.yaml"):
+        assert not judge(f"fmtx {surface}").allowed, surface
+
+
+@pytest.mark.parametrize("seen,why", [
+    ("tsx src/a.py", "runs whatever file"),
+    ("java -jar build/x.jar", "runs whatever file"),
+    ("frob -c 'print(1)'", "-c can run code"),
+    ("frob --exec rm src", "--exec can run code"),
+    ("frob --out=build/x src", "glues a value"),
+    ("frob -Cbuild/x src", "glued to an option"),
+])
+def test_no_proposal_for_what_a_rule_could_not_keep_safe(proj, seen, why):
+    groups, text, _ = analyse(prompts(proj, (seen, 3)))
+    (g,) = groups.values()
+    assert g.code == "GW703" and g.proposal is None and why in g.reason, g.reason
+    assert text == ""
+
+
+def test_unknown_subcommand_extends_a_copy_of_the_builtin_entry(proj, tmp_path, monkeypatch):
+    groups, text, _ = analyse(prompts(proj, ("go mod tidy", 4), ("go work sync", 2)))
+    assert groups["go mod"].proposal.replaces_builtin
+    doc = yaml.safe_load(text)
+    subs = doc["catalogue"]["go"]["subcommands"]
+    assert subs["mod"] == {"args": "none", "safe_flags": [],
+                           "subcommands": {"tidy": {"safe_flags": [], "args": "none"}}}
+    assert "work" in subs and "test" in subs  # both proposals in one copy
+    assert "replaces the built-in go entry" in text
+    judge = with_rules(text, tmp_path, monkeypatch, proj)
+    assert judge("go mod tidy").allowed and judge("go work sync").allowed
+    assert judge("go test ./...").allowed  # the copy keeps what the built-in allowed
+    for still in ("go mod download", "go mod tidy -x", "go get example.com/x",
+                  "go test -exec sh ./..."):
+        assert not judge(still).allowed, still
+
+
+def test_a_proposal_that_breaks_a_rule_example_is_not_made(proj):
+    # rules/catalogue.yaml: cargo's examples say `cargo install ripgrep` must ask
+    groups, text, _ = analyse(prompts(proj, ("cargo install ripgrep", 6)))
+    g = groups["cargo install"]
+    assert g.proposal is None and "rule example" in g.reason
+    assert text == ""
+
+
+def test_compound_commands_count_only_if_the_proposal_settles_them(proj):
+    groups, _, _ = analyse(prompts(proj, ("zork a && zork b", 2), ("zork && blip", 3)))
+    g = groups["zork"]
+    assert g.prompts == 5 and g.proposal.saved == 2
+
+
+# --- never a proposal for a safety check -------------------------------------------------
+
+
+@pytest.mark.parametrize("command,code", [
+    ("curl https://example.com", "GW701"),
+    ("git push origin main", "GW707"),
+    ("cat .env", "GW503"),
+    ("cat /etc/passwd", "GW501"),
+    ("frob $(cat x)", "GW201"),
+    ("echo hi > /etc/motd", "GW213"),
+    ("ls ~", "GW209"),
+    ("python3 src/a.py", "GW601"),
+    ("sed -i s/a/b/ src/a.py", "GW704"),
+    ("nice frob", "GW706"),
+    ("FOO=1 frob", "GW211"),
+    ("sudo frob", "GW701"),
+])
+def test_no_proposal_for_safety_checks(proj, command, code):
+    groups, text, _ = analyse(prompts(proj, (command, 3)))
+    (g,) = groups.values()
+    assert g.code == code and g.proposal is None, (g.code, g.reason)
+    assert "safety check" in g.reason and text == ""
+
+
+def test_users_permissions_ask_rule_is_binding(proj):
+    with open(os.path.join(proj, ".claude", "settings.json"), "w") as fh:
+        json.dump({"permissions": {"ask": ["Bash(frob:*)"]}}, fh)
+    groups, text, _ = analyse(prompts(proj, ("frob build", 3)))
+    (g,) = groups.values()
+    assert g.code == "GW708" and g.proposal is None and text == ""
+
+
+def test_denies_are_not_prompts_and_allowed_ones_are_counted_apart(proj):
+    entries = prompts(proj, ("ls", 2))
+    entries += [dict(e, decision="deny") for e in prompts(proj, ("rm -rf /", 2))]
+    env = P.Env()
+    asks = [e for e in entries if e["decision"] == "ask"]
+    groups, now_allowed = P.collect(asks, env)
+    assert groups == [] and now_allowed == 2
+
+
+def test_other_tools_are_listed_without_proposal(proj):
+    groups, _, _ = analyse([{"event": "PermissionRequest", "tool": "WebFetch",
+                             "command": None, "cwd": proj, "decision": "ask"}])
+    assert groups["(WebFetch tool)"].reason.startswith("not a Bash command")
+
+
+# --- the command ---------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def logfile(tmp_path, proj):
+    path = tmp_path / "audit.jsonl"
+    rows = prompts(proj, ("frob build", 4), ("curl https://x", 2), ("go mod tidy", 1))
+    rows.append({"time": "2026-11-22T10:00:00Z", "event": "PermissionRequest", "tool": "Bash",
+                 "command": "rm -rf /", "cwd": proj, "decision": "deny", "code": "GW750"})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_cli_table_and_yaml(logfile, tmp_path, monkeypatch):
+    monkeypatch.setenv("GATEWAY_USER_RULES", str(tmp_path / "u.yaml"))
+    r = CliRunner().invoke(cli, ["stats", "--file", str(logfile)])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].startswith("7 prompt(s)")
+    row = next(line for line in lines if line.strip().startswith("4  frob"))
+    assert "GW703" in row and "subcommands build" in row
+    assert any("curl" in line and "none:" in line for line in lines)
+    assert f"Paste into {tmp_path / 'u.yaml'}" in r.output
+    r = CliRunner().invoke(cli, ["stats", "--file", str(logfile), "--yaml"])
+    doc = yaml.safe_load(r.output)
+    assert set(doc["catalogue"]) == {"frob", "go"}
+    r = CliRunner().invoke(cli, ["stats", "--file", str(logfile), "--json", "--top", "1"])
+    data = json.loads(r.output)
+    assert data["prompts"] == 7 and len(data["groups"]) == 1
+    assert data["groups"][0]["proposal"]["saves"] == 4
