@@ -1,0 +1,80 @@
+"""Hypothesis profiles and the fixtures of the property suite.
+
+Profiles (select with HYPOTHESIS_PROFILE; `ci` is the default):
+
+  ci    derandomised (the same examples on every run, so a change that breaks a property
+        fails every time, not one run in ten), bounded deadline, no example database,
+        each property's own example budget. The whole suite takes well under a minute.
+  long  random, 20x the examples, the example database in .hypothesis/ (not committed) so
+        a failure found once is replayed first next time. For nightly or manual runs:
+            HYPOTHESIS_PROFILE=long python -m pytest tests/property -q
+  dev   like ci but random: quick local exploration with new examples on each run.
+
+Every property uses `budget(n)` for its example count, scaled by the profile.
+"""
+
+import os
+import time
+from datetime import timedelta
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+
+from tests.property.support import STATS, Judge, build_project
+
+_SLOW_OK = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
+
+settings.register_profile(
+    "ci", derandomize=True, database=None, deadline=timedelta(seconds=2),
+    print_blob=True, suppress_health_check=_SLOW_OK,
+    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink))
+settings.register_profile(
+    "dev", derandomize=False, deadline=timedelta(seconds=2), print_blob=True,
+    suppress_health_check=_SLOW_OK)
+settings.register_profile(
+    "long", derandomize=False, deadline=timedelta(seconds=10), print_blob=True,
+    suppress_health_check=_SLOW_OK)
+
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
+SCALE = {"ci": 1, "dev": 1, "long": 20}.get(PROFILE, 1)
+
+
+def budget(n: int) -> settings:
+    """@budget(200): this property tries 200 examples under the ci profile."""
+    return settings(max_examples=max(1, n * SCALE))
+
+
+@pytest.fixture(scope="session")
+def pproject(tmp_path_factory):
+    """The sample project of tests/helpers.py plus the symlinks of support.EXTRA_LINKS."""
+    return build_project(tmp_path_factory.mktemp("propproj"))
+
+
+@pytest.fixture(scope="session")
+def pjudge(policy, pproject):
+    return Judge(pproject, policy)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    start = time.perf_counter()
+    yield
+    STATS["seconds"] += time.perf_counter() - start
+
+
+def pytest_terminal_summary(terminalreporter):
+    examples, cases = STATS["examples"], STATS["cases"]
+    if not examples and not cases:
+        return
+    terminalreporter.write_sep("-", "property suite")
+    terminalreporter.write_line(
+        f"hypothesis profile {PROFILE!r}: {len(examples)} properties, "
+        f"{sum(examples.values())} examples tried; {sum(cases.values())} table rows "
+        f"through the invariants; {STATS['validations']} validator/hook calls; "
+        f"{STATS['seconds']:.1f}s")
+    for name, n in sorted(examples.items()):
+        terminalreporter.write_line(f"  {n:6d}  {name}")
+    if cases:
+        terminalreporter.write_line(f"  {sum(cases.values()):6d}  table rows: "
+                                    + ", ".join(f"{k} {v}" for k, v in sorted(cases.items())))

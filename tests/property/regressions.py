@@ -1,0 +1,34 @@
+"""Every bug the property suite (or anyone) found and that was fixed, as an exact case, so it
+can never come back. test_regressions.py runs each one, and every invariant of the suite
+(respelling, composition, wrappers, hook agreement) is also run on each of them.
+
+Add a row when a bug is fixed: (command, decision, code, cwd or "", what it was). The
+command may use {PROJECT} for the sample project's path (tests/property/support.py). Open
+bugs are listed in known_bugs.py until they are fixed; then they move here.
+"""
+
+FIXED = [
+    # (command, decision, code, cwd, what it was)
+    ("git --git-dir=/elsewhere/.git log", "ask", "GW501", "",
+     "git-global-path-options: --git-dir was not path-checked (a foreign repo's config runs code)"),
+    ("git --work-tree=/ status", "ask", "GW501", "",
+     "git-global-path-options: --work-tree was not path-checked"),
+    ("grep -r SECRET", "ask", "GW506", "",
+     "recursive-readers: a recursive grep of the project printed .env"),
+    ("grep -rn SECRET .", "ask", "GW506", "", "recursive-readers: explicit ."),
+    ("grep -R BEGIN keys", "ask", "GW506", "", "recursive-readers: keys/server.pem"),
+    ("rg --hidden SECRET", "ask", "GW506", "", "recursive-readers: rg --hidden reads .env"),
+    ("diff -r config src", "ask", "GW506", "",
+     "recursive-readers: diff -r printed config/.env.production"),
+    ("grep -R x scripts", "ask", "GW507", "",
+     "recursive-readers: grep -R followed scripts/tmplink out of the project"),
+    ("echo \\a'${I'", "allow", "GW700", "",
+     "bashlex looped forever (until out of memory) on ${ in single quotes after a backslash"),
+    ("echo '00000000${'\\0", "allow", "GW700", "", "the same bashlex loop, as generated"),
+    ("echo a'$(id)'", "allow", "GW700", "",
+     "bashlex read single-quoted text glued to a prefix as unquoted (a false substitution)"),
+    ("echo 'a'$(rm -rf /)'b'", "deny", "GW750", "",
+     "bashlex hid a substitution between single-quoted strings from the deny rules"),
+    ("echo 0 \\$'0000000{'\"\" && ls && ls", "allow", "GW700", "",
+     "the quoting property took an escaped dollar before a quote for ANSI-C quoting"),
+]
