@@ -37,12 +37,26 @@ def is_within(path: str, root: str) -> bool:
     return path == root or path.startswith(root + "/")
 
 
+def joined(path: str, cwd: str) -> str:
+    """`path` made absolute against `cwd`, with nothing normalised: what the kernel walks."""
+    if path.startswith("/"):
+        return path
+    return (cwd.rstrip("/") or "") + "/" + path
+
+
 def lexical(path: str, cwd: str) -> str:
-    joined = path if path.startswith("/") else posixpath.join(cwd, path)
-    norm = posixpath.normpath(joined)
+    """The absolute path with `.` and `..` removed textually (as bash's logical `cd` does)."""
+    norm = posixpath.normpath(joined(path, cwd))
     if norm.startswith("//"):
         norm = "/" + norm.lstrip("/")
     return norm
+
+
+def physical(path: str, cwd: str) -> str:
+    """Where the kernel lands for `path` opened from `cwd`: each symlink is resolved *before*
+    the `..` that follows it (`lnk/..` with lnk -> /etc is `/`, not the directory holding
+    lnk), so this is `real()` of the un-normalised path, never of the lexical one."""
+    return real(joined(path, cwd))
 
 
 _O_PATH = getattr(os, "O_PATH", None)
@@ -122,7 +136,7 @@ def resolve(arg: str, cwd: str, roots: Roots) -> Resolved:
     lex = lexical(arg, cwd)
     if lex in SPECIAL_OK:
         return Resolved(arg, lex, lex, "special")
-    rp = real(lex)
+    rp = physical(arg, cwd)
     if not roots.lexically_inside(lex):
         return Resolved(arg, lex, rp, "outside")
     if not roots.really_inside(rp):

@@ -41,7 +41,7 @@ Stdlib only (hook path); it does not need the policy.
 import os
 import posixpath
 
-from gateway.paths import lexical
+from gateway.paths import lexical, physical
 
 # --- tables ---------------------------------------------------------------------------------
 
@@ -158,7 +158,7 @@ class Write:
         self.target = target  # the target as written
         self.via = via  # what writes it: "redirection >", "rm", "sed -i", ...
         self.tree = tree  # a whole tree may be removed or changed (rm -r, mv, find -delete)
-        self.paths = paths  # absolute lexical candidates; () when the location is unknown
+        self.paths = paths  # absolute candidates (lexical and physical); () when unknown
 
     def __repr__(self) -> str:
         return f"Write({self.target!r} via {self.via}{', tree' if self.tree else ''})"
@@ -297,7 +297,10 @@ def _follow_cd(commands, cwds, home):
         elif args[0].value == "-" or args[0].value.startswith(("+", "-")):
             targets = []  # back to a directory already in the union
         else:
-            targets = [lexical(args[0].value, d) for d in dirs]
+            # bash's cd is logical by default and physical with -P (or when the logical
+            # path does not exist): both are possible
+            targets = [t for d in dirs for t in (lexical(args[0].value, d),
+                                                 physical(args[0].value, d))]
         for t in targets:
             if t not in dirs:
                 dirs.append(t)
@@ -342,11 +345,13 @@ def _write(eff, target, via, env, tree=False, into=()):
         return
     paths = []
     for d in (env.cwds or ("/",)):
-        p = lexical(target, d)
-        if into and (target.endswith("/") or os.path.isdir(p)):
-            paths.extend(posixpath.join(p, b) for b in into)
-        else:
-            paths.append(p)
+        # the lexical form, and where the kernel lands (a symlink before a `..` makes them
+        # differ: h/../settings.json with h -> .claude/hooks is .claude/settings.json)
+        for p in dict.fromkeys((lexical(target, d), physical(target, d))):
+            if into and (target.endswith("/") or os.path.isdir(p)):
+                paths.extend(posixpath.join(p, b) for b in into)
+            else:
+                paths.append(p)
     eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths))))
 
 
@@ -616,8 +621,8 @@ def _git(eff, words, env):
             if key == "-C":
                 if value is None:
                     cwds = None
-                elif cwds is not None:
-                    cwds = tuple(lexical(value, d) for d in cwds)
+                elif cwds is not None:  # git chdir()s: the kernel's resolution
+                    cwds = tuple(dict.fromkeys(physical(value, d) for d in cwds))
             i += step
             continue
         if opt in _GIT_GLOBAL_FLAGS:

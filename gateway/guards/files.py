@@ -52,7 +52,7 @@ class Target:
     def __init__(self, raw, cwd, roots):
         self.raw = raw
         self.lex = paths.lexical(raw, cwd)
-        self.real = paths.real(self.lex)
+        self.real = paths.physical(raw, cwd)
         self.rel_lex = rel_to(self.lex, roots.project, roots.project_real)
         self.rel_real = rel_to(self.real, roots.project_real, roots.project)
         self.dotdot = ".." in raw.split("/")

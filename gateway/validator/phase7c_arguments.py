@@ -7,7 +7,7 @@ text), option values (unless they are text, like a commit message), values glued
 options (-C/tmp, --output=/x) and the value of every key=value argument (of=/dev/sda).
 """
 
-from gateway.paths import lexical, resolve
+from gateway.paths import physical, resolve
 from gateway.validator import argv as argvmod
 from gateway.validator import checks, phase5_recursive
 from gateway.validator.phase7b2_subcommands import invocation
@@ -48,7 +48,7 @@ def run(ctx, name, argv, cwd) -> Arguments:
             if res.status != "inside":
                 return Arguments(verdict=ctx.ask("5", "GW501", f"{name} works in {value!r}, "
                                                  "outside the project"))
-            cwd = lexical(value, cwd)
+            cwd = physical(value, cwd)  # git chdir()s: the kernel resolves it
         global_paths = inv.path_values
         words = inv.words
     while spec.subcommands is not None:

@@ -74,8 +74,8 @@ def _segments(ctx) -> Verdict:
                     return v
         chain = list(cwds)
         if len(pipeline.commands) == 1:
-            new = [t for t in (segment.cd_target(ctx, pipeline.commands[0], c) for c in cwds)
-                   if t is not None]
+            new = list(dict.fromkeys(t for c in cwds
+                                     for t in segment.cd_targets(ctx, pipeline.commands[0], c)))
             if new:
                 chain = new
                 all_cwds = all_cwds + [t for t in new if t not in all_cwds]

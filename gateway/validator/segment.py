@@ -146,13 +146,18 @@ def _cd(ctx, argv, cwd):
                      rule="cd")
 
 
-def cd_target(ctx, cmd, cwd):
-    """The directory a `cd` segment moves to (already judged inside), else None."""
+def cd_targets(ctx, cmd, cwd) -> list:
+    """The directories a `cd` segment may move to (already judged inside), else [].
+
+    bash's `cd` is logical by default (`a/link/..` is `a`) and physical with -P or when the
+    logical path does not exist (`a/link/..` is the link target's parent): later segments
+    are judged in both."""
     argv = [w.value for w in cmd.words]
     if not argv or argv[0] != "cd":
-        return None
+        return []
     args = [a for a in argv[1:] if a not in ("-P", "-L", "-e", "-@", "--")]
-    if len(args) != 1:
-        return None
-    return resolve(args[0], cwd, ctx.roots).real if args[0] else None
+    if len(args) != 1 or not args[0]:
+        return []
+    res = resolve(args[0], cwd, ctx.roots)
+    return list(dict.fromkeys((res.lex, res.real)))
 

@@ -9,11 +9,6 @@ Every entry names the reproducers that were reported; see the issue tracker for 
 """
 
 OPEN = {
-    # `cat lnk/../etc/passwd` (lnk -> /etc) is allowed: phase 5 normalises `..` lexically
-    # *before* resolving symlinks, but the kernel resolves `lnk` first, so `lnk/..` is `/`.
-    # Same root cause: `bash scripts/tmplink/../run.sh`, `git -C lnk/.. status`,
-    # `cd -P lnk/.. && cat etc/passwd`.
-    "symlink-dotdot",
     # A working directory outside the project (the payload's cwd after an approved `cd`, or
     # a symlinked directory): commands whose path argument is implicitly "." are allowed
     # there: `grep -r root` in /etc, `ls -R`, `tree`, `du -a`, `rg x`, `git status`.
