@@ -17,9 +17,7 @@ repair) for anything but a missing file; missing means "no state" (None / empty)
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import NamedTuple
+from collections import namedtuple
 
 from . import store
 from .layout import ACTIVE, PHASE, ROLE_MARKER_GLOB, SESSION_ROLES, layout, repair_hint
@@ -37,6 +35,11 @@ MAX_OWNS = 256
 MAX_ROLE_ENTRIES = 10_000
 MAX_MARKER_BYTES = 64 << 10
 
+TYPE_CHECKING = False  # not from `typing`: importing it (and `datetime`) costs a hook call ~4 ms
+if TYPE_CHECKING:  # for the annotations only (they are not evaluated at run time)
+    from collections.abc import Callable
+    from datetime import datetime
+
 
 # --------------------------------------------------------------------------------------------
 # Timestamps
@@ -44,6 +47,8 @@ MAX_MARKER_BYTES = 64 << 10
 
 def now_iso() -> str:
     """UTC timestamp as the gateway writes it: ``2026-02-06T03:00:00Z``."""
+    from datetime import UTC, datetime
+
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -51,6 +56,8 @@ def parse_iso(ts) -> datetime | None:
     """Best-effort ISO-8601 parse (``Z`` accepted); naive values are taken as UTC. None if bad."""
     if not isinstance(ts, str):
         return None
+    from datetime import UTC, datetime
+
     try:
         dt = datetime.fromisoformat(ts.strip().replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
@@ -81,12 +88,19 @@ def _keys(obj: dict, allowed: tuple, loc: str) -> None:
             raise ValueError(f"{where}: unexpected field (allowed: {', '.join(allowed)})")
 
 
-class RoleView(NamedTuple):
-    """One role registration (or a parsed role marker: agent_type/registered_at are None)."""
-    role: str
-    owns: tuple[str, ...] = ()
-    agent_type: str | None = None
+# The views are `collections.namedtuple` classes (not `typing.NamedTuple`: importing `typing`
+# costs a hook call ~2.5 ms); the fields and their types are in the comments.
+
+
+class RoleView(namedtuple("RoleView", ("role", "owns", "agent_type", "registered_at"),
+                          defaults=((), None, None))):
+    """One role registration (or a parsed role marker: agent_type/registered_at are None).
+
+    role: str; owns: tuple[str, ...] = (); agent_type: str | None = None;
     registered_at: str | None = None
+    """
+
+    __slots__ = ()
 
     def as_json(self) -> dict:
         d = {"role": self.role, "owns": list(self.owns)}
@@ -259,9 +273,11 @@ def load_role_marker(path) -> RoleView:
 # breezing-active.json (decisive fields only) and the gateway phase
 # --------------------------------------------------------------------------------------------
 
-class ActiveView(NamedTuple):
-    session_id: str | None
-    impl_mode: str | None          # None = unset = standard (seed 000 後方互換)
+class ActiveView(namedtuple("ActiveView", ("session_id", "impl_mode"))):
+    """session_id: str | None; impl_mode: str | None (None = unset = standard, seed 000
+    後方互換)."""
+
+    __slots__ = ()
 
     @property
     def is_codex(self) -> bool:
@@ -291,10 +307,11 @@ def load_active_view(project_dir) -> ActiveView | None:
         raise _invalid(path, ACTIVE, e) from None
 
 
-class PhaseView(NamedTuple):
-    phase: str                     # "A" | "B" | "C"
-    session_id: str | None         # the breezing session id (breezing-active.json's session_id)
-    set_at: str
+class PhaseView(namedtuple("PhaseView", ("phase", "session_id", "set_at"))):
+    """phase: "A" | "B" | "C"; session_id: str | None (the breezing session id,
+    breezing-active.json's); set_at: str."""
+
+    __slots__ = ()
 
 
 _PHASE_KEYS = ("phase", "session_id", "set_at")
