@@ -7,7 +7,8 @@ per settings file, where <key> is a digest of the file's real path.
   backup-<UTC time>.json  the file's bytes before each change install or uninstall makes
   original.json           the file before the gateway was first installed into it
   record.json             {"settings": path, "original": "original.json" | null (the file did
-                          not exist), "created_dirs": [...], "installed": time}
+                          not exist), "created_dirs": [...], "installed": time, "mode": the
+                          file's permission bits then (absent in records of older releases)}
 
 Uninstall uses the record to give back the original bytes exactly when nothing but the
 gateway's entries changed since, and to remove a file and folders that install created.
@@ -58,14 +59,15 @@ def save_backup(settings_path: str, raw: bytes, env=None) -> str:
 class Record:
     """What the gateway knows about a settings file's state before it was installed."""
 
-    __slots__ = ("settings", "original", "created_dirs", "installed", "folder")
+    __slots__ = ("settings", "original", "created_dirs", "installed", "folder", "mode")
 
-    def __init__(self, settings, original, created_dirs, installed, folder_):
+    def __init__(self, settings, original, created_dirs, installed, folder_, mode=None):
         self.settings = settings
         self.original = original  # bytes, or None when the file did not exist
         self.created_dirs = created_dirs  # folders install created for the file, deepest last
         self.installed = installed
         self.folder = folder_
+        self.mode = mode  # the file's permission bits before the gateway, or None (unknown)
 
 
 def read_record(settings_path: str, env=None):
@@ -81,13 +83,17 @@ def read_record(settings_path: str, env=None):
         dirs = [x for x in meta.get("created_dirs", []) if isinstance(x, str)]
         if os.path.realpath(meta.get("settings", "")) != os.path.realpath(settings_path):
             return None
-        return Record(meta["settings"], original, dirs, meta.get("installed"), d)
+        mode = meta.get("mode")
+        if not isinstance(mode, int) or isinstance(mode, bool) or not 0 <= mode <= 0o7777:
+            mode = None
+        return Record(meta["settings"], original, dirs, meta.get("installed"), d, mode)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def write_record(settings_path: str, original, created_dirs, env=None) -> Record:
-    """Remember the file as it was before the gateway (`original` bytes, None if absent)."""
+def write_record(settings_path: str, original, created_dirs, env=None, mode=None) -> Record:
+    """Remember the file as it was before the gateway (`original` bytes, None if absent, and
+    its permission bits `mode`)."""
     d = folder(settings_path, env)
     os.makedirs(d, mode=0o700, exist_ok=True)
     meta = {"settings": os.path.abspath(settings_path), "original": None,
@@ -96,9 +102,12 @@ def write_record(settings_path: str, original, created_dirs, env=None) -> Record
     if original is not None:
         write_atomic(os.path.join(d, "original.json"), original)
         meta["original"] = "original.json"
+        if mode is not None:
+            meta["mode"] = mode
     write_atomic(os.path.join(d, "record.json"),
                  (json.dumps(meta, indent=2) + "\n").encode("utf-8"))
-    return Record(meta["settings"], original, meta["created_dirs"], meta["installed"], d)
+    return Record(meta["settings"], original, meta["created_dirs"], meta["installed"], d,
+                  meta.get("mode"))
 
 
 def drop_record(settings_path: str, env=None) -> None:

@@ -9,6 +9,7 @@ written in its own formatting (jsonfile.detect_style).
 """
 
 import difflib
+import json
 import os
 import re
 
@@ -85,6 +86,20 @@ def _diff(path, old: str, new: str) -> str:
                                         fromfile=f"{path} (now)", tofile=f"{path} (new)"))
 
 
+def _same(a, b) -> bool:
+    """The same JSON, strictly: Python's == calls 1, 1.0 and true equal, and a settings file
+    where the user changed one into another has changed."""
+    return json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
+
+
+def _mode(path):
+    """The permission bits of the file `path` names (through a symlink), or None."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return None
+
+
 def _text(raw) -> str:
     return raw.decode("utf-8", "replace") if raw else ""
 
@@ -152,7 +167,8 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
         # The file as it is before the gateway: what uninstall gives back. A file that
         # already holds gateway handlers keeps the record of an earlier install (or has
         # none, if a teammate committed it; uninstall then only takes the handlers out).
-        backup.write_record(path, loaded.raw, created, env)
+        backup.write_record(path, loaded.raw, created, env,
+                            _mode(path) if loaded.exists else None)
     if loaded.exists:
         res.backup = backup.save_backup(path, loaded.raw, env)
     _write(path, new_text, new, private)
@@ -188,7 +204,7 @@ def uninstall(scope="project", project=None, settings_file=None, dry_run=False,
     if record is not None and record.original is None and new == {}:
         delete = True  # install created this file: take it away again
         new_raw = b""
-    elif record is not None and record.original is not None and new == original:
+    elif record is not None and record.original is not None and _same(new, original):
         new_raw = record.original
         res.restored = True
     else:
@@ -209,8 +225,23 @@ def uninstall(scope="project", project=None, settings_file=None, dry_run=False,
                 break
     else:
         jsonfile.write_atomic(path, new_raw)
+        if res.restored:
+            _restore_mode(path, record.mode)
     backup.drop_record(path, env)
     return res
+
+
+def _restore_mode(path, original) -> None:
+    """Give back the permission bits an http install took away (see _write's `private`):
+    only when the file is exactly as private as the gateway made it, never looser than the
+    user set it themselves."""
+    now = _mode(path)
+    if original is None or now is None or now == original or now != original & 0o700:
+        return
+    try:
+        os.chmod(os.path.realpath(path), original)
+    except OSError:
+        pass
 
 
 def _write(path, text, expected, private=False) -> None:
