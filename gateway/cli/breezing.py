@@ -35,7 +35,16 @@ def phase(phase, project):
     (breezing-active.json), the Lead may use only TaskCreate, TaskUpdate, TaskList, TaskGet
     and SendMessage, and the Bash command `gateway breezing phase C`. A (prepare) and C
     (finish) keep the user's permission mode. Removing breezing-active.json (Phase C cleanup,
-    early abort, `gateway state clean`) ends the phase too.
+    early abort, `gateway state clean`) ends the phase too. PHASE is A, B or C (either case).
+    Exit 1 when the state cannot be read or written (the message names the file and the
+    repair), or for B without a breezing session.
+
+    \b
+    Examples:
+      gateway breezing phase                    # show: "phase B (since ...; in effect)"
+      gateway breezing phase B                  # the Lead delegates from now on
+      gateway breezing phase C                  # every task done and approved
+      gateway breezing phase B --project ~/src/app
     """
     from gateway.state import fast
     from gateway.state.store import StateError

@@ -70,6 +70,10 @@ def list_codes() -> int:
 def command(code, list_all, markdown_):
     """Explain a reason code (GW...), with an example.
 
+    CODE is a reason code as `gateway check`, the hooks and the audit log print it (GW703,
+    case-insensitive). Without CODE (or with --list) every code is listed. Exit 2 for an
+    unknown code.
+
     \b
     Examples:
       gateway explain GW703

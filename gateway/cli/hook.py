@@ -15,9 +15,16 @@ def command(event):
     nothing), always exit 0. `gateway install` registers these.
 
     \b
-    Example:
+    EVENT is the hook to run:
+      permission-request   PermissionRequest (Bash): allow, deny, or nothing (the dialog stays)
+      pre-tool-use         PreToolUse (every tool): the guards; deny, or nothing
+
+    \b
+    Examples:
       echo '{"tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"/repo"}' \\
         | gateway hook permission-request
+      echo '{"tool_name":"Write","tool_input":{"file_path":"/repo/.env"},"cwd":"/repo"}' \\
+        | gateway hook pre-tool-use
     """
     from gateway.hooks.runner import run
 

@@ -75,8 +75,8 @@ def command(scope, project, settings_file, dry_run, http, port, gateway_path, pl
     """Register the gateway's hooks in a Claude Code settings file.
 
     Every hook the gateway implements is registered (PermissionRequest for Bash; PreToolUse
-    guards once they exist, with "onFailure": "block" so a crash blocks instead of allowing),
-    by the absolute path of the gateway command. Every other key and hook in the file is kept;
+    for every tool, with "onFailure": "block" so a crash blocks instead of allowing), by the
+    absolute path of the gateway command. Every other key and hook in the file is kept;
     running it again changes nothing; a backup of the file is kept; `gateway uninstall` takes
     exactly these entries out again.
 

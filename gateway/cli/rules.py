@@ -115,19 +115,33 @@ def _examples(merged):
 
 @click.group("rules")
 def command():
-    """Show and validate the rules layers (built-in, user, project, local)."""
+    """Show and validate the rules layers (built-in, user, project, local); see
+    docs/rules.md.
+
+    \b
+    Examples:
+      gateway rules show                       # the effective policy, entry by entry
+      gateway rules show --json | jq '.sources'
+      gateway rules validate                   # every layer of this project
+      gateway rules validate ~/.config/gateway/rules.yaml
+    """
 
 
 @command.command("show")
 @click.option("--project", type=click.Path(file_okay=False), default=None,
               help="Project directory (default: found from the current directory).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON: the merged policy, the layer of each entry (provenance) and "
+                   "the files read (sources).")
 def show_command(project, as_json):
-    """Print the effective policy with the layer each entry came from.
+    """Print the effective policy with the layer each entry came from. Exit 3 when the rules
+    cannot be loaded (the errors are printed).
 
     \b
-    Example:
-      gateway rules show --project .
+    Examples:
+      gateway rules show
+      gateway rules show --project ~/src/app
+      gateway rules show --json | jq '.policy.always_ask'
     """
     sys.exit(show(project, as_json))
 

@@ -36,7 +36,14 @@ def command():
 @command.command("show")
 @_PROJECT
 def show(project):
-    """Summarise the state files (a broken file is shown with its repair)."""
+    """Summarise the state files (a broken file is shown with its repair). Always exits 0;
+    `gateway state validate` is the check.
+
+    \b
+    Examples:
+      gateway state show
+      gateway state show --project ~/src/app
+    """
     from gateway.state import files
 
     click.echo(files.show(_project(project)))
@@ -46,7 +53,14 @@ def show(project):
 @_PROJECT
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file.")
 def validate(project, as_json):
-    """Check every state file against its schema. Exit 1 when any is broken."""
+    """Check every state file against its schema. Exit 1 when any is broken; each broken
+    file is printed with how to repair it (docs/state.md#recovering-from-a-corrupt-file).
+
+    \b
+    Examples:
+      gateway state validate
+      gateway state validate --json | jq -r 'select(.ok | not) | .message'
+    """
     from gateway.state import files
 
     results = files.validate(_project(project))
@@ -70,7 +84,15 @@ def validate(project, as_json):
 def clean(project, all_):
     """End the breezing session: remove breezing-active.json, breezing-session-roles.json,
     the role markers, the gateway's phase record and temp files of dead writers (seed 000's
-    manual cleanup). Other files in .claude/state/ are never touched."""
+    manual cleanup). Other files in .claude/state/ are never touched, nor are the lock files.
+    Corrupt files are removed too (nothing is parsed). Exit 1 when a file cannot be removed.
+
+    \b
+    Examples:
+      gateway state clean
+      gateway state clean --all
+      gateway state clean --project ~/src/app
+    """
     from gateway.state import files
     from gateway.state.store import StateError
 
