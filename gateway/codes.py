@@ -135,6 +135,12 @@ CODES = {
               "The tree a recursive read covers has more entries than the walk's bound, a "
               "symlink the command would follow, or a directory that cannot be listed.",
               "rg -L TODO   (with a symlink in the tree)"),
+    "GW508": ("5", "ask", "working directory outside the project",
+              "The command runs in a directory outside the project (the payload's cwd after "
+              "an approved cd, or a symlink that leads out). Whatever it reads or writes "
+              "there by default (`ls`, `grep -r x`, `git status`, `du -a` all work on `.`) is "
+              "outside, so nothing run there is auto-allowed; explicit outside paths are "
+              "GW501/GW502.", "ls -R   (with the payload's cwd /etc)"),
     # --- Phase 6: containment -----------------------------------------------------------------
     "GW600": ("6", "allow", "contained script",
               "An interpreter with safe flags (or direct execution) runs a script under the "

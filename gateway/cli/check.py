@@ -10,7 +10,7 @@ import click
 
 from gateway import paths, runtime
 from gateway import settings as settings_mod
-from gateway.decision import ALLOW, DENY
+from gateway.decision import ALLOW, ASK, DENY, Verdict
 from gateway.policy.errors import PolicyError
 
 EXIT_ALLOW, EXIT_ASK, EXIT_DENY, EXIT_CONFIG = 0, 10, 11, 3
@@ -218,7 +218,13 @@ def run_batch(stream, cwd, project, tool_name, use_settings) -> int:
         if not line.strip():
             continue
         command, line_cwd, line_tool = _parse_line(line)
-        if line_cwd is not None and isinstance(line_cwd, str):
+        if line_cwd is not None and (not isinstance(line_cwd, str) or "\x00" in line_cwd):
+            verdict = Verdict(ASK, "S0", "GW904", "", "the line's cwd is not a valid path: "
+                              f"{line_cwd!r}", command=command if isinstance(command, str)
+                              else repr(command))
+            out.write(json.dumps(verdict.as_dict()) + "\n")
+            continue
+        if line_cwd is not None:
             c, p = _locate(line_cwd, project)
         else:
             c, p = base_cwd, base_project

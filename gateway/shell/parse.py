@@ -9,6 +9,7 @@ must see inside substitutions and subshells too).
 """
 
 from gateway.shell import bashlex_fixes as _fixes
+from gateway.shell import continuation as _continuation
 from gateway.shell import heredoc as _heredoc
 from gateway.shell.words import decode
 
@@ -112,6 +113,7 @@ def _bashlex():
 def parse(text: str) -> Script:
     """Parse `text`; raise ShellParseError when bashlex cannot represent all of it."""
     new_text, placeholders = _heredoc.extract(text)
+    new_text = _continuation.remove(new_text)
     bashlex = _bashlex()
     try:
         trees = bashlex.parse(new_text)

@@ -30,6 +30,10 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
     if not isinstance(command, str):
         return Verdict(ASK, "S0", "GW904", "", "the command is not a string",
                        command=repr(command))
+    for what, path in (("working directory", cwd), ("project directory", project)):
+        if path is not None and (not isinstance(path, str) or "\x00" in path):
+            return Verdict(ASK, "S0", "GW904", "", f"the {what} is not a valid path: "
+                           f"{path!r}", command=command)
     cwd = os.path.realpath(cwd) if cwd else os.path.realpath(project)
     ctx = Context(command, cwd, project, policy, tool_name, settings, raw_input)
     try:
@@ -55,6 +59,12 @@ def _run(ctx) -> Verdict:
     return _segments(ctx)
 
 
+def _inside(ctx, cwd) -> bool:
+    from gateway.paths import resolve
+
+    return resolve(".", cwd, ctx.roots).status == "inside"
+
+
 def _segments(ctx) -> Verdict:
     # Every directory a later segment might run in: after `cd X`, X; and, since a cd can
     # fail, where we were. A segment joined by && to a cd runs only if the cd succeeded.
@@ -69,6 +79,10 @@ def _segments(ctx) -> Verdict:
             count += 1
             for cwd in cwds:
                 v = segment.judge(ctx, cmd, cwd)
+                if v.decision is ALLOW and not _inside(ctx, cwd):
+                    v = ctx.ask("5", "GW508", f"the working directory {cwd} is outside the "
+                                "project: what the command reads or writes there by default "
+                                "(`.`) cannot be proven to stay inside")
                 verdicts.append(v)
                 if v.decision is DENY:
                     return v

@@ -54,6 +54,8 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0):
                        rule=f"shell_builtins:{lname}")
     interp = ctx.policy.interpreters.get(lname)
     if interp is not None:
+        if lname in ctx.policy.always_ask:  # a layer may put an interpreter on the list
+            return phase7b_always_ask.run(ctx, lname, argv, text)
         return _interpreter(ctx, argv, interp, cwd, text, inputs, depth)
     if lname == "cd":
         return _cd(ctx, argv, cwd)

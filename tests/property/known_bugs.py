@@ -9,23 +9,6 @@ Every entry names the reproducers that were reported; see the issue tracker for 
 """
 
 OPEN = {
-    # A working directory outside the project (the payload's cwd after an approved `cd`, or
-    # a symlinked directory): commands whose path argument is implicitly "." are allowed
-    # there: `grep -r root` in /etc, `ls -R`, `tree`, `du -a`, `rg x`, `git status`.
-    "implicit-cwd-outside",
-    # A project/local (or user) layer that adds an interpreter (python3, bash, sh...) to
-    # always_ask has no effect: `python3 scripts/foo.py` stays allow GW600. The interpreter
-    # path (segment._interpreter) never consults ALWAYS_ASK.
-    "always-ask-interpreters",
-    # Robustness, not an allow: a working directory containing NUL makes validate() raise
-    # ValueError (os.path.realpath) and makes `gateway check --batch` die with a traceback on
-    # a JSONL line like {"command": "ls", "cwd": "/tmp/\u0000x"} (policy cache open()).
-    # The hook survives (its catch-all prints nothing).
-    "nul-in-cwd",
-    # Not an allow, a deny downgraded to ask: a line continuation (backslash-newline) inside
-    # $(...) hides the substitution's commands from the deny rules.
-    # `echo $(dd if=/dev/zero \<newline> of=/dev/sda)` is ask GW201, not deny GW750.
-    "deny-continuation-in-substitution",
 }
 
 

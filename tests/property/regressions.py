@@ -41,6 +41,17 @@ FIXED = [
      "symlink-dotdot: a contained-looking script path that leaves through a link"),
     ("cat src/back/../README.md", "allow", "GW700", "",
      "symlink-dotdot: a link followed by .. that lands inside stays allowed"),
+    ("echo $(dd if=/dev/zero \\\nof=/dev/sda)", "deny", "GW750", "",
+     "deny-continuation-in-substitution: bashlex cut the words after a continuation in $( )"),
+    ("echo \"$(dd \\\n  \"if=/dev/zero\"\t\\o\\f\\=\\/\"d\"ev/sda)\"", "deny", "GW750", "",
+     "deny-continuation-in-substitution, as the property suite generated it"),
+    ("python3 scripts/foo.py", "allow", "GW600", "",
+     "always-ask-interpreters (the other half: a layer adding python3 asks; see "
+     "test_monotonicity)"),
+    ("ls", "ask", "GW508", "lnk",
+     "implicit-cwd-outside: ls in a working directory that is a link out of the project"),
+    ("du -a", "ask", "GW508", "lnk", "implicit-cwd-outside: du -a walks an outside ."),
+    ("git status", "ask", "GW508", "uplink", "implicit-cwd-outside: git in the parent"),
     ("echo 0 \\$'0000000{'\"\" && ls && ls", "allow", "GW700", "",
      "the quoting property took an escaped dollar before a quote for ANSI-C quoting"),
 ]

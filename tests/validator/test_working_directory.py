@@ -1,0 +1,65 @@
+"""The working directory: outside the project nothing is auto-allowed (GW508), a cwd that is
+not a path is refused (GW904) in the validator and in `check --batch`, and a layer that puts
+an interpreter on ALWAYS_ASK binds contained scripts too."""
+
+import io
+import json
+import os
+
+import pytest
+
+from gateway.cli.check import run_batch
+from gateway.validator.pipeline import validate
+
+
+@pytest.mark.parametrize("command", ["ls", "ls -R", "du -a", "git status", "tree", "pwd",
+                                     "echo hi"])
+def test_nothing_is_allowed_in_a_directory_outside_the_project(judge, command):
+    v = judge(command, cwd="lnk")  # lnk -> /etc
+    assert (v.decision.name, v.code) == ("ASK", "GW508"), v.message
+
+
+def test_an_explicit_outside_path_keeps_its_own_code(judge):
+    v = judge("cat passwd", cwd="lnk")
+    assert (v.decision.name, v.code) == ("ASK", "GW501"), v.message
+
+
+def test_cd_into_the_project_then_a_command_still_asks_from_outside(judge, project):
+    # the cd may fail; the rest of a ; list then runs in /etc
+    v = judge(f"cd {project}/src; ls", cwd="lnk")
+    assert (v.decision.name, v.code) == ("ASK", "GW508"), v.message
+
+
+def test_same_commands_inside_are_allowed(judge):
+    for command in ("ls", "du -a", "git status", "echo hi"):
+        v = judge(command, cwd="src")
+        assert (v.decision.name, v.code) == ("ALLOW", "GW700"), (command, v.message)
+
+
+@pytest.mark.parametrize("cwd", ["/tmp/\x00x", 5, ["/tmp"]])
+def test_a_cwd_that_is_not_a_path_is_refused(policy, project, cwd):
+    v = validate("ls", cwd, project, policy)
+    assert (v.decision.name, v.code) == ("ASK", "GW904"), v.message
+
+
+def test_batch_line_with_a_bad_cwd_is_refused_and_the_batch_goes_on(project, capsys):
+    lines = [json.dumps({"command": "ls", "cwd": "/tmp/\x00x"}),
+             json.dumps({"command": "ls", "cwd": 5}), "ls"]
+    rc = run_batch(io.StringIO("\n".join(lines) + "\n"), project, project, "Bash", False)
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rc == 0
+    assert [(o["decision"], o["code"]) for o in out] == [
+        ("ask", "GW904"), ("ask", "GW904"), ("allow", "GW700")]
+
+
+def test_always_ask_layer_binds_an_interpreter(tmp_path):
+    from gateway.runtime import get_policy
+    from tests.helpers import make_project
+
+    root = make_project(tmp_path / "p")
+    with open(os.path.join(root, ".claude", "gateway.yaml"), "w") as fh:
+        fh.write("always_ask: [python3]\n")
+    pol = get_policy(root, use_cache=False)
+    v = validate("python3 scripts/foo.py", root, root, pol)
+    assert (v.decision.name, v.code) == ("ASK", "GW701"), v.message
+    assert v.rule == "always_ask:python3"
