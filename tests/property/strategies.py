@@ -611,7 +611,7 @@ wrapper = st.sampled_from(WRAPPERS)
 # --- known-dangerous simple commands --------------------------------------------------------
 
 ALWAYS_ASK_SAMPLE = ["rm", "mv", "cp", "curl", "wget", "ssh", "sudo", "chmod", "kill", "dd",
-                     "pip", "npm", "npx", "docker", "python", "zsh", "rsync", "ln", "truncate",
+                     "pip", "npm", "npx", "docker", "python2", "zsh", "rsync", "ln", "truncate",
                      "systemctl", "crontab", "uv"]
 
 
