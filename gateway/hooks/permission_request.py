@@ -28,12 +28,14 @@ def decide(raw: bytes, env) -> tuple:
         if not isinstance(command, str):
             raise pl.PayloadError("tool_input.command is missing or not a string")
         cwd = pl.text_field(payload, "cwd", None)
-        if cwd is not None and not cwd.startswith("/"):
-            cwd = None  # a relative cwd means nothing to us; judge from the project root
+        if cwd is None or not cwd.startswith("/"):
+            # the Bash tool's shell keeps its own directory across calls; without it, relative
+            # paths (and `.`) cannot be placed
+            raise pl.PayloadError("cwd is missing or not an absolute path")
         from gateway import paths, runtime
 
         project = paths.project_dir(cwd, env)
-        verdict = runtime.judge_bash(command, cwd or project, project, tool_name,
+        verdict = runtime.judge_bash(command, cwd, project, tool_name,
                                      raw_input=raw.decode("utf-8"), env=env)
         return verdict, payload
     except pl.PayloadError as exc:

@@ -159,3 +159,16 @@ def test_audit_log_off_switch(run_hook, project, hook_env):
 def test_unknown_event_prints_nothing(run_hook):
     proc = run_hook("no-such-event", b"{}")
     assert (proc.returncode, proc.stdout) == (0, b"")
+
+
+@pytest.mark.parametrize("cwd", [None, "src", "", 7])
+def test_missing_or_relative_cwd_gives_no_decision(run_hook, project, cwd):
+    # the Bash tool's shell keeps its own directory between calls: without an absolute cwd
+    # the gateway cannot place `.` or a relative path, so it leaves the decision to the human
+    data = payload("cat README.md", project)
+    if cwd is None:
+        del data["cwd"]
+    else:
+        data["cwd"] = cwd
+    proc = run_hook("permission-request", data, env_extra={"CLAUDE_PROJECT_DIR": project})
+    assert decision(proc) is None
