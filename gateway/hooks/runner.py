@@ -13,6 +13,15 @@ import time
 
 _NOT_EVENTS = ("runner", "payload")
 
+#: What a hook prints when it fails before it can decide (the module does not import, say).
+#: Printing nothing is "no decision": right for PermissionRequest (the dialog), but for the
+#: PreToolUse guards it would let the call through, so they deny. Plain text, no imports.
+_ON_INTERNAL_ERROR = {
+    "pre-tool-use": '{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+                    '"permissionDecision": "deny", "permissionDecisionReason": "gateway GW893: '
+                    'internal error in the gateway hook; the call is refused (see stderr)"}}',
+}
+
 
 def events() -> list:
     """Command-line names of every implemented hook event."""
@@ -74,8 +83,8 @@ def run(event: str, stdin=None, stdout=None, env=None) -> int:
                                  f"{', '.join(events())}\n")
                 return 0
             text = respond(module, raw, env, start)
-    except Exception as exc:  # never allow on an error: print nothing
-        text = ""
+    except Exception as exc:  # never allow on an error: no decision, or the guards' deny
+        text = _ON_INTERNAL_ERROR.get(event, "")
         sys.stderr.write(f"gateway: internal error in the {event} hook: {exc}\n")
     if text:
         stdout.write(text + "\n")
