@@ -16,7 +16,8 @@ import sys
 from gateway.shell import bashlex_loader as _loader
 
 TABLES_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lrtables.py")
-_NAMES = ("FORMAT", "CALLER", "STATES", "SIGNATURE", "PRODUCTIONS", "KEYSETS", "ACTION", "GOTO")
+_NAMES = ("FORMAT", "CALLER", "STATES", "SIGNATURE", "PRODUCTIONS", "KEYSETS", "ACTION", "GOTO",
+          "DEFAULTED")
 
 
 def fresh_parser():
@@ -42,6 +43,8 @@ def generate():
         productions.append((p.name, tuple(p.prod), tuple(p.prec), p.func, p.line))
     action = [(state, tuple(row), tuple(row.values())) for state, row in parser.action.items()]
     goto = [(state, tuple(row), tuple(row.values())) for state, row in parser.goto.items()]
+    # set_defaulted_states() of the fresh tables (parser.py's later mutation does not redo it)
+    defaulted = tuple(parser.defaulted_states.items())
     return {
         "FORMAT": _loader.FORMAT,
         "CALLER": grammar_module.__name__,
@@ -49,6 +52,7 @@ def generate():
         "PRODUCTIONS": tuple(productions),
         "ACTION": tuple(action),
         "GOTO": tuple(goto),
+        "DEFAULTED": defaulted,
     }
 
 
@@ -119,23 +123,31 @@ def encode(data):
         "KEYSETS": "\n".join(" ".join(symbols) for symbols in keysets),
         "ACTION": action,
         "GOTO": goto,
+        "DEFAULTED": " ".join(f"{state:d} {value:d}" for state, value in data["DEFAULTED"]),
     }
 
 
 def _as_decoded(data):
-    """`data` in the shape `decode_tables` returns, for round-trip comparison."""
+    """`data` in the shape `decode_tables` + `decode_defaulted` return, for round-trip
+    comparison."""
     productions = [tuple(p) for p in data["PRODUCTIONS"]]
     action = {s: dict(zip(k, v, strict=True)) for s, k, v in data["ACTION"]}
     goto = {s: dict(zip(k, v, strict=True)) for s, k, v in data["GOTO"]}
-    return productions, action, goto
+    return productions, action, goto, dict(data["DEFAULTED"])
+
+
+def _decoded(tables):
+    return (*_loader.decode_tables(tables), _loader.decode_defaulted(tables))
 
 
 def ordered(decoded):
-    """(productions, action, goto) with every dict as a list of items: order-sensitive."""
-    productions, action, goto = decoded
+    """(productions, action, goto, defaulted) with every dict as a list of items:
+    order-sensitive."""
+    productions, action, goto, defaulted = decoded
     return (list(productions),
             [(state, list(row.items())) for state, row in action.items()],
-            [(state, list(row.items())) for state, row in goto.items()])
+            [(state, list(row.items())) for state, row in goto.items()],
+            list(defaulted.items()))
 
 
 class _Namespace:
@@ -148,7 +160,7 @@ def is_current(data, tables):
     try:
         return (tables.FORMAT == data["FORMAT"] and tables.CALLER == data["CALLER"]
                 and tables.SIGNATURE == data["SIGNATURE"]
-                and ordered(_loader.decode_tables(tables)) == ordered(_as_decoded(data)))
+                and ordered(_decoded(tables)) == ordered(_as_decoded(data)))
     except Exception:
         return False
 
@@ -179,6 +191,8 @@ def render(data):
         "  the keyset maps to default, except the listed symbols, which map to the listed values.",
         "  ACTION values: >0 shift to that state, <0 reduce by rule -value, 0 accept;",
         "  GOTO values: the next state.",
+        "DEFAULTED: state value pairs -- the states with a single (reduce) action, as",
+        "  LRParser.set_defaulted_states() finds them in these tables.",
         '"""',
         "# fmt: off",
         "# ruff: noqa",
@@ -191,7 +205,7 @@ def render(data):
     ]
     lines += [f"    {part!r}," for part in values["SIGNATURE"]]
     lines.append(")")
-    for name in ("PRODUCTIONS", "KEYSETS", "ACTION", "GOTO"):
+    for name in ("PRODUCTIONS", "KEYSETS", "ACTION", "GOTO", "DEFAULTED"):
         lines += ["", f'{name} = """\\', values[name] + '"""']
     lines.append("")
     source = "\n".join(lines)

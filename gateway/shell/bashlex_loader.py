@@ -43,11 +43,11 @@ import sys
 __all__ = ["bashlex", "parse", "FAST_PATH", "LOAD_PATH", "FALLBACK_REASON", "grammar_signature"]
 
 #: Bumped whenever the layout of `_lrtables` or of the signature changes.
-FORMAT = 1
+#: 2: DEFAULTED, rows decoded on first use, blake2b fingerprint of the table generator.
+FORMAT = 2
 #: Keyword arguments `bashlex/parser.py` passes; any other call shape takes the slow path.
 _ALLOWED_YACC_KWARGS = frozenset({"outputdir", "debug"})
 _MODULE_TYPE = type(sys)
-_P1, _P2 = 1073741789, 1073741783  # primes < 2**30: one-digit divisors, the fast path of %
 
 
 # --------------------------------------------------------------------------------------------
@@ -55,15 +55,20 @@ _P1, _P2 = 1073741789, 1073741783  # primes < 2**30: one-digit divisors, the fas
 
 
 def file_fingerprint(path):
-    """(size, hash mod two primes) of a file: detects any edit, without importing hashlib/zlib.
+    """(size, blake2b digest) of a file: detects any edit of it.
 
-    Not collision resistant (no need: it guards against a different bashlex being installed,
-    not against an attacker who can already write to site-packages).
+    It guards against a different bashlex (table generator) being installed, not against an
+    attacker who can already write to site-packages. `_blake2` is a built-in of CPython that
+    the hook loads anyway (the policy cache); the digest of bashlex's 100 KB `yacc.py` costs
+    ~0.1 ms.
     """
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - non-CPython
+        from hashlib import blake2b
     with open(path, "rb") as fh:
         data = fh.read()
-    number = int.from_bytes(data, "little")
-    return (len(data), number % _P1, number % _P2)
+    return (len(data), blake2b(data, digest_size=16).hexdigest())
 
 
 def grammar_signature(pdict, yacc_module):
@@ -109,6 +114,14 @@ def grammar_signature(pdict, yacc_module):
 
 # --------------------------------------------------------------------------------------------
 # building a parser from the cache
+#
+# A hook call parses one short command, which visits a few dozen of the ~350 LR states; so the
+# rows of ACTION and GOTO and the Production objects are decoded when first used, not all at
+# import (that was ~1.5 ms of every hook call). What a row decodes to is fixed by the text, so
+# decoding on first use gives exactly the tables an eager decode gives; the whole text is
+# checked for its shape before the cache is accepted, and a row that does not decode raises
+# (ValueError/KeyError) instead of yielding a wrong row -- inside bashlex.parse that is a
+# parse error, i.e. no allow.
 
 
 class _LRTab:
@@ -122,8 +135,49 @@ class _LRTab:
         self.lr_goto = goto
 
 
+def _decode_production(line):
+    name, rhs, prec, func, lineno = line.split("|")
+    assoc, level = prec.split()
+    return (name, tuple(rhs.split()), (assoc, int(level)), func or None, int(lineno))
+
+
+class _Rows:
+    """The rows of one table (ACTION or GOTO) as text, decoded into dicts on demand."""
+
+    __slots__ = ("lines", "keysets", "split_keysets")
+
+    def __init__(self, text, keysets, states):
+        lines = text.split("\n")
+        if len(lines) != states or text.count("|") != 4 * states:
+            raise ValueError("table rows are not one line of five fields per state")
+        self.lines = lines
+        self.keysets = keysets  # shared list of KEYSETS lines, split on first use
+        self.split_keysets = {}
+
+    def row(self, state):
+        """A fresh dict for `state` (an int in range)."""
+        text, keyset, default, symbols, values = self.lines[state].split("|")
+        if int(text) != state:
+            raise ValueError(f"row {state} is numbered {text}")
+        if keyset:
+            number = int(keyset)
+            keys = self.split_keysets.get(number)
+            if keys is None:
+                keys = self.split_keysets[number] = self.keysets[number].split()
+            row = dict.fromkeys(keys, int(default))
+        else:
+            row = {}
+        if symbols:
+            size = len(row)
+            row.update(zip(symbols.split(), map(int, values.split()), strict=True))
+            if len(row) != size:
+                raise ValueError("exception symbol outside its keyset")
+        return row
+
+
 def decode_tables(tables):
-    """(productions, action, goto) from a `_lrtables`-like object, all freshly built.
+    """(productions, action, goto) from a `_lrtables`-like object, all freshly built and
+    fully decoded (the generator and the tests compare these; the parser decodes lazily).
 
     productions: [(name, rhs tuple, (assoc, level), function name or None, line)];
     action/goto: {state: {symbol: int}}, rows in state order, symbols in generation order.
@@ -131,46 +185,133 @@ def decode_tables(tables):
     KEYSETS to `default`, except the listed symbols (all in that keyset) which get `values`.
     Raises on malformed data.
     """
-    productions = []
-    for line in tables.PRODUCTIONS.split("\n"):
-        name, rhs, prec, func, lineno = line.split("|")
-        assoc, level = prec.split()
-        productions.append(
-            (name, tuple(rhs.split()), (assoc, int(level)), func or None, int(lineno)))
-    keysets = [line.split() for line in tables.KEYSETS.split("\n")]
-    action = {}
-    goto = {}
-    for text, table in ((tables.ACTION, action), (tables.GOTO, goto)):
-        for line in text.split("\n"):
-            state, keyset, default, symbols, values = line.split("|")
-            row = dict.fromkeys(keysets[int(keyset)], int(default)) if keyset else {}
-            if symbols:
-                size = len(row)
-                row.update(zip(symbols.split(), map(int, values.split()), strict=True))
-                if len(row) != size:
-                    raise ValueError("exception symbol outside its keyset")
-            table[int(state)] = row
-    states = list(range(tables.STATES))
-    if list(action) != states or list(goto) != states:
-        raise ValueError("table rows are not states 0..STATES-1")
+    productions = [_decode_production(line) for line in tables.PRODUCTIONS.split("\n")]
+    keysets = tables.KEYSETS.split("\n")
+    tables_out = []
+    for text in (tables.ACTION, tables.GOTO):
+        rows = _Rows(text, keysets, tables.STATES)
+        tables_out.append({state: rows.row(state) for state in range(tables.STATES)})
+    action, goto = tables_out
     return productions, action, goto
+
+
+def decode_defaulted(tables):
+    """{state: reduction} of the states with a single reduce action, in state order -- what
+    `LRParser.set_defaulted_states` computes from the tables before parser.py mutates them."""
+    numbers = [int(n) for n in tables.DEFAULTED.split()]
+    if len(numbers) % 2:
+        raise ValueError("DEFAULTED is not state/value pairs")
+    out = dict(zip(numbers[::2], numbers[1::2], strict=True))
+    if any(not 0 <= s < tables.STATES or v >= 0 for s, v in out.items()):
+        raise ValueError("DEFAULTED holds a state out of range or a non-reduction")
+    return out
+
+
+_LAZY_CLASSES = {}
+
+
+def _lazy_classes(yacc_module):
+    """(table class, productions class) for `yacc_module`'s `frozendict`; built once."""
+    classes = _LAZY_CLASSES.get(yacc_module)
+    if classes is not None:
+        return classes
+    from bashlex import utils
+
+    class LazyTable(utils.frozendict):
+        """A read-only {state: row} like the `frozendict` LRParser keeps, each row decoded
+        on first use (and then kept: parser.py mutates some rows right after the build)."""
+
+        def __init__(self, rows, states):
+            self._rows = rows
+            self._states = states
+            self._decoded = {}
+
+        def __getitem__(self, state):
+            try:
+                return self._decoded[state]
+            except KeyError:
+                pass
+            if type(state) is not int or not 0 <= state < self._states:
+                raise KeyError(state)
+            return self._decoded.setdefault(state, self._rows.row(state))
+
+        def __contains__(self, state):
+            return type(state) is int and 0 <= state < self._states
+
+        def __iter__(self):
+            return iter(range(self._states))
+
+        def __len__(self):
+            return self._states
+
+        def copy(self, **add_or_replace):
+            return utils.frozendict(self, **add_or_replace)
+
+        def __repr__(self):
+            return f"<frozendict {dict(self)!r}>"
+
+    class LazyProductions:
+        """The parser's productions (a tuple in yacc), each Production built on first use."""
+
+        __slots__ = ("_lines", "_build", "_built")
+
+        def __init__(self, lines, build):
+            self._lines = lines
+            self._build = build
+            self._built = [None] * len(lines)
+
+        def __getitem__(self, index):
+            if type(index) is slice:
+                return tuple(self[i] for i in range(len(self._lines))[index])
+            p = self._built[index]
+            if p is None:
+                if index < 0:
+                    index += len(self._lines)
+                p = self._built[index] = self._build(index, self._lines[index])
+            return p
+
+        def __len__(self):
+            return len(self._lines)
+
+        def __iter__(self):
+            return (self[i] for i in range(len(self._lines)))
+
+    classes = _LAZY_CLASSES[yacc_module] = (LazyTable, LazyProductions)
+    return classes
 
 
 def build_cached_parser(pdict, yacc_module, tables):
     """An `LRParser` from `tables` (a `_lrtables`-like object), callables bound from `pdict`.
 
-    Does not validate: callers compare `grammar_signature()` with `tables.SIGNATURE` first.
-    Every dict is freshly built, so mutating the result never touches the cache.
+    Does not validate the grammar: callers compare `grammar_signature()` with
+    `tables.SIGNATURE` first. Checks the shape of the tables and raises when it is off.
+    Rows and productions are decoded on first use into objects of this parser alone, so
+    mutating the result never touches the cache or another parser.
     """
-    specs, action, goto = decode_tables(tables)
+    table_class, productions_class = _lazy_classes(yacc_module)
+    states = tables.STATES
+    keysets = tables.KEYSETS.split("\n")
+    action = table_class(_Rows(tables.ACTION, keysets, states), states)
+    goto = table_class(_Rows(tables.GOTO, keysets, states), states)
+    defaulted = decode_defaulted(tables)
+    lines = tables.PRODUCTIONS.split("\n")
+    if tables.PRODUCTIONS.count("|") != 4 * len(lines):
+        raise ValueError("productions are not one line of five fields each")
     production = yacc_module.Production
     source = pdict.get("__file__", "")
-    productions = []
-    for number, (name, rhs, prec, func, line) in enumerate(specs):
-        p = production(number, name, rhs, prec, func, source if func else "", line)
-        p.bind(pdict)  # pdict[func]; KeyError if the function is gone
-        productions.append(p)
-    return yacc_module.LRParser(_LRTab(productions, action, goto), pdict.get("p_error"))
+
+    def build(number, line):
+        name, rhs, prec, func, lineno = _decode_production(line)
+        p = production(number, name, rhs, prec, func, source if func else "", lineno)
+        p.bind(pdict)  # pdict[func]
+        return p
+
+    parser = yacc_module.LRParser(_LRTab((), {}, {}), pdict.get("p_error"))
+    parser.productions = productions_class(lines, build)
+    parser.action = action
+    parser.goto = goto
+    parser.defaulted_states = defaulted
+    return parser
 
 
 def _module_view(pdict):

@@ -146,6 +146,9 @@ else:
         t.ACTION = t.ACTION.replace("|", ";", 5)
     elif mode == "notables":
         sys.modules["gateway.shell._lrtables"] = None  # import raises ImportError
+    elif mode == "baddefaulted":
+        import gateway.shell._lrtables as t
+        t.DEFAULTED = t.DEFAULTED + " 7"
     from gateway.shell import bashlex_loader as L
     bashlex = L.bashlex
     meta = {"load_path": L.LOAD_PATH, "fast": L.FAST_PATH, "reason": L.FALLBACK_REASON,
@@ -254,6 +257,61 @@ def test_each_build_gets_fresh_mutable_dicts():
     assert all(one.action[s] is not two.action[s] for s in one.action)
 
 
+def test_rows_and_productions_are_decoded_on_first_use():
+    """The parser decodes a row (and builds a Production) the first time it is used; what it
+    gets is exactly the eagerly decoded row, and it keeps it (mutations stick)."""
+    import bashlex.parser
+    from bashlex import utils, yacc
+
+    parser = loader.build_cached_parser(vars(bashlex.parser), yacc, _lrtables)
+    assert isinstance(parser.action, utils.frozendict) and isinstance(parser.goto, utils.frozendict)
+    assert parser.action._decoded == {} and parser.goto._decoded == {}
+    assert all(p is None for p in parser.productions._built)
+    _, action, goto = loader.decode_tables(_lrtables)
+    assert parser.action[5] == action[5] and parser.goto[0] == goto[0]
+    assert sorted(parser.action._decoded) == [5] and sorted(parser.goto._decoded) == [0]
+    parser.action[5]["WORD"] = -999
+    assert parser.action[5]["WORD"] == -999  # the same row object, not decoded again
+    assert parser.productions[-3] is parser.productions[len(parser.productions) - 3]
+    assert [p is None for p in parser.productions._built].count(False) == 1
+    assert parser.defaulted_states == loader.decode_defaulted(_lrtables)
+    for bad in (-1, _lrtables.STATES, "0", None, 1.0):
+        assert bad not in parser.action
+        with pytest.raises(KeyError):
+            parser.action[bad]
+    assert len(parser.action) == len(action) and list(parser.goto) == list(goto)
+
+
+def test_a_malformed_row_raises_instead_of_decoding_wrong():
+    """A row that does not decode is an error at its first use (inside bashlex.parse: a parse
+    error, so no allow), never a silently different row."""
+    import bashlex.parser
+    from bashlex import yacc
+
+    class Tables:
+        pass
+
+    for name in ("FORMAT", "STATES", "PRODUCTIONS", "KEYSETS", "ACTION", "GOTO", "DEFAULTED"):
+        setattr(Tables, name, getattr(_lrtables, name))
+    lines = _lrtables.ACTION.split("\n")
+    state, keyset, default, symbols, values = lines[9].split("|")
+    assert symbols, "pick a row with exception symbols"
+    broken = lines[:]
+    broken[9] = "|".join((state, keyset, default, symbols, values + " 1"))  # one value too many
+    Tables.ACTION = "\n".join(broken)
+    parser = loader.build_cached_parser(vars(bashlex.parser), yacc, Tables)
+    with pytest.raises(ValueError):
+        parser.action[9]
+    renumbered = lines[:]
+    renumbered[9] = "|".join(("8", keyset, default, symbols, values))
+    Tables.ACTION = "\n".join(renumbered)
+    with pytest.raises(ValueError):
+        loader.build_cached_parser(vars(bashlex.parser), yacc, Tables).action[9]
+    Tables.ACTION = "\n".join(lines[:-1])  # a row missing: refused when the parser is built
+    with pytest.raises(ValueError):
+        loader.build_cached_parser(vars(bashlex.parser), yacc, Tables)
+
+
 # --------------------------------------------------------------------------------------------
 # same parses, same errors, same final (mutated) tables, and the fast path was taken
 
@@ -310,14 +368,14 @@ def test_importtime_shows_no_inspect():
 # fallback: anything that does not match takes the real yacc, and is still correct
 
 
-@pytest.mark.parametrize("mode", ["badsig", "badtables", "notables"])
+@pytest.mark.parametrize("mode", ["badsig", "badtables", "notables", "baddefaulted"])
 def test_fallback_in_fresh_interpreter(mode, plain):
     corpus = CURATED
     out = _run(mode, corpus)
     meta = out["meta"]
     assert meta["load_path"] == "fallback" and meta["fast"] is False
     expected = {"badsig": "signature mismatch", "badtables": "cache unusable",
-                "notables": "cache unusable"}[mode]
+                "notables": "cache unusable", "baddefaulted": "cache unusable"}[mode]
     assert expected in meta["reason"]
     assert meta["yacc_restored"] is True
     assert out["tables"] == plain["tables"]
