@@ -144,11 +144,12 @@ class State:
 
 def load_state(req) -> State:
     """Read roles, breezing-active.json and the phase. Raises StateError (-> deny)."""
-    from gateway.state import fast
     from gateway.state.layout import STATE_DIR
 
     if not os.path.isdir(os.path.join(req.project, STATE_DIR)):
         return State(agent_id=req.agent_id)
+    from gateway.state import fast  # (and its store) only when there is state to read
+
     hit = fast.lookup_role(req.project, req.agent_id, req.session_id)
     role, key = (hit[1], hit[0]) if hit else (None, None)
     active = fast.load_active_view(req.project)

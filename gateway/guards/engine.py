@@ -44,12 +44,16 @@ def evaluate(payload, env=None, *, record=True, project=None) -> Verdict:
     return verdict
 
 
-def _evaluate(req, record):
+def _state_error():
     from gateway.state.store import StateError
 
+    return StateError
+
+
+def _evaluate(req, record):
     try:
         state = load_state(req)
-    except StateError as exc:
+    except _state_error() as exc:  # evaluated only when load_state raises: no state, no store
         return req.deny("guard:state", "GW890", f"the breezing state cannot be read, so the "
                         f"guards cannot decide: {exc}")
     req.step("guard:state", "info", "", state.describe())
