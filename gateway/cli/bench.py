@@ -2,11 +2,14 @@
 
 What it measures (docs/performance.md has the targets and a recent run):
 
-1. hook process  `gateway hook permission-request` (and `pre-tool-use` when that hook exists)
-                 with a typical payload, against `python -c pass` of the same interpreter:
-                 wall and CPU time, alternating runs after a warm-up; min/median/max and the
-                 ratio of the medians. Peak RSS of each through GNU time when it is installed
-                 (a child's max RSS read by its parent is polluted by the parent's own size).
+1. hook process  `gateway hook permission-request` (a Bash command) and `gateway hook
+                 pre-tool-use` (the same Bash command, and a Write inside the project) with
+                 typical payloads, against `python -c pass` of the same interpreter: wall
+                 and CPU time, alternating runs after a warm-up; min/median/max and the
+                 ratio of the medians. Also the lean launch line (gateway.launch) and, with
+                 `gateway serve` running, the socket fast path. Peak RSS of each through GNU
+                 time when it is installed (a child's max RSS read by its parent is polluted
+                 by the parent's own size).
 2. batch         `check --batch` in-process on a session-like mix and on an all-unique mix:
                  decisions per second.
 3. growth        the time of one decision for commands of 1 KB to 32 KB of several shapes,
@@ -61,8 +64,10 @@ def bench_env(tmp: str, project: str) -> dict:
     env.update({
         "HOME": home,
         "GATEWAY_USER_RULES": os.path.join(home, "no-user-rules.yaml"),
-        "GATEWAY_CACHE_DIR": os.path.join(tmp, "cache"),
-        "GATEWAY_AUDIT_LOG": os.path.join(tmp, "audit.jsonl"),  # on, as by default
+        # beside the project, not above it: the gateway's own files are protected paths, and
+        # a directory holding them above the project would protect the whole project
+        "GATEWAY_CACHE_DIR": os.path.join(home, ".cache", "gateway"),
+        "GATEWAY_AUDIT_LOG": os.path.join(home, ".state", "gateway", "audit.jsonl"),  # on
         "XDG_CONFIG_HOME": os.path.join(home, ".config"),
         "XDG_STATE_HOME": os.path.join(home, ".state"),
         "CLAUDE_CONFIG_DIR": os.path.join(home, ".claude"),
@@ -71,12 +76,27 @@ def bench_env(tmp: str, project: str) -> dict:
     return env
 
 
-def typical_payload(event: str, project: str, command="git diff --stat HEAD~1 -- src/app.py"):
+TYPICAL_COMMAND = "git diff --stat HEAD~1 -- src/app.py"
+
+
+def typical_payload(event: str, project: str, command=TYPICAL_COMMAND):
+    """A Bash tool call as Claude Code sends it to `event`'s hook."""
     return json.dumps({
         "session_id": "bench-0000", "transcript_path": os.path.join(project, "t.jsonl"),
         "cwd": project, "permission_mode": "default", "hook_event_name": event,
         "tool_name": "Bash", "tool_input": {"command": command, "description": "Show changes"},
         "tool_use_id": "toolu_bench", "permission_suggestions": [],
+    }).encode("utf-8")
+
+
+def write_payload(project: str, rel="src/app.py"):
+    """A PreToolUse Write of a source file inside the project (no guard objects)."""
+    return json.dumps({
+        "session_id": "bench-0000", "transcript_path": os.path.join(project, "t.jsonl"),
+        "cwd": project, "permission_mode": "default", "hook_event_name": "PreToolUse",
+        "tool_name": "Write", "tool_input": {"file_path": os.path.join(project, rel),
+                                             "content": "def main():\n    return 0\n"},
+        "tool_use_id": "toolu_bench",
     }).encode("utf-8")
 
 
@@ -219,22 +239,38 @@ def stop_server(proc) -> None:
         proc.kill()
 
 
-def measure_processes(project, env, runs=30, warmup=3, rss_runs=5, echo=None,
-                      resident=True) -> dict:
+def hook_cases(project, env) -> list:
+    """(label, argv, stdin, env) of the standalone hook processes: every implemented hook of
+    the two that run per tool call, through the console script (what `gateway install`
+    registers) and through the lean launch line."""
+    from gateway import launch
     from gateway.hooks import runner
 
     alone = dict(env, GATEWAY_RESIDENT="off")
-    cases = [("bare python -c pass", [sys.executable, "-c", "pass"], b"", env)]
-    for name, event in (("permission-request", "PermissionRequest"),
-                        ("pre-tool-use", "PreToolUse")):
-        if name in runner.events():
-            cases.append((f"gateway hook {name}", gateway_argv() + ["hook", name],
-                          typical_payload(event, project), alone))
+    payloads = {
+        "permission-request": [("Bash", typical_payload("PermissionRequest", project))],
+        "pre-tool-use": [("Bash", typical_payload("PreToolUse", project)),
+                         ("Write", write_payload(project))],
+    }
+    events = runner.events()
+    cases = []
+    for launcher, argv_of in (("gateway hook", lambda n: gateway_argv() + ["hook", n]),
+                              ("lean launcher", launch.hook_argv)):
+        for name, bodies in payloads.items():
+            if name not in events:
+                continue
+            for tool, body in bodies:
+                cases.append((f"{launcher} {name} ({tool})", argv_of(name), body, alone))
+    return cases
+
+
+def measure_processes(project, env, runs=30, warmup=3, rss_runs=5, echo=None,
+                      resident=True) -> dict:
     from gateway import launch
 
+    cases = [("bare python -c pass", [sys.executable, "-c", "pass"], b"", env)]
+    cases += hook_cases(project, env)
     pr_payload = typical_payload("PermissionRequest", project)
-    cases.append(("lean launcher (python -I -S), permission-request",
-                  launch.hook_argv("permission-request"), pr_payload, alone))
     server = None
     if resident:
         server = start_server(env)
@@ -437,6 +473,8 @@ def report(results: dict) -> str:
         bare = proc["bare python -c pass"]
         lines.append("hook process (ms)                                 wall min / median / max"
                      "     cpu median   peak RSS   ratio (wall, cpu, RSS)")
+        lines.append(f"  (Bash: `{TYPICAL_COMMAND}`; Write: src/app.py inside the project; the "
+                     "audit log on)")
         for label, r in proc.items():
             w, c = r["wall_ms"], r["cpu_ms"]
             rw = w["median"] / bare["wall_ms"]["median"]

@@ -11,19 +11,25 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-#: Never on the hook path: the CLI framework, the rules compiler and bashlex's table generator.
+#: Never on the hook path: the CLI framework, the rules compiler and bashlex's table generator;
+#: `typing` proper and `datetime` (~4 ms together; the state views do without them).
 FORBIDDEN = ("click", "pydantic", "pydantic_core", "yaml", "inspect", "dataclasses",
              "importlib.util", "gateway.cli", "gateway.cli.app", "gateway.policy.models",
-             "gateway.policy.merge", "gateway.policy.load_yaml", "unicodedata")
+             "gateway.policy.merge", "gateway.policy.load_yaml", "unicodedata", "typing",
+             "datetime")
 
 _PROBE = r"""
 import io, json, sys
 sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))
 from gateway._entry import main
-main(["hook", "permission-request"])
-from gateway.shell import bashlex_loader
-info = {"modules": sorted(sys.modules), "load_path": bashlex_loader.LOAD_PATH
-        if "gateway.shell.bashlex_loader" in sys.modules else None}
+main(["hook", sys.argv[2] if len(sys.argv) > 2 else "permission-request"])
+info = {"modules": sorted(sys.modules), "load_path": None}
+if "gateway.shell.bashlex_loader" in sys.modules:
+    from gateway.shell import bashlex_loader
+    info["load_path"] = bashlex_loader.LOAD_PATH
+    table = bashlex_loader.bashlex.parser.yaccparser.action
+    info["rows_decoded"] = len(getattr(table, "_decoded", table))
+    info["rows"] = len(table)
 sys.stderr.write("\nPROBE " + json.dumps(info) + "\n")
 """
 
@@ -51,8 +57,10 @@ def _env(project, **extra):
     return env
 
 
-def _probe(project, env, script=_PROBE, command="git status"):
-    p = subprocess.run([sys.executable, "-c", script, _payload(project, command)], env=env,
+def _probe(project, env, script=_PROBE, command="git status", hook="permission-request",
+           payload=None):
+    payload = _payload(project, command) if payload is None else payload
+    p = subprocess.run([sys.executable, "-c", script, payload, hook], env=env,
                        capture_output=True, timeout=120, cwd="/")
     assert p.returncode == 0, p.stderr.decode()
     line = [x for x in p.stderr.decode().splitlines() if x.startswith("PROBE ")][-1]
@@ -69,6 +77,60 @@ def test_hook_imports_nothing_heavy_and_uses_the_caches(project):
     assert second["load_path"] == "cache", "bashlex rebuilt its LR tables instead of the cache"
     # the second call read the compiled policy from the cache: the rules compiler never ran
     assert "gateway.policy.merge" not in loaded and "yaml" not in loaded
+    # the LR table rows are decoded when the parser first uses them, not all at import
+    assert second["rows_decoded"] < second["rows"] // 2, second
+
+
+def _write_payload(project):
+    return json.dumps({"session_id": "s", "cwd": project, "tool_name": "Write",
+                       "hook_event_name": "PreToolUse",
+                       "tool_input": {"file_path": os.path.join(project, "src", "new.py"),
+                                      "content": "x = 1\n"}})
+
+
+def test_pre_tool_use_imports_nothing_heavy(project):
+    """The guards' hook: nothing of the CLI, the rules compiler or `typing`; a Bash call
+    loads bashlex from the table cache; a Write loads no parser at all; without a
+    .claude/state/ directory the state readers are not loaded either."""
+    assert not os.path.isdir(os.path.join(project, ".claude", "state"))
+    env = _env(project)
+    _probe(project, env, hook="pre-tool-use")  # may compile the policy
+    out, bash = _probe(project, env, hook="pre-tool-use", command="git status")
+    assert out == ""  # no guard objects: no decision
+    loaded = set(bash["modules"])
+    assert not loaded & set(FORBIDDEN), sorted(loaded & set(FORBIDDEN))
+    assert bash["load_path"] == "cache"
+    assert "gateway.guards.effects" in loaded  # the Bash path did run
+    assert not loaded & {"gateway.state.fast", "gateway.state.store"}
+    out, write = _probe(project, env, hook="pre-tool-use", payload=_write_payload(project))
+    assert out == ""
+    loaded = set(write["modules"])
+    assert not loaded & set(FORBIDDEN), sorted(loaded & set(FORBIDDEN))
+    assert "gateway.guards.files" in loaded
+    assert not any(m == "bashlex" or m.startswith(("bashlex.", "gateway.shell"))
+                   for m in loaded), sorted(m for m in loaded if "bashlex" in m)
+    assert not loaded & {"gateway.state.fast", "gateway.state.store"}
+
+
+def test_hook_process_runs_without_the_cyclic_gc(project):
+    """A hook process decides once and exits: `gateway hook` (argv from the command line)
+    switches the cyclic collector off; a caller passing argv (a test, a long-lived
+    process) keeps it."""
+    script = ("import gc, io, sys; sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1]"
+              ".encode())); sys.argv = ['gateway', 'hook', 'permission-request']; "
+              "from gateway._entry import main; main(); sys.stderr.write('\\nGC %s' % "
+              "gc.isenabled())")
+    p = subprocess.run([sys.executable, "-c", script, _payload(project)], env=_env(project),
+                       capture_output=True, timeout=120, cwd="/")
+    assert p.returncode == 0 and p.stderr.decode().endswith("GC False"), p.stderr.decode()
+    import gc
+
+    from gateway._entry import main as entry
+    assert gc.isenabled()
+    try:
+        entry(["hook", "no-such-hook"])
+    finally:
+        assert gc.isenabled()
 
 
 def test_policy_cache_file_has_a_checked_header():
