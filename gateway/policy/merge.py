@@ -51,7 +51,11 @@ class Merged:
     def __init__(self):
         self.policy = empty()
         self.provenance = {}  # "always_ask:curl" -> "project (/p/.claude/gateway.yaml)"
-        self.examples = []  # (origin, kind, command, expected) kind: catalogue|deny
+        self.examples = []  # (origin, kind, command, expected, layer) kind: catalogue|deny
+        # layer -> the policy as it stood when that layer was done: a rule's examples are
+        # checked against it, so a stricter layer above (always_ask: [make]) does not break
+        # the built-in catalogue's "make is allowed" example
+        self.example_policies = {}
         self.sources = []  # [(layer, path)] files that exist
 
 
@@ -142,7 +146,7 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
     if model.catalogue is not None:
         for name, entry in model.catalogue.items():
             data = entry.model_dump(by_alias=True, exclude_none=True)
-            _collect_examples(m, origin, name, data)
+            _collect_examples(m, layer, name, data)
             p["catalogue"][name] = data
             m.provenance[f"catalogue:{name}"] = origin
     if model.deny is not None:
@@ -155,9 +159,9 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
             data = rule.model_dump(exclude_none=True)
             ex = data.pop("examples", None) or {}
             for cmd in ex.get("match", []):
-                m.examples.append((f"{origin} deny {rule.id}", "deny", cmd, True))
+                m.examples.append((f"{origin} deny {rule.id}", "deny", cmd, True, layer))
             for cmd in ex.get("not_match", []):
-                m.examples.append((f"{origin} deny {rule.id}", "deny", cmd, False))
+                m.examples.append((f"{origin} deny {rule.id}", "deny", cmd, False, layer))
             p["deny"].append(data)
             ids.add(rule.id)
             m.provenance[f"deny:{rule.id}"] = origin
@@ -189,22 +193,26 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
     return errors
 
 
-def _collect_examples(m: Merged, origin: str, name: str, data: dict, prefix: str = ""):
+def _collect_examples(m: Merged, layer: str, name: str, data: dict, prefix: str = ""):
     ex = data.pop("examples", None) or {}
     label = f"catalogue:{(prefix + ' ' + name).strip()}"
     for cmd in ex.get("allow", []):
-        m.examples.append((label, "catalogue", cmd, True))
+        m.examples.append((label, "catalogue", cmd, True, layer))
     for cmd in ex.get("ask", []):
-        m.examples.append((label, "catalogue", cmd, False))
+        m.examples.append((label, "catalogue", cmd, False, layer))
     for sub, sdata in (data.get("subcommands") or {}).items():
-        _collect_examples(m, origin, sub, sdata, (prefix + " " + name).strip())
+        _collect_examples(m, layer, sub, sdata, (prefix + " " + name).strip())
 
 
 def merge(project_dir: str | None, env=None) -> Merged:
     """Read every layer that exists and merge them. Raises PolicyError with every problem."""
     m = Merged()
     errors = []
+    previous = None
     for layer, path in layer_paths(project_dir, env):
+        if previous is not None and layer != previous:
+            _snapshot(m, previous)
+        previous = layer
         try:
             read = read_layer(layer, path)
         except PolicyError as exc:
@@ -216,12 +224,26 @@ def merge(project_dir: str | None, env=None) -> Merged:
             continue
         m.sources.append((layer, path))
         errors.extend(_apply(m, layer, path, *read))
-    for floor in m.policy["floors"]["always_ask"]:
-        if floor.lower() not in {a.lower() for a in m.policy["always_ask"]}:
-            m.policy["always_ask"].append(floor)
-    for floor in m.policy["floors"]["subcommand_ask"]:
-        if floor not in m.policy["subcommand_ask"]:
-            m.policy["subcommand_ask"].append(floor)
+    _apply_floors(m.policy)
     if errors:
         raise PolicyError(errors)
     return m
+
+
+def _apply_floors(p: dict) -> None:
+    for floor in p["floors"]["always_ask"]:
+        if floor.lower() not in {a.lower() for a in p["always_ask"]}:
+            p["always_ask"].append(floor)
+    for floor in p["floors"]["subcommand_ask"]:
+        if floor not in p["subcommand_ask"]:
+            p["subcommand_ask"].append(floor)
+
+
+def _snapshot(m: Merged, layer: str) -> None:
+    """Keep the policy as it stands after `layer`, if that layer brought examples."""
+    if any(e[4] == layer for e in m.examples):
+        import json
+
+        snap = json.loads(json.dumps(m.policy))
+        _apply_floors(snap)
+        m.example_policies[layer] = snap

@@ -1,6 +1,9 @@
 """Check the examples rules carry (like Codex's match / not_match): a catalogue entry must
 allow its `allow` examples and must not allow its `ask` examples; a deny rule must match its
 `match` examples and not its `not_match` ones. Run when rules are compiled, never per call.
+
+Each example is checked against the policy as it stood when the layer that wrote it was
+merged: a stricter layer above may make an allowed example ask, and that is its purpose.
 """
 
 from gateway.decision import ALLOW
@@ -16,9 +19,14 @@ def check(merged) -> None:
     from gateway.validator.deny import matching_rule
     from gateway.validator.pipeline import validate
 
-    policy = Policy(merged.policy)
+    policies = {None: Policy(merged.policy)}
+    snapshots = getattr(merged, "example_policies", {})
     errors = []
-    for origin, kind, command, expected in merged.examples:
+    for origin, kind, command, expected, *rest in merged.examples:
+        layer = rest[0] if rest and rest[0] in snapshots else None
+        if layer not in policies:
+            policies[layer] = Policy(snapshots[layer])
+        policy = policies[layer]
         if kind == "catalogue":
             verdict = validate(command, SAMPLE_PROJECT, SAMPLE_PROJECT, policy)
             if (verdict.decision is ALLOW) != expected:
@@ -32,8 +40,8 @@ def check(merged) -> None:
             except ShellParseError as exc:
                 errors.append(f"{origin}: example {command!r} does not parse: {exc}")
                 continue
-            only = Policy(dict(merged.policy, deny=[r for r in merged.policy["deny"]
-                                                    if r["id"] == rule_id]))
+            base = snapshots[layer] if layer is not None else merged.policy
+            only = Policy(dict(base, deny=[r for r in base["deny"] if r["id"] == rule_id]))
             hit = matching_rule(only, script, home="/home/sample") is not None
             if hit != expected:
                 want = "match" if expected else "not match"

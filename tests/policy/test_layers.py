@@ -6,6 +6,7 @@ import time
 import pytest
 
 from gateway.policy.cache import load_policy
+from gateway.runtime import get_policy
 from gateway.policy.errors import PolicyError
 from gateway.policy.merge import merge
 from gateway.settings import SettingsRules
@@ -108,7 +109,9 @@ def test_project_layer_cannot_add_secret_exceptions(tmp_path):
 def test_project_layer_tightens(tmp_path):
     proj = _project(tmp_path, "always_ask: [make]\nsubcommand_ask: ['git commit']\n"
                               "compound: {enabled: false}\n")
-    policy = load_policy(proj, _env(tmp_path))
+    # through the real loader, the rule examples checked: the built-in catalogue's own
+    # "make is allowed" example must not make a tightening project layer unloadable
+    policy = get_policy(proj, _env(tmp_path), use_cache=False)
     assert _decide(policy, "make", proj).code == "GW701"
     assert _decide(policy, "git commit -m x", proj).code == "GW707"
     assert _decide(policy, "ls; ls", proj).code == "GW215"
@@ -141,6 +144,16 @@ def test_user_layer_can_remove_but_not_floors(tmp_path):
     errs = _errors(tmp_path, user_text="remove:\n  always_ask: [sudo]\n")
     assert errs[0].endswith("remove.always_ask: 'sudo' is a security floor and cannot be "
                             "removed")
+
+
+def test_user_layer_tightening_keeps_builtin_examples_checked_where_they_were_written(
+        tmp_path):
+    proj = _project(tmp_path, "subcommand_ask: ['git stash']\n")
+    env = _env(tmp_path, "always_ask: [cat, make]\n")
+    policy = get_policy(proj, env, use_cache=False)
+    assert _decide(policy, "cat README.md", proj).code == "GW701"
+    assert _decide(policy, "git stash list", proj).code == "GW707"
+    assert _decide(policy, "ls", proj).code == "GW700"
 
 
 def test_user_layer_example_that_fails_is_an_error(tmp_path):
