@@ -46,4 +46,6 @@ def render(verdict) -> str:
     reason = f"gateway {verdict.code}: {verdict.message}"
     out = {"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": "deny",
                                   "permissionDecisionReason": reason}}
-    return json.dumps(out, ensure_ascii=False)
+    # ASCII with \u escapes: a reason quoting hostile input (a lone surrogate from a JSON
+    # "\ud800" escape) cannot make the output unwritable, so the deny always gets out
+    return json.dumps(out, ensure_ascii=True)
