@@ -2,8 +2,10 @@
 
 `analyze(command, cwd)` parses the command with gateway.shell.parse and classifies every
 simple command anywhere in it (in lists, pipelines, subshells, substitutions, `bash -c '...'`
-strings, behind wrappers such as `command`, `env`, `nice`, `timeout`, `xargs`, and behind
-absolute paths like /usr/bin/git). The result, `Effects`, says:
+strings, behind wrappers such as `command`, `env`, `nice`, `timeout`, `xargs`, behind the
+runners `exec`, `eval`, `sudo`, `doas`, `nohup`, `watch` (never read-only themselves), and
+behind absolute paths like /usr/bin/git). A write target spelled `~/...` or `$HOME/...` is
+the home directory. The result, `Effects`, says:
 
 * `writes`   the file writes it can name: redirections (`>`, `>>`, `>|`, `&>`, `<>`, `>&f`),
              `tee`, `sed -i`, `awk -i inplace`, `perl -i`/`ruby -i`, `dd of=`, `sort -o`,
@@ -21,7 +23,9 @@ absolute paths like /usr/bin/git). The result, `Effects`, says:
              merge, pull, rebase, cherry-pick, revert, am, update-ref, push, send-pack...), and
              `commit_push_maybe` the forms that may do so unseen: an unknown subcommand (an
              alias), `git -c ...`, `--exec-path=`, `submodule foreach`, `bisect run`,
-             `difftool -x`.
+             `difftool -x`, a computed command name with a commit/push word (`$GIT commit`),
+             code it cannot see (a shell reading its input, `sh -c "$X"`, `eval "$X"`), and an
+             unparseable command or interpreter code that names git and commit/push.
 * `gateway_ops` the gateway's own state changes (`gateway breezing phase X`, `gateway state
              clean`, `gateway hook ...`), and `surface_ops` commands that rewrite the agent's
              settings (`gateway install|uninstall`).
@@ -85,6 +89,23 @@ INTERPRETERS = frozenset(("python", "python2", "python3", "pypy", "pypy3", "node
                           "expect", "guile", "racket", "sbcl", "ghci", "runghc", "scala",
                           "groovy", "jshell", "irb", "erl", "elixir", "iex", "swift"))
 _VERSION_ONLY = frozenset((("--version",), ("-V",), ("-v",), ("version",)))
+
+#: Programs that run a command given in their arguments but are never read-only themselves
+#: (other privileges, lifetime or process image): name -> (options taking a value, whether
+#: the arguments are joined into shell code, as eval and watch do). The command they run is
+#: analysed as well, so what it writes, commits or pushes is seen.
+RUNNERS = {
+    "exec": (frozenset(("-a",)), False),
+    "nohup": (frozenset(), False),
+    "sudo": (frozenset(("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R",
+                        "--user", "--group", "--host", "--prompt", "--close-from", "--chdir",
+                        "--role", "--type", "--other-user", "--command-timeout", "--chroot")),
+             False),
+    "doas": (frozenset(("-u", "-C")), False),
+    "chronic": (frozenset(), False),
+    "eval": (frozenset(), True),
+    "watch": (frozenset(("-n", "--interval", "-d", "-q", "--equexit", "--differences")), True),
+}
 
 #: Commands that run code given to them, or change how later commands run.
 CODE_BUILTINS = frozenset(("source", ".", "eval", "exec", "trap", "alias", "unalias",
@@ -248,8 +269,12 @@ def analyze(command, cwd, home=None, _depth=0, _cwds=_UNSET) -> Effects:
         _analyze(eff, command, cwd, home, _depth, _cwds)
     except RecursionError:
         eff.unknown.append("the command nests too deeply to analyse")
+        eff.commit_push_maybe.append("the command nests too deeply to analyse, so it may "
+                                     "commit or push")
     except Exception as exc:  # fail closed: an analyzer bug never makes a command read-only
         eff.unknown.append(f"analysis failed ({type(exc).__name__}: {exc})")
+        eff.commit_push_maybe.append("the command could not be analysed, so it may commit or "
+                                     "push")
     return eff
 
 
@@ -263,6 +288,9 @@ def _analyze(eff, command, cwd, home, depth, cwds):
         script = parse(command)
     except ShellParseError as exc:
         eff.unknown.append(f"the command cannot be parsed ({exc})")
+        if _mentions_commit_push(command):
+            eff.commit_push_maybe.append("the command cannot be parsed and mentions git and a "
+                                         "subcommand that commits or pushes")
         return
     if depth == 0:
         eff.script = script
@@ -329,8 +357,11 @@ def _redirect(eff, r, env):
     if r.op == ">&" and target.literal and (target.value.isdigit() or target.value == "-"):
         return
     if not target.literal:
-        eff.unknown.append(f"output redirection {r.op} to a computed target {target.raw!r}")
-        return
+        value = _home_value(target, env.home)
+        if value is None:
+            eff.unknown.append(f"output redirection {r.op} to a computed target {target.raw!r}")
+            return
+        return _write(eff, value, f"redirection {r.op}", env)
     if target.value in _HARMLESS_TARGETS or target.value.startswith("/dev/fd/"):
         return
     _write(eff, target.value, f"redirection {r.op}", env)
@@ -363,6 +394,51 @@ def _literal(eff, words, what) -> bool:
     return True
 
 
+def _home_value(word, home):
+    """The value of a word whose only expansion is a leading `~` or `$HOME`/`${HOME}` (the
+    home directory: `~/.claude/settings.json`, "$HOME/.claude"), else None."""
+    issues = getattr(word, "issues", None)
+    if not issues or not home.startswith("/") \
+            or any(c in home for c in " \t\n*?[]{}~$`\"'\\"):
+        return None
+    kinds = [k for k, _ in issues]
+    value = word.value
+    raw = word.raw
+    if kinds == ["tilde"]:
+        if raw[:1] == "~" and (value == "~" or value.startswith("~/")):
+            return home + value[1:]
+        return None
+    # ${HOME} unquoted also reports its brace
+    if value.count("$") != 1 or not (kinds == ["param"] or (
+            kinds == ["param", "brace"] and value.count("{") == 1)):
+        return None
+    for form in ("${HOME}", "$HOME"):
+        rest = value[len(form):]
+        if value.startswith(form) and raw.lstrip('"').startswith(form) \
+                and not (rest[:1].isalnum() or rest[:1] == "_"):
+            return home + rest
+    return None
+
+
+_COMMIT_PUSH_WORDS = None
+
+
+def _mentions_commit_push(text) -> bool:
+    """Text that names git and a subcommand that commits or pushes (code the analyzer cannot
+    see into: an unparseable command, an interpreter's inline code)."""
+    import re
+
+    global _COMMIT_PUSH_WORDS
+    if _COMMIT_PUSH_WORDS is None:
+        _COMMIT_PUSH_WORDS = GIT_COMMIT_LIKE | GIT_PUSH_LIKE
+    if not isinstance(text, str) or "git" not in text.lower():
+        return False
+    words = set(re.findall(r"[a-z][a-z0-9_-]*", text.lower()))
+    if "git" in words:
+        return bool(words & _COMMIT_PUSH_WORDS)
+    return any(w.startswith("git-") and w[4:] in _COMMIT_PUSH_WORDS for w in words)
+
+
 def gateway_paths():
     """Absolute paths of the running gateway's own command (trusted as `gateway`)."""
     import sys
@@ -385,10 +461,17 @@ def trusted_program(word) -> bool:
 def _argv(eff, words, env):
     if env.depth > _MAX_DEPTH:
         eff.unknown.append("commands nested too deeply")
+        eff.commit_push_maybe.append("commands nested too deeply to see whether they commit "
+                                     "or push")
         return
     first = words[0]
     if not first.literal:
         eff.unknown.append(f"the command name {first.raw!r} is computed")
+        for w in words[1:]:  # `$GIT commit`, `$(echo git) push`
+            if w.literal and w.value.lower() in GIT_COMMIT_LIKE | GIT_PUSH_LIKE:
+                eff.commit_push_maybe.append(f"the computed command {first.raw!r} with "
+                                             f"{w.value!r} may be git {w.value.lower()}")
+                break
         return
     word = first.value
     name = posixpath.basename(word) if "/" in word else word
@@ -408,6 +491,8 @@ def _argv(eff, words, env):
                            "effects are not visible)")
         return
     argv = [lname] + [w.value for w in words[1:]]
+    if lname in RUNNERS:
+        return _runner(eff, lname, words, env)
     if lname in WRAPPERS:
         return _wrapper(eff, lname, words, env)
     if lname in PURE:
@@ -421,7 +506,8 @@ def _argv(eff, words, env):
             eff.unknown.append(f"{lname} gets more arguments at run time (xargs, find -exec)")
         if not _literal(eff, words[1:], lname):
             if lname in _WRITERS:  # still record the targets that are known
-                check(eff, [lname] + [w.value for w in words[1:] if w.literal], env)
+                known = [w.value if w.literal else _home_value(w, env.home) for w in words[1:]]
+                check(eff, [lname] + [v for v in known if v is not None], env)
             return
         return check(eff, argv, env)
     if lname in SHELLS:
@@ -492,11 +578,39 @@ def _wrapper(eff, name, words, env):
     _argv(eff, words[i:], inner_env)
 
 
+def _runner(eff, name, words, env):
+    value_flags, joined = RUNNERS[name]
+    eff.unknown.append(f"{name} runs a command and is never read-only")
+    i = 1
+    n = len(words)
+    while i < n and words[i].literal:
+        v = words[i].value
+        if v == "--":
+            i += 1
+            break
+        if name == "eval" or not v.startswith("-") or len(v) == 1:
+            break  # eval takes no options: `eval -x` runs the command -x
+        i += 2 if "=" not in v and v in value_flags else 1
+    rest = words[i:]
+    if not rest:
+        return
+    if joined:  # eval and watch run their arguments, joined by spaces, as shell code
+        if all(w.literal for w in rest):
+            eff.merge(analyze(" ".join(w.value for w in rest), None, env.home, env.depth + 1,
+                              env.cwds))
+        else:
+            eff.commit_push_maybe.append(f"{name} runs computed shell code, which may commit "
+                                         "or push")
+        return
+    _argv(eff, rest, _Env(env.cwds, env.depth + 1, env.extra, env.home))
+
+
 def _shell(eff, name, words, env):
     argv = [w.value if w.literal else None for w in words]
     i = 1
     n = len(words)
     code_index = None
+    from_input = False  # -s / -i: commands come from the input, the arguments are arguments
     while i < n:
         v = argv[i]
         if v is None:
@@ -511,8 +625,10 @@ def _shell(eff, name, words, env):
             i += 1
             continue
         if v.startswith("--"):
+            # not understood, but the code it runs is still looked at (bash --login -c ...)
             eff.unknown.append(f"{name} {v}: option not understood")
-            return
+            i += 1
+            continue
         if v.startswith(("-", "+")) and len(v) > 1:
             letters = v[1:]
             if v == "-o" or v == "+o":
@@ -521,7 +637,7 @@ def _shell(eff, name, words, env):
             bad = set(letters) - set("ceuxvfnahkmpBCEHPT")
             if bad or "i" in letters or "l" in letters or "s" in letters:
                 eff.unknown.append(f"{name} {v}: option not understood")
-                return
+                from_input = from_input or "s" in letters or "i" in letters
             if "c" in letters:
                 code_index = i + 1
                 i += 1
@@ -530,14 +646,18 @@ def _shell(eff, name, words, env):
             continue
         break
     if code_index is None:
-        if i < n:
+        if i < n and not from_input:
             eff.unknown.append(f"{name} runs the script {argv[i]!r} (its effects are not "
                                "visible)")
         else:
             eff.unknown.append(f"{name} runs commands from its input")
+            eff.commit_push_maybe.append(f"{name} runs commands from its input (not visible), "
+                                         "which may commit or push")
         return
     if code_index >= n or argv[code_index] is None:
         eff.unknown.append(f"{name} -c runs code that is not visible")
+        eff.commit_push_maybe.append(f"{name} -c runs code that is not visible, which may "
+                                     "commit or push")
         return
     inner = analyze(argv[code_index], None, env.home, env.depth + 1, env.cwds)
     eff.merge(inner)
@@ -580,6 +700,8 @@ def _interpreter(eff, name, words, env):
             _write(eff, f, f"{name} -i", env)
     eff.unknown.append(f"{name} runs a program (inline code or a script) whose effects are "
                        "not visible")
+    if any(_mentions_commit_push(a) for a in argv):
+        eff.commit_push_maybe.append(f"{name}'s inline code runs git, and may commit or push")
 
 
 # --- git --------------------------------------------------------------------------------------

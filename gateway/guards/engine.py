@@ -75,6 +75,28 @@ def _file_tool(req, state, record):
                          "path", "guard:input")
     req.subject = raw
     target = files.Target(raw, req.cwd, req.roots)
+    targets = [target]
+    if raw == "~" or raw.startswith("~/"):
+        # the file tools take absolute paths and Claude Code expands a leading ~: the home
+        # directory reading is judged too, and either one denied denies the call
+        import os
+
+        home = os.path.normpath(os.path.expanduser("~"))
+        if home.startswith("/"):
+            targets.append(files.Target(home + raw[1:], req.cwd, req.roots))
+    for t in targets:
+        verdict = _file_target(req, state, t)
+        if verdict is not None:
+            return verdict
+    if target.is_role_marker:
+        verdict = role.register(req, state, target, record)
+        if verdict is not None:
+            return verdict
+    return req.passed()
+
+
+def _file_target(req, state, target):
+    """The deny for writing `target` (escapes, protected paths, codex, role), or None."""
     req.step("guard:files", "info", "", f"target {target.real}")
     hit = files.escape(target, req.roots)
     if hit:
@@ -88,16 +110,9 @@ def _file_tool(req, state, record):
         return req.deny("guard:files", code, f"{target.raw!r} is protected: {what} "
                         f"({rule}).{hint}", rule=f"protected:{rule}")
     req.step("guard:files", "pass", "", "no escape, not protected")
-    verdict = (role.check_lead_only_file(req, state, target)
-               or codex.check_write(req, state, target)
-               or role.check_write(req, state, target))
-    if verdict is not None:
-        return verdict
-    if target.is_role_marker:
-        verdict = role.register(req, state, target, record)
-        if verdict is not None:
-            return verdict
-    return req.passed()
+    return (role.check_lead_only_file(req, state, target)
+            or codex.check_write(req, state, target)
+            or role.check_write(req, state, target))
 
 
 def _bash(req, state):
