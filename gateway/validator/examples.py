@@ -3,7 +3,9 @@ allow its `allow` examples and must not allow its `ask` examples; a deny rule mu
 `match` examples and not its `not_match` ones. Run when rules are compiled, never per call.
 
 Each example is checked against the policy as it stood when the layer that wrote it was
-merged: a stricter layer above may make an allowed example ask, and that is its purpose.
+merged: a stricter layer above may make an allowed example ask, and that is its purpose. An
+example that must not be allowed is also checked against the final policy: no layer above
+may make it run without asking (replace the entry with `remove:` first).
 """
 
 from gateway.decision import ALLOW
@@ -28,11 +30,15 @@ def check(merged) -> None:
             policies[layer] = Policy(snapshots[layer])
         policy = policies[layer]
         if kind == "catalogue":
-            verdict = validate(command, SAMPLE_PROJECT, SAMPLE_PROJECT, policy)
-            if (verdict.decision is ALLOW) != expected:
-                want = "allowed" if expected else "not allowed"
-                errors.append(f"{origin}: example {command!r} should be {want} but got "
-                              f"{verdict.decision} ({verdict.code}: {verdict.message})")
+            # "must ask" also holds in the final policy: a layer above may tighten, never
+            # make such an example run without asking
+            for pol in (policy,) if expected or layer is None else (policy, policies[None]):
+                verdict = validate(command, SAMPLE_PROJECT, SAMPLE_PROJECT, pol)
+                if (verdict.decision is ALLOW) != expected:
+                    want = "allowed" if expected else "not allowed"
+                    errors.append(f"{origin}: example {command!r} should be {want} but got "
+                                  f"{verdict.decision} ({verdict.code}: {verdict.message})")
+                    break
         else:
             rule_id = origin.rsplit(" ", 1)[-1]
             try:

@@ -6,9 +6,9 @@ import time
 import pytest
 
 from gateway.policy.cache import load_policy
-from gateway.runtime import get_policy
 from gateway.policy.errors import PolicyError
 from gateway.policy.merge import merge
+from gateway.runtime import get_policy
 from gateway.settings import SettingsRules
 from gateway.validator.pipeline import validate
 
