@@ -116,6 +116,22 @@ def _missing_dirs(path: str) -> list:
     return list(reversed(out))
 
 
+def _created_by_sibling_installs(path: str, env) -> list:
+    """Folders an install of the other settings file beside `path` created (settings.json
+    and settings.local.json share .claude/): whichever of the two is uninstalled last may
+    take the folder away again, once it is empty."""
+    here = os.path.dirname(os.path.abspath(path))
+    out = []
+    for name in ("settings.json", "settings.local.json"):
+        other = os.path.join(here, name)
+        if other == os.path.abspath(path):
+            continue
+        record = backup.read_record(other, env)
+        if record is not None:
+            out += [d for d in record.created_dirs if here == d or here.startswith(d + "/")]
+    return out
+
+
 def _resolve(scope, project, settings_file, env):
     if settings_file:
         return os.path.abspath(settings_file)
@@ -162,7 +178,8 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     res.diff = _diff(path, _text(loaded.raw), new_text)
     if dry_run:
         return res
-    created = _missing_dirs(path)
+    created = _missing_dirs(path) + _created_by_sibling_installs(path, env)
+    created = sorted(set(created), key=len)  # deepest last, as uninstall removes them
     if not merge.owned(loaded.data):
         # The file as it is before the gateway: what uninstall gives back. A file that
         # already holds gateway handlers keeps the record of an earlier install (or has

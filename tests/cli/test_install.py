@@ -334,16 +334,27 @@ def test_file_created_by_install_is_removed_with_its_folder(tmp_path, gw):
     assert res.removed_file and not path.exists() and not (project / ".claude").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: only the first install's record knows it "
-                   "created .claude/; uninstalling in install order leaves it behind (empty)")
-def test_folder_created_by_install_goes_when_both_project_files_are_uninstalled(tmp_path, gw):
+@pytest.mark.parametrize("order", [("project", "local"), ("local", "project")])
+def test_folder_created_by_install_goes_when_both_project_files_are_uninstalled(
+        tmp_path, gw, order):
     project = tmp_path / "proj"
     project.mkdir()
     ops.install("project", str(project), gateway_path=gw)  # creates .claude/
     ops.install("local", str(project), gateway_path=gw)
-    ops.uninstall("project", str(project))  # .claude/ still holds settings.local.json
-    ops.uninstall("local", str(project))
+    ops.uninstall(order[0], str(project))  # .claude/ still holds the other file
+    assert (project / ".claude").is_dir()
+    ops.uninstall(order[1], str(project))
     assert not (project / ".claude").exists()
+
+
+def test_folder_that_was_there_stays(tmp_path, gw):
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    ops.install("project", str(project), gateway_path=gw)
+    ops.install("local", str(project), gateway_path=gw)
+    ops.uninstall("local", str(project))
+    ops.uninstall("project", str(project))
+    assert (project / ".claude").is_dir() and not any((project / ".claude").iterdir())
 
 
 def test_user_changes_after_install_survive_uninstall(tmp_path, gw):
