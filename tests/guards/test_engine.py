@@ -238,6 +238,27 @@ def test_state_file_that_is_a_directory_or_a_symlink_denies(guard, proj, name):
     assert os.path.islink(path)
 
 
+@pytest.mark.parametrize("dangling", [False, True])
+def test_symlinked_state_directory_denies(guard, proj, tmp_path, dangling):
+    """Reproducer: with .claude/state a link to a directory outside the project (where no
+    protected path guards the roles file), anyone could write their own registration."""
+    state = os.path.join(proj, ".claude", "state")
+    os.rmdir(state)
+    elsewhere = tmp_path / "elsewhere"
+    if not dangling:
+        elsewhere.mkdir()
+        (elsewhere / SESSION_ROLES).write_text('{"agent-x": {"role": "lead"}}')
+    os.symlink(elsewhere, state)
+    for tool, ti in (("Bash", {"command": "ls"}), ("Write", write(proj, "src/a.py")),
+                     ("TaskList", {})):
+        for ident in ({}, {"agent_id": "agent-x"}):
+            v = guard(tool, ti, **ident)
+            assert denied(v, "GW890"), (tool, ident, v.code, v.message)
+            assert state in v.message and "symbolic link" in v.message
+            assert "To repair:" in v.message
+    assert os.path.islink(state)
+
+
 def test_registration_with_a_corrupt_roles_file_is_refused_and_keeps_the_file(guard, proj):
     path = _put(proj, SESSION_ROLES, '{"agent-rev": {"role": "reviewer"}')  # half-written
     v = guard("Write", write(proj, ".claude/state/breezing-role-x.json", '{"role": "lead"}'),
