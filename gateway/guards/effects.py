@@ -107,6 +107,10 @@ RUNNERS = {
     "watch": (frozenset(("-n", "--interval", "-d", "-q", "--equexit", "--differences")), True),
 }
 
+#: Programs that start another agent session (which would carry no registered role).
+AGENT_PROGRAMS = frozenset(("claude", "claude-code"))
+_AGENT_INFO = (["--version"], ["-v"], ["--help"], ["-h"])
+
 #: Commands that run code given to them, or change how later commands run.
 CODE_BUILTINS = frozenset(("source", ".", "eval", "exec", "trap", "alias", "unalias",
                            "enable", "export", "declare", "typeset", "local", "readonly",
@@ -189,7 +193,7 @@ class Effects:
     """What a command may change. See the module docstring."""
 
     __slots__ = ("command", "writes", "unknown", "git", "commit_push", "commit_push_maybe",
-                 "gateway_ops", "surface_ops", "script")
+                 "gateway_ops", "surface_ops", "agents", "script")
 
     def __init__(self, command=""):
         self.command = command
@@ -200,6 +204,7 @@ class Effects:
         self.commit_push_maybe = []
         self.gateway_ops = []
         self.surface_ops = []
+        self.agents = []  # commands that start another agent session (claude -p ...)
         self.script = None  # the top-level parse (gateway.shell.parse.Script) or None
 
     @property
@@ -222,7 +227,7 @@ class Effects:
 
     def merge(self, other):
         for name in ("writes", "unknown", "git", "commit_push", "commit_push_maybe",
-                     "gateway_ops", "surface_ops"):
+                     "gateway_ops", "surface_ops", "agents"):
             getattr(self, name).extend(getattr(other, name))
 
     def as_dict(self) -> dict:
@@ -232,7 +237,8 @@ class Effects:
                 "unknown": list(self.unknown), "git": list(self.git),
                 "commit_push": list(self.commit_push),
                 "commit_push_maybe": list(self.commit_push_maybe),
-                "gateway_ops": list(self.gateway_ops), "surface_ops": list(self.surface_ops)}
+                "gateway_ops": list(self.gateway_ops), "surface_ops": list(self.surface_ops),
+                "agents": list(self.agents)}
 
     def __repr__(self) -> str:
         return f"Effects(readonly={self.readonly}, {self.reasons()[:3]})"
@@ -476,6 +482,10 @@ def _argv(eff, words, env):
     word = first.value
     name = posixpath.basename(word) if "/" in word else word
     lname = name.lower()
+    if (lname in AGENT_PROGRAMS and [w.value for w in words[1:]] not in _AGENT_INFO) or any(
+            w.literal and "@anthropic-ai/claude-code" in w.value for w in words[1:]):
+        # a new session: no agent_id, its own session_id, so no registered role
+        eff.agents.append(f"{name} starts another agent session")
     if lname == "git" or (lname.startswith("git-") and len(lname) > 4):
         # git-commit (a git program run directly) is `git commit`; a git elsewhere than the
         # system directories is judged as git too (for commit/push) and is never read-only

@@ -17,8 +17,9 @@ at its first task claim).
   GW801); Bash only when it is read-only (gateway.guards.effects, GW802).
 * Implementer: writes only to paths its `owns` globs admit, plus its role marker (GW803);
   no git commit/push in any spelling (GW804).
-* Reviewers and implementers may not start agents (Agent/Task, GW808): a subagent has its
-  own agent_id and would not inherit the role.
+* Reviewers and implementers may not start agents (Agent/Task, or `claude` from Bash, GW808):
+  a subagent has its own agent_id, a new session its own session_id; neither would inherit
+  the role (an unregistered session is taken for the Lead).
 * Only the Lead changes the breezing state: breezing-active.json, `gateway breezing phase`,
   `gateway state clean`, `gateway hook` (GW807).
 """
@@ -90,6 +91,10 @@ def check_bash(req, state, effects):
         req.step(PHASE, "pass", "", "reviewer: the command only reads")
         return None
     if role == "implementer":
+        if effects.agents:
+            return req.deny(PHASE, "GW808", f"an implementer may not start agents: "
+                            f"{effects.agents[0]}, which would have no role (a session of its "
+                            "own is treated as the Lead)", rule="role:implementer:spawn")
         found = effects.commit_push + effects.commit_push_maybe
         if found:
             return req.deny(PHASE, "GW804", "an implementer does not commit or push (the Lead "

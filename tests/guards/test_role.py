@@ -310,7 +310,7 @@ def test_reviewer_read_only_commands_get_no_decision(guard, proj, reviewer, comm
     "find src -name '*.pyc' -delete", "sort -o src/app.py src/app.py", "git stash",
     "/usr/bin/git commit -m x", "command git push", "env FOO=1 touch src/x.ts",
     "xargs rm < list.txt", "truncate -s 0 src/app.py", "chmod +x src/app.py",
-    "sh ./scripts/run.sh", "eval 'touch x'",
+    "sh ./scripts/run.sh", "eval 'touch x'", "claude -p 'fix it'",
 ])
 def test_reviewer_writing_commands_are_denied(guard, proj, reviewer, command):
     v = guard("Bash", {"command": command}, agent_id=REV)
@@ -415,6 +415,19 @@ def test_implementer_never_commits_or_pushes(guard, proj, implementer, command):
 def test_implementer_other_commands_get_no_decision(guard, proj, implementer, command):
     v = guard("Bash", {"command": command}, agent_id=IMP)
     assert silent(v), (command, v.code, v.message)
+
+
+@pytest.mark.parametrize("command", [
+    "claude -p 'commit and push everything'", "/usr/local/bin/claude -p x",
+    "command claude --dangerously-skip-permissions -p x", "bash -c 'claude -p x'",
+    "npx -y @anthropic-ai/claude-code -p x", "nohup claude -p x &",
+])
+def test_implementer_starts_no_agent_session_from_bash(guard, proj, implementer, command):
+    """Reproducer: `claude -p` from Bash started a session with no role, which the guards
+    take for the Lead (unrestricted)."""
+    v = guard("Bash", {"command": command}, agent_id=IMP)
+    assert denied(v, "GW808"), (command, v.code, v.message)
+    assert silent(guard("Bash", {"command": "claude --version"}, agent_id=IMP))
 
 
 def test_implementer_cannot_change_the_breezing_state(guard, proj, implementer):
