@@ -171,6 +171,9 @@ _GIT_GLOBAL_RISKY = frozenset(("-c", "--config-env", "--exec-path", "--super-pre
 _OUTPUT_OPS = frozenset((">", ">>", ">|", "&>", "&>>", "<>", ">&"))
 _HARMLESS_TARGETS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"))
 _MAX_DEPTH = 4
+#: Longer commands are not parsed: bashlex needs seconds and hundreds of MB per MB of text
+#: (a hook that times out gives no decision). The core asks for them anyway (GW003).
+MAX_COMMAND = 65536
 _MAX_CWDS = 16
 
 
@@ -289,6 +292,12 @@ def _analyze(eff, command, cwd, home, depth, cwds):
 
     if "\x00" in command:
         eff.unknown.append("the command contains a NUL character")
+        return
+    if len(command) > MAX_COMMAND:
+        eff.unknown.append(f"the command is {len(command)} characters long, too long to "
+                           f"analyse (limit {MAX_COMMAND})")
+        eff.commit_push_maybe.append("the command is too long to analyse, so it may commit or "
+                                     "push")
         return
     try:
         script = parse(command)

@@ -337,6 +337,13 @@ def test_huge_input_is_denied(hook, proj):
     denied(hook(data), "GW892")
 
 
+def test_huge_command_is_answered_in_time(hook, proj):
+    with open(os.path.join(proj, ".claude/state/breezing-session-roles.json"), "w") as fh:
+        json.dump({"agent-rev": {"role": "reviewer"}}, fh)
+    data = bash("echo " + "a " * 2_000_000, proj, agent_id="agent-rev")
+    denied(hook(data), "GW802")  # run_hook's timeout is 60 s, Claude Code's hook timeout too
+
+
 def test_huge_but_acceptable_input_is_judged(hook, proj):
     data = write(os.path.join(proj, "src/app.py"), proj, content="x" * (4 << 20))
     assert silent(hook(data))

@@ -177,6 +177,21 @@ def test_deep_nesting_is_denied_not_raised(proj):
     assert denied(evaluate(data, dict(os.environ)), "GW892")
 
 
+def test_huge_command_is_judged_quickly(guard, proj):
+    """Reproducer: the Bash analyzer parsed any length (1 MB: ~15 s and 300 MB, 5 MB: a
+    minute and 1.5 GB), so the hook timed out: no decision."""
+    import time
+
+    register(proj, "agent-rev", "reviewer")
+    register(proj, "agent-impl", "implementer", ["src/**"])
+    command = "echo " + "a " * 500_000
+    start = time.monotonic()
+    assert denied(guard("Bash", {"command": command}, agent_id="agent-rev"), "GW802")
+    assert denied(guard("Bash", {"command": command}, agent_id="agent-impl"), "GW804")
+    assert silent(guard("Bash", {"command": command}))  # the core asks (GW003)
+    assert time.monotonic() - start < 10
+
+
 def test_relative_cwd_is_judged_from_the_project(guard, proj):
     from gateway.guards.engine import evaluate
 
