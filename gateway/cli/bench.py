@@ -239,11 +239,22 @@ def stop_server(proc) -> None:
         proc.kill()
 
 
+def lean_argv(name) -> list:
+    """The lean launch line of hook `name` (gateway.launch), as measured here."""
+    from gateway import launch
+
+    argv = launch.hook_argv(name)
+    if sys.dont_write_bytecode:
+        # -I ignores PYTHONDONTWRITEBYTECODE: without -B the lean line would write the .pyc
+        # files a --no-compile install lacks, and every other row would then use them
+        argv.insert(1, "-B")
+    return argv
+
+
 def hook_cases(project, env) -> list:
     """(label, argv, stdin, env) of the standalone hook processes: every implemented hook of
     the two that run per tool call, through the console script (what `gateway install`
     registers) and through the lean launch line."""
-    from gateway import launch
     from gateway.hooks import runner
 
     alone = dict(env, GATEWAY_RESIDENT="off")
@@ -255,7 +266,7 @@ def hook_cases(project, env) -> list:
     events = runner.events()
     cases = []
     for launcher, argv_of in (("gateway hook", lambda n: gateway_argv() + ["hook", n]),
-                              ("lean launcher", launch.hook_argv)):
+                              ("lean launcher", lean_argv)):
         for name, bodies in payloads.items():
             if name not in events:
                 continue
@@ -266,8 +277,6 @@ def hook_cases(project, env) -> list:
 
 def measure_processes(project, env, runs=30, warmup=3, rss_runs=5, echo=None,
                       resident=True) -> dict:
-    from gateway import launch
-
     cases = [("bare python -c pass", [sys.executable, "-c", "pass"], b"", env)]
     cases += hook_cases(project, env)
     pr_payload = typical_payload("PermissionRequest", project)
@@ -276,7 +285,7 @@ def measure_processes(project, env, runs=30, warmup=3, rss_runs=5, echo=None,
         server = start_server(env)
         cases.append(("gateway hook permission-request, serve running",
                       gateway_argv() + ["hook", "permission-request"], pr_payload, env))
-        cases.append(("lean launcher, serve running", launch.hook_argv("permission-request"),
+        cases.append(("lean launcher, serve running", lean_argv("permission-request"),
                       pr_payload, env))
     try:
         for _ in range(warmup):
