@@ -10,6 +10,16 @@ import os
 from gateway.decision import ASK, DENY, Step, Verdict
 
 PASS_CODE = "GW800"
+#: Longer paths name nothing the kernel opens (ENAMETOOLONG) and are refused before any
+#: resolution: realpath and the walk up to .claude/ are quadratic in the number of components
+#: (a 600 KB path took 10-40 s, past the hook's timeout).
+PATH_MAX = 4096
+
+
+def check_path_length(value, what):
+    if len(value) > PATH_MAX or len(value.encode("utf-8", "surrogatepass")) > PATH_MAX:
+        raise GuardError("GW892", f"{what} is longer than {PATH_MAX} bytes (PATH_MAX): no file "
+                         "system call accepts it", "guard:input")
 
 
 class GuardError(Exception):
@@ -55,6 +65,8 @@ class Request:
         self.agent_type = _text(payload, "agent_type")
         self.permission_mode = _text(payload, "permission_mode")
         cwd = _text(payload, "cwd")
+        if cwd is not None:
+            check_path_length(cwd, "cwd")
         if cwd is not None and not cwd.startswith("/"):
             cwd = None  # a relative cwd means nothing; judge from the project root
         self.project = os.path.normpath(project) if project else paths.project_dir(cwd, self.env)

@@ -18,7 +18,7 @@ The verdict is DENY or "no decision" (decision ASK, code GW800); never ALLOW.
 
 from gateway.decision import DENY, Verdict
 from gateway.guards import codex, delegate, files, role
-from gateway.guards.context import GuardError, Request, load_state
+from gateway.guards.context import GuardError, Request, check_path_length, load_state
 
 
 def evaluate(payload, env=None, *, record=True, project=None) -> Verdict:
@@ -73,6 +73,7 @@ def _file_tool(req, state, record):
     if not isinstance(raw, str) or not raw.strip() or "\x00" in raw:
         raise GuardError("GW892", f"{req.tool}: tool_input.{key} is missing, empty or not a "
                          "path", "guard:input")
+    check_path_length(raw, f"{req.tool}: tool_input.{key}")
     req.subject = raw
     target = files.Target(raw, req.cwd, req.roots)
     targets = [target]
@@ -118,7 +119,7 @@ def _file_target(req, state, target):
 def _bash(req, state):
     from gateway import runtime
     from gateway.guards.effects import analyze
-    from gateway.paths import real
+    from gateway.paths import lexical, real
 
     command = req.input_dict().get("command")
     if not isinstance(command, str):
@@ -135,12 +136,20 @@ def _bash(req, state):
     effects = analyze(command, req.cwd)
     surface = files.Surface(req.roots, policy, req.env)
     for w in effects.writes:
-        for p in w.paths:
+        where = w.paths
+        unknown_dir = not where and not w.target.startswith("/")
+        if unknown_dir:
+            # in a directory that cannot be known (`cd "$X" && ...`, too many cd's): it may
+            # be the project, so the target is judged there and in the call's cwd
+            where = tuple(dict.fromkeys(lexical(w.target, d) for d in (req.cwd, req.project)))
+        for p in where:
             hit = surface.check(p, real(p), tree=w.tree)
             if hit:
                 code, rule, what = hit
                 return req.deny("guard:files", "GW835", f"{w.via} writes {w.target!r} "
-                                f"({p}): {what} ({rule}) [{code}]", rule=f"protected:{rule}")
+                                + ("in a directory that cannot be known, which may be "
+                                   if unknown_dir else "") + f"({p}): {what} ({rule}) [{code}]",
+                                rule=f"protected:{rule}")
     if effects.surface_ops:
         return req.deny("guard:files", "GW835", effects.surface_ops[0],
                         rule="protected:settings")

@@ -98,6 +98,21 @@ def test_bash_never_writes_the_user_settings(guard, proj, command):
     assert denied(v, "GW835"), (command, v.code, v.message)
 
 
+@pytest.mark.parametrize("command", [
+    # reproducers: a relative write after a cd the analyzer cannot follow was never checked
+    "cd \"$X\" && echo '{}' > .claude/settings.json",
+    "cd $(git rev-parse --show-toplevel) && cp a.txt .claude/settings.local.json",
+    "cd a; cd b; cd c; cd d; cd e; cd f; echo '{}' > .claude/settings.json",
+    "cd \"$X\" && rm -rf .claude", "cd \"$X\" && echo x >> .env",
+])
+def test_writes_in_an_unknown_directory_are_judged_as_if_in_the_project(guard, proj, command):
+    for ident in ({}, {"agent_id": "agent-sub"}):
+        v = guard("Bash", {"command": command}, **ident)
+        assert denied(v, "GW835"), (command, v.code, v.message)
+        assert "cannot be known" in v.message
+    assert silent(guard("Bash", {"command": "cd \"$X\" && echo x > out.txt"}))
+
+
 @pytest.mark.parametrize("tool", FILE_TOOLS)
 def test_file_tool_tilde_path_is_judged_as_the_home_directory(guard, proj, tool):
     """Reproducer: `~/.claude/settings.json` was judged as <cwd>/~/.claude/settings.json."""
@@ -190,6 +205,30 @@ def test_huge_command_is_judged_quickly(guard, proj):
     assert denied(guard("Bash", {"command": command}, agent_id="agent-impl"), "GW804")
     assert silent(guard("Bash", {"command": command}))  # the core asks (GW003)
     assert time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize("tool,key", [("Write", "file_path"), ("Edit", "file_path"),
+                                      ("NotebookEdit", "notebook_path"), ("Bash", "cwd")])
+def test_overlong_paths_are_refused_quickly(proj, tool, key):
+    """Reproducer: a 600 KB file_path or cwd of 300,000 components took 10-40 s to resolve
+    (realpath and the walk up to .claude/ are quadratic): the hook timed out, no decision."""
+    import time
+
+    from gateway.guards.engine import evaluate
+
+    long_path = proj + "/" + "a/" * 300_000 + "x"
+    if key == "cwd":
+        data = payload(tool, {"command": "echo x > y"}, long_path)
+    else:
+        data = payload(tool, {key: long_path, "content": "x"}, proj)
+    start = time.monotonic()
+    v = evaluate(data, dict(os.environ))
+    assert denied(v, "GW892") and "PATH_MAX" in v.message, (v.code, v.message)
+    assert time.monotonic() - start < 2
+    # 4096 bytes is still a path
+    ok = proj + "/" + "a" * (4000 - len(proj)) + ".py"
+    assert silent(evaluate(payload("Write", {"file_path": ok, "content": "x"}, proj),
+                           dict(os.environ)))
 
 
 def test_relative_cwd_is_judged_from_the_project(guard, proj):
