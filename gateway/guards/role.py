@@ -75,9 +75,21 @@ def check_write(req, state, target):
 
 
 def check_gateway_ops(req, state, effects):
-    if effects.gateway_ops and not state.is_lead:
+    if state.is_lead:
+        return None
+    if effects.gateway_ops:
         return req.deny(PHASE, "GW807", f"only the Lead changes the breezing state "
                         f"(gateway {effects.gateway_ops[0]})", rule="role:lead-only")
+    # breezing-active.json through Bash, as through the file tools (check_lead_only_file)
+    roots = req.roots
+    for w in effects.writes:
+        for p in w.paths:
+            rel = files.rel_to(p, roots.project, roots.project_real)
+            if rel is not None and rel.lower() == files.ACTIVE_REL:
+                who = state.role_name or "an unregistered subagent"
+                return req.deny(PHASE, "GW807", f"breezing-active.json is the Lead's file; "
+                                f"{who} may not change it ({w.via} writes {w.target!r})",
+                                rule="role:lead-only")
     return None
 
 

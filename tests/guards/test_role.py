@@ -14,6 +14,7 @@ from tests.guards.support import (
     marker,
     register,
     roles_on_disk,
+    set_active,
     silent,
     write,
 )
@@ -448,6 +449,24 @@ def test_reviewer_and_implementer_start_no_agents(guard, proj, reviewer, impleme
 
 
 # --- lead ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    "rm .claude/state/breezing-active.json",
+    "echo '{\"impl_mode\": \"codex\"}' > .claude/state/breezing-active.json",
+    "mv .claude/state/breezing-active.json /tmp/x", "cd .claude/state && rm breezing-active.json",
+    "sed -i s/codex/standard/ .claude/state/breezing-active.json",
+])
+def test_only_the_lead_changes_breezing_active_through_bash(guard, proj, implementer, command):
+    """Reproducer: the file tools refused it (GW807), Bash let an implementer or a subagent
+    rewrite or delete the Lead's file (ending Phase B, switching codex mode on or off)."""
+    set_active(proj)
+    for ident in ({"agent_id": IMP}, {"agent_id": "agent-u"}):
+        v = guard("Bash", {"command": command}, **ident)
+        assert denied(v, "GW807"), (ident, command, v.code, v.message)
+    assert silent(guard("Bash", {"command": command}))  # the Lead may
+    assert silent(guard("Bash", {"command": "cat .claude/state/breezing-active.json"},
+                        agent_id=IMP))
+
 
 def test_unregistered_main_thread_is_the_lead(guard, proj):
     assert silent(guard("Write", write(proj, ".claude/state/breezing-active.json", "{}")))
