@@ -5,8 +5,9 @@ Delegate mode is on when the payload's permission_mode is "delegate" (Claude Cod
 session (`gateway breezing phase B`; current clients removed the mode, so the gateway
 provides it; Phase C, `gateway state clean` or the end of breezing-active.json lift it).
 
-It restricts the Lead only: a caller registered as lead, or an unregistered main thread (no
-agent_id). Teammates and subagents are not restricted (old clients' teammates inheriting
+It restricts the Lead only: a main thread registered as lead or unregistered (no agent_id),
+or a subagent registered as lead under its own agent_id (not one that merely shares the
+Lead's session_id). Teammates and subagents are not restricted (old clients' teammates inheriting
 the mode was a bug, anthropics/claude-code#25037).
 
 Allowed: TaskCreate, TaskUpdate, TaskList, TaskGet, SendMessage; with an old client's
@@ -53,7 +54,9 @@ def check(req, state):
         return None
     source = ("permission_mode delegate" if by_mode else
               "breezing Phase B (recorded by `gateway breezing phase B`)")
-    if not state.is_lead:
+    # the Lead: the main thread (registered as lead or unregistered), or a subagent registered
+    # as lead under its own agent_id -- not a subagent that only shares the Lead's session_id
+    if not state.is_lead or (req.agent_id and state.role_key != req.agent_id):
         req.step(PHASE, "pass", "", f"{source}: restricts the Lead only")
         return None
     allowed = TOOLS + (OLD_CLIENT_TOOLS if by_mode else ())

@@ -153,6 +153,22 @@ def test_teammates_and_subagents_are_not_restricted(guard, proj, by):
     assert silent(v)
 
 
+@pytest.mark.parametrize("by", ["mode", "phase"])
+def test_the_leads_subagents_are_not_restricted_by_its_registration(guard, proj, by):
+    """Reproducer: with the Lead registered as lead under its session_id, its subagents
+    (same session_id, their own agent_id) inherited "lead" and were held to the delegate
+    tools too (the client bug anthropics/claude-code#25037, made by the gateway)."""
+    kw = {"permission_mode": "delegate"} if by == "mode" else {}
+    if by == "phase":
+        set_active(proj)
+        set_phase(proj, "B")
+    register(proj, LEAD_SESSION, "lead")
+    assert denied(guard("Bash", {"command": "ls"}, **kw), "GW820")  # the Lead itself
+    v = guard("Write", write(proj, "src/app.py"), agent_id="agent-helper", **kw)
+    assert silent(v), (v.code, v.message)
+    assert silent(guard("Bash", {"command": "ls"}, agent_id="agent-helper", **kw))
+
+
 def test_delegate_restricts_before_other_guards(guard, phase_b):
     # a hard-denied command is still denied, under delegate's code
     assert denied(guard("Bash", {"command": "rm -rf /"}), "GW820")
