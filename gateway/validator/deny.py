@@ -15,6 +15,10 @@ from gateway.validator.phase7a_command import peel_wrapper
 
 PHASE = "7B"
 _MAX_PEEL = 8
+#: Shells whose `-c CODE` runs CODE, and how deep code inside code is followed.
+_SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"))
+_SHELL_OPTS_WITH_VALUE = frozenset(("-o", "+o", "-O", "+O", "--rcfile", "--init-file"))
+_MAX_NESTING = 4
 
 
 def _names(policy, argv):
@@ -141,9 +145,63 @@ def _fork_bomb(script) -> bool:
     return False
 
 
-def matching_rule(policy, script, home=None):
-    """The first deny rule the parsed script matches, or None."""
+def _shell_code(argv):
+    """The CODE of `sh [options] -c CODE ...` (any -c in a cluster: -lc, -ec), else None."""
+    has_c = False
+    i = 1
+    while i < len(argv):
+        w = argv[i]
+        if w in _SHELL_OPTS_WITH_VALUE:
+            i += 2
+            continue
+        if w == "--":
+            i += 1
+            break
+        if w.startswith("--"):
+            i += 1
+            continue
+        if len(w) > 1 and w[0] in "-+":
+            has_c = has_c or (w[0] == "-" and "c" in w[1:])
+            i += 1
+            continue
+        break
+    return argv[i] if has_c and i < len(argv) else None
+
+
+def _nested_code(policy, script):
+    """Code strings the script hands to a shell to run: `bash -c CODE`, `eval WORDS`,
+    also behind wrappers (sudo bash -c ...)."""
+    for cmd in script.all_commands:
+        for argv in _names(policy, [w.value for w in cmd.words]):
+            if argv[0] in _SHELLS:
+                code = _shell_code(argv)
+                if code:
+                    yield code
+            elif argv[0] == "eval" and len(argv) > 1:
+                yield " ".join(argv[1:])
+
+
+def matching_rule(policy, script, home=None, depth=0):
+    """The first deny rule the parsed script matches, or None. Code the script runs through
+    a shell (`bash -c 'rm -rf /'`, `eval ...`) is parsed and matched too."""
     home = home or posixpath.normpath(os.path.expanduser("~"))
+    rule = _matching_rule(policy, script, home)
+    if rule is not None or depth >= _MAX_NESTING:
+        return rule
+    for code in _nested_code(policy, script):
+        from gateway.shell.parse import ShellParseError, parse
+
+        try:
+            inner = parse(code)
+        except (ShellParseError, RecursionError):
+            continue  # not parseable: the command is refused anyway (no allow)
+        rule = matching_rule(policy, inner, home, depth + 1)
+        if rule is not None:
+            return rule
+    return None
+
+
+def _matching_rule(policy, script, home):
     for rule in policy.deny_rules:
         if rule.get("special") == "fork_bomb":
             hit = _fork_bomb(script)
