@@ -66,17 +66,24 @@ def show_result(res, verb: str) -> None:
                    "guards stay command handlers.")
 @click.option("--port", type=click.IntRange(1, 65535), default=None,
               help="Port of `gateway serve` for --http (default 8787).")
+@click.option("--launcher", type=click.Choice(["lean", "script"]), default=None,
+              help="How the command hooks start the gateway. lean (default): this "
+                   "installation's Python with -I -S and the gateway's directories, about "
+                   "2 ms faster per tool call; script: pip's `gateway` console script.")
 @click.option("--gateway-path", default=None, metavar="PATH",
-              help="The gateway executable to register (default: the installed console "
-                   "script of this gateway, found beside its Python).")
+              help="The gateway console script to register (implies --launcher script; "
+                   "default: the script beside this gateway's Python).")
 @click.option("--plugin-hooks", is_flag=True,
               help="Print hooks/hooks.json for the Claude Code plugin layout and exit.")
-def command(scope, project, settings_file, dry_run, http, port, gateway_path, plugin_hooks):
+def command(scope, project, settings_file, dry_run, http, port, launcher, gateway_path,
+            plugin_hooks):
     """Register the gateway's hooks in a Claude Code settings file.
 
     Every hook the gateway implements is registered (PermissionRequest for Bash; PreToolUse
-    for every tool, with "onFailure": "block" so a crash blocks instead of allowing), by the
-    absolute path of the gateway command. Every other key and hook in the file is kept;
+    for every tool, with "onFailure": "block" so a crash blocks instead of allowing), by
+    absolute paths of this installation: its Python started with -I -S (the lean launch
+    line; --launcher script for the console script), so the hooks work whatever the
+    agent's cwd, PATH and PYTHONPATH are. Every other key and hook in the file is kept;
     running it again changes nothing; a backup of the file is kept; `gateway uninstall` takes
     exactly these entries out again.
 
@@ -87,6 +94,7 @@ def command(scope, project, settings_file, dry_run, http, port, gateway_path, pl
       gateway install --scope local      # .claude/settings.local.json (not committed)
       gateway install --scope user       # ~/.claude/settings.json, for every project
       gateway install --scope local --http   # answered by `gateway serve`
+      gateway install --launcher script  # register the `gateway` console script
       gateway doctor                     # check the result
     """
     from gateway.install import entries, ops
@@ -97,7 +105,11 @@ def command(scope, project, settings_file, dry_run, http, port, gateway_path, pl
             sys.exit(0)
         if port is not None and not http:
             raise click.UsageError("--port goes with --http")
-        res = ops.install(scope, project, settings_file, dry_run, http, port, gateway_path)
+        if gateway_path and launcher == "lean":
+            raise click.UsageError("--gateway-path names a console script: it goes with "
+                                   "--launcher script")
+        res = ops.install(scope, project, settings_file, dry_run, http, port, gateway_path,
+                          launcher=launcher)
     except InstallError as exc:
         click.echo(f"gateway install: {exc}", err=True)
         sys.exit(EXIT_CONFIG)

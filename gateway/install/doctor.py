@@ -121,7 +121,7 @@ def _coverage(specs, regs) -> list:
             continue
         for r in right:
             where = f"{r.scope} {_short(r.path)}"
-            target = r.handler.get("url") or r.handler.get("command")
+            target = entries.display_command(r.handler)
             out.append(Check("ok", f"{spec.event} registered in {where}: {target}"))
             if spec.matcher is None:
                 other = r.matcher not in (None, "*", "")
@@ -171,44 +171,64 @@ def _runs(reg, project, env, probe) -> Check:
         return _http_listening(h.get("url", ""))
     program = entries.program_of(h)
     cmd = h.get("command", "")
+    parsed = entries.parse_command(cmd)
+    shown = entries.display_command(h) or cmd
     if not program or not os.path.isabs(program):
-        return Check("warn", f"`{cmd}` does not name the gateway by an absolute path; it "
+        return Check("warn", f"`{shown}` does not name the gateway by an absolute path; it "
                      "depends on the agent's PATH", f"gateway install --scope {reg.scope}")
     if not (os.path.isfile(program) and os.access(program, os.X_OK)):
-        return Check("fail", f"{program} (registered in {_short(reg.path)}) does not exist or "
-                     "is not executable: the hook cannot run",
+        what = "the Python of the lean launch line" if parsed and parsed.kind == "lean" \
+            else program
+        return Check("fail", f"{program} (registered in {_short(reg.path)}; {what}) does not "
+                     "exist or is not executable: the hook cannot run (was its virtual "
+                     "environment removed?)",
                      f"reinstall gateway, then gateway install --scope {reg.scope}")
+    if parsed is not None and parsed.kind == "lean":
+        gone = [p for p in parsed.paths if not os.path.isabs(p) or not os.path.isdir(p)]
+        if gone or not parsed.paths:
+            where = gone[0] if gone else "(none)"
+            return Check("fail", f"`{shown}` (registered in {_short(reg.path)}) runs the "
+                         f"gateway from {where}, which is gone or not an absolute directory: "
+                         "the hook cannot start (was its virtual environment removed or "
+                         "moved?)", f"reinstall gateway, then gateway install --scope "
+                         f"{reg.scope}")
     if not probe:
-        return Check("ok", f"{program} exists")
-    payload = _probe_payload(reg, project)
+        return Check("ok", f"{program} exists" + (" and so do the gateway's directories"
+                                                  if parsed and parsed.kind == "lean" else ""))
     run_env = dict(env, GATEWAY_AUDIT_LOG="off", CLAUDE_PROJECT_DIR=project)
-    try:
-        p = subprocess.run(["/bin/sh", "-c", cmd], input=json.dumps(payload).encode(),
-                           capture_output=True, timeout=float(h.get("timeout") or 30),
-                           cwd=project if os.path.isdir(project) else None, env=run_env)
-    except subprocess.TimeoutExpired:
-        return Check("fail", f"`{cmd}` did not answer within {h.get('timeout') or 30} s",
-                     "run it by hand with a payload on stdin to see why")
-    except OSError as exc:
-        return Check("fail", f"`{cmd}` cannot start: {exc}", "reinstall gateway")
+    cwd = project if os.path.isdir(project) else None
+    timeout = float(h.get("timeout") or 30)
+    # 1. it starts: input that is not JSON gets exit 0 and no decision (or a guard's deny)
+    started = _run_hook(cmd, shown, b"gateway doctor: not JSON", run_env, cwd, timeout)
+    if isinstance(started, Check):
+        return started
+    p = started
+    if p.returncode != 0:
+        err = p.stderr.decode("utf-8", "replace").strip()
+        return Check("fail", f"`{shown}` does not start: input that is not JSON made it exit "
+                     f"{p.returncode}: {err[-300:]}", "reinstall gateway, then gateway install")
+    bad = _bad_output(reg, shown, p.stdout)
+    if bad is not None:
+        return bad
+    # 2. it answers a harmless sample call
+    payload = _probe_payload(reg, project)
+    p = _run_hook(cmd, shown, json.dumps(payload).encode(), run_env, cwd, timeout)
+    if isinstance(p, Check):
+        return p
     out = p.stdout.decode("utf-8", "replace").strip()
     err = p.stderr.decode("utf-8", "replace").strip()
     if p.returncode != 0:
-        return Check("fail", f"`{cmd}` exited {p.returncode}: {err[-300:]}",
+        return Check("fail", f"`{shown}` exited {p.returncode}: {err[-300:]}",
                      "reinstall gateway, then gateway install")
     if not out:
         what = f"no decision for `{payload['tool_input']['command']}`" \
             if "tool_input" in payload and "command" in payload["tool_input"] else "no output"
         return Check("ok", f"{reg.event} hook runs: {what}" + (f" ({err[-200:]})" if err else ""))
-    try:
-        obj = json.loads(out)
-    except ValueError:
-        return Check("fail", f"`{cmd}` printed something that is not JSON: {out[:200]!r}",
-                     "a shell profile printing text breaks hooks; check ~/.bashrc")
+    bad = _bad_output(reg, shown, p.stdout)
+    if bad is not None:
+        return bad
+    obj = json.loads(out)
     spec_out = obj.get("hookSpecificOutput") if isinstance(obj, dict) else None
-    if isinstance(spec_out, dict) and spec_out.get("hookEventName") not in (None, reg.event):
-        return Check("fail", f"`{cmd}` answered for {spec_out.get('hookEventName')}, not "
-                     f"{reg.event}: Claude Code ignores that", f"gateway install --scope {reg.scope}")
     decision = ""
     if isinstance(spec_out, dict):
         d = spec_out.get("decision")
@@ -217,6 +237,36 @@ def _runs(reg, project, env, probe) -> Check:
     probe_cmd = payload.get("tool_input", {}).get("command")
     said = f"{decision or 'an answer'}" + (f" for `{probe_cmd}`" if probe_cmd else "")
     return Check("ok", f"{reg.event} hook runs: {said}")
+
+
+def _run_hook(cmd, shown, data, env, cwd, timeout):
+    """The finished process of `cmd` run through /bin/sh, as Claude Code runs a command
+    hook, with `data` on stdin; or a failed Check when it cannot be run."""
+    try:
+        return subprocess.run(["/bin/sh", "-c", cmd], input=data, capture_output=True,
+                              timeout=timeout, cwd=cwd, env=env)
+    except subprocess.TimeoutExpired:
+        return Check("fail", f"`{shown}` did not answer within {timeout:g} s",
+                     "run it by hand with a payload on stdin to see why")
+    except OSError as exc:
+        return Check("fail", f"`{shown}` cannot start: {exc}", "reinstall gateway")
+
+
+def _bad_output(reg, shown, stdout):
+    """A failed Check when the hook printed something Claude Code cannot use, else None."""
+    out = stdout.decode("utf-8", "replace").strip()
+    if not out:
+        return None
+    try:
+        obj = json.loads(out)
+    except ValueError:
+        return Check("fail", f"`{shown}` printed something that is not JSON: {out[:200]!r}",
+                     "a shell profile printing text breaks hooks; check ~/.bashrc")
+    spec_out = obj.get("hookSpecificOutput") if isinstance(obj, dict) else None
+    if isinstance(spec_out, dict) and spec_out.get("hookEventName") not in (None, reg.event):
+        return Check("fail", f"`{shown}` answered for {spec_out.get('hookEventName')}, not "
+                     f"{reg.event}: Claude Code ignores that", f"gateway install --scope {reg.scope}")
+    return None
 
 
 def _http_listening(url) -> Check:

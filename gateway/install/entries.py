@@ -13,8 +13,15 @@ data (all optional except EVENT, which the runner needs anyway):
                    PreToolUse (the guards must fail closed), False for everything else
   TIMEOUT          seconds before Claude Code gives up on the hook (default 30)
 
-Handlers name the gateway by the absolute path of its console script, so they work whatever
-the agent's cwd and PATH are.
+Handlers start the gateway by absolute paths taken from the running installation, so they
+work whatever the agent's cwd, PATH and PYTHONPATH are. Two forms (`--launcher`):
+
+  lean    (default) `<venv>/bin/python -I -S -c '<extend sys.path; run gateway>' hook NAME`:
+          gateway.launch's line, without `site` and pip's script (~2 ms less per call)
+  script  `<venv>/bin/gateway hook NAME`: pip's console script (`--gateway-path` names one)
+
+Install, uninstall and doctor recognise both, whichever was registered, and the
+`<python> -m gateway hook NAME` form of older versions.
 """
 
 import importlib
@@ -97,20 +104,33 @@ def hook_specs() -> list:
 
 # --- the gateway command ---------------------------------------------------------------
 
+LAUNCHERS = ("lean", "script")
+
 
 def _executable(path) -> bool:
     return bool(path) and os.path.isfile(path) and os.access(path, os.X_OK)
 
 
-def gateway_command(explicit=None) -> list:
-    """argv prefix that runs the installed gateway from anywhere: [abs path of the console
-    script], or [python, -m, gateway] when there is no script but the interpreter can import
-    the package from any directory. Raises InstallError when neither works."""
+def gateway_command(explicit=None, launcher=None) -> list:
+    """argv prefix (before `hook NAME`) that runs the installed gateway from anywhere.
+
+    launcher "lean" (the default): gateway.launch's line for this interpreter and
+    installation, checked by starting it once. "script": [abs path of the console script],
+    or [python, -m, gateway] when there is no script but the interpreter can import the
+    package from any directory. `explicit` (--gateway-path) names the script and implies
+    "script". Raises InstallError when the form asked for cannot work."""
+    if launcher not in (None,) + LAUNCHERS:
+        raise InstallError(f"unknown launcher {launcher!r}; use one of {', '.join(LAUNCHERS)}")
     if explicit:
+        if launcher == "lean":
+            raise InstallError("--gateway-path names a console script: it goes with "
+                               "--launcher script, not lean")
         path = os.path.abspath(os.path.expanduser(explicit))
         if not _executable(path):
             raise InstallError(f"--gateway-path {explicit}: not an executable file")
         return [path]
+    if launcher in (None, "lean"):
+        return lean_command()
     # The console script beside the running interpreter (a venv's bin/, uv tool, pipx).
     # Not resolved through symlinks: the venv's path is the stable one.
     beside = os.path.join(os.path.dirname(sys.executable), "gateway")
@@ -128,6 +148,41 @@ def gateway_command(explicit=None) -> list:
         "cannot find an installed `gateway` command to register: install the package "
         "(`pip install .` or `uv tool install .`) and run `gateway install` from it, or pass "
         "--gateway-path /abs/path/to/gateway")
+
+
+def lean_command(python=None) -> list:
+    """gateway.launch's prefix for `python` (default: this interpreter), after starting it
+    once, the way Claude Code will (from /, with -I), to see that it imports the gateway,
+    every hook module and bashlex. Raises InstallError when it does not."""
+    from gateway import launch
+
+    python = os.path.abspath(python or sys.executable or "")
+    if not _executable(python):
+        raise InstallError(f"the running interpreter {python!r} is not an executable file, "
+                           "so the lean launch line cannot name it; use --launcher script")
+    paths = launch.search_path()
+    prefix = launch.prefix(python, paths)
+    check = (f"import sys; sys.path.extend({paths!r}); import gateway._entry; "
+             "from gateway.hooks import runner; "
+             "[__import__('gateway.hooks.' + e.replace('-', '_')) for e in runner.events()]; "
+             "from importlib.util import find_spec; "
+             "sys.exit(0 if find_spec('bashlex') is not None else 3)")
+    why = ""
+    try:
+        p = subprocess.run([python, *launch.FLAGS, "-c", check], cwd="/",
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        if p.returncode != 0:
+            err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+            why = err[-1] if err else f"exit status {p.returncode}"
+            if p.returncode == 3 and not err:
+                why = "bashlex is not importable"
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        why = str(exc)
+    if why:
+        raise InstallError(f"the lean launch line does not start from this installation "
+                           f"({python} -I -S with {', '.join(paths) or 'no directories'}: "
+                           f"{why}); reinstall the package, or use --launcher script")
+    return prefix
 
 
 def _importable_from(script: str) -> bool:
@@ -225,12 +280,56 @@ def plugin_hooks(specs=None) -> dict:
 # --- recognising the gateway's own handlers ---------------------------------------------
 
 
+class Command:
+    """A command handler of the gateway, taken apart: `kind` is "script" (the console
+    script), "module" (`python -m gateway`) or "lean" (gateway.launch's line, with the
+    directories it puts on sys.path in `paths`)."""
+
+    __slots__ = ("kind", "program", "name", "paths")
+
+    def __init__(self, kind, program, name, paths=()):
+        self.kind, self.program, self.name, self.paths = kind, program, name, tuple(paths)
+
+    def display(self) -> str:
+        """The command for people: the lean line's program shortened to where it runs from."""
+        if self.kind != "lean":
+            return ""
+        where = ", ".join(self.paths) or "no directories"
+        return f"{self.program} -I -S -c <gateway from {where}> hook {self.name}"
+
+
+def parse_command(cmd) -> "Command | None":
+    """The gateway command handler `cmd` (a settings.json "command" string) runs, or None
+    when it is not one: `<...>/gateway hook NAME`, `<python> -m gateway hook NAME`, or the
+    lean line `<python> -I -S -c '<gateway.launch program>' hook NAME`."""
+    if not isinstance(cmd, str):
+        return None
+    try:
+        words = shlex.split(cmd)
+    except ValueError:
+        return None
+    if len(words) < 3 or words[-2] != "hook" or not _HOOK_NAME.match(words[-1]):
+        return None
+    name = words[-1]
+    head = words[:-2]
+    if len(head) == 1 and os.path.basename(head[0]) == "gateway":
+        return Command("script", head[0], name)
+    if (len(head) == 3 and head[1:] == ["-m", "gateway"]
+            and os.path.basename(head[0]).startswith("python")):
+        return Command("module", head[0], name)
+    from gateway import launch
+
+    lean = launch.parse(head)
+    if lean is not None:
+        return Command("lean", lean[0], name, lean[1])
+    return None
+
+
 def owned_hook_name(h) -> str | None:
     """The hook name when `h` is a handler the gateway registers (by install, an older
-    install with another path, or by hand as the README shows), else None.
+    install with another path or launcher, or by hand as the README shows), else None.
 
-    Command handlers: `<...>/gateway hook NAME` or `<python> -m gateway hook NAME`.
-    Http handlers: a loopback URL ending in /hook/NAME.
+    Command handlers: see parse_command. Http handlers: a loopback URL ending in /hook/NAME.
     """
     if not isinstance(h, dict):
         return None
@@ -241,22 +340,21 @@ def owned_hook_name(h) -> str | None:
         return m.group(1) if m else None
     if kind != "command":
         return None
+    parsed = parse_command(h.get("command"))
+    return parsed.name if parsed is not None else None
+
+
+def display_command(h) -> str:
+    """What a handler runs, for people: the URL, the command, or the lean line shortened."""
+    if not isinstance(h, dict):
+        return ""
+    if h.get("type") == "http":
+        return h.get("url") or ""
     cmd = h.get("command")
-    if not isinstance(cmd, str):
-        return None
-    try:
-        words = shlex.split(cmd)
-    except ValueError:
-        return None
-    if len(words) < 3 or words[-2] != "hook" or not _HOOK_NAME.match(words[-1]):
-        return None
-    head = words[:-2]
-    if len(head) == 1 and os.path.basename(head[0]) == "gateway":
-        return words[-1]
-    if (len(head) == 3 and head[1:] == ["-m", "gateway"]
-            and os.path.basename(head[0]).startswith("python")):
-        return words[-1]
-    return None
+    parsed = parse_command(cmd)
+    if parsed is not None and parsed.kind == "lean":
+        return parsed.display()
+    return cmd if isinstance(cmd, str) else ""
 
 
 def program_of(h) -> str | None:

@@ -14,7 +14,7 @@ was before the gateway had that empty container too.
 import copy
 
 from gateway.install import InstallError
-from gateway.install.entries import owned_hook_name
+from gateway.install.entries import display_command, owned_hook_name
 
 
 class Change:
@@ -179,6 +179,6 @@ def _describe(g) -> str:
 
 
 def _describe_handler(h) -> str:
-    target = h.get("url") if h.get("type") == "http" else h.get("command")
+    target = display_command(h)
     extra = ", onFailure block" if h.get("onFailure") == "block" else ""
     return f"{target}{extra}"

@@ -139,13 +139,15 @@ def _resolve(scope, project, settings_file, env):
 
 
 def install(scope="project", project=None, settings_file=None, dry_run=False, http=False,
-            port=None, gateway_path=None, env=None) -> Result:
+            port=None, gateway_path=None, env=None, launcher=None) -> Result:
     """Register every implemented hook in the settings file of `scope` (or `settings_file`).
 
     With `http`, the hooks `gateway serve` may answer are registered as http handlers (the
     others stay command handlers). Their bearer token is written into the file for the local
     and user scopes (the file is then made private to the user); a project's settings file is
     committed, so there the handler reads $GATEWAY_SERVE_TOKEN instead.
+    `launcher` is how command handlers start the gateway (entries.gateway_command): "lean"
+    (the default, gateway.launch's line) or "script" (the console script, or `gateway_path`).
     Raises InstallError with a message for the user."""
     path = _resolve(scope, project, settings_file, env)
     res = Result(path)
@@ -155,7 +157,7 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     if not specs:
         raise InstallError("this gateway implements no hooks (gateway/hooks/ is empty); "
                            "reinstall the package")
-    prefix = entries.gateway_command(gateway_path)
+    prefix = entries.gateway_command(gateway_path, launcher)
     groups = {s.name: entries.group(s, prefix) for s in specs}
     private = False
     if http:

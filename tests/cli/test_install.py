@@ -11,11 +11,22 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import gateway
+from gateway import launch
 from gateway.cli.app import cli
 from gateway.install import InstallError, backup, entries, jsonfile, merge, ops
 
 GW = str(Path(sys.executable).parent / "gateway")
 REPO = Path(__file__).resolve().parents[2]
+
+
+def launch_command(name, python, paths) -> str:
+    """A lean launch line as gateway.launch writes it, for any interpreter and directories."""
+    return entries.command_string(launch.prefix(python, paths), name)
+
+
+LEAN = launch_command("permission-request", "/v/bin/python",
+                      ["/v/lib/python3.11/site-packages"])
 
 
 from gateway.hooks import runner as _runner  # noqa: E402
@@ -135,6 +146,14 @@ def test_no_handler_before_its_module_exists(tmp_path, gw, real_hooks):
 @pytest.mark.parametrize("handler,name", [
     ({"type": "command", "command": "/v/bin/gateway hook permission-request"},
      "permission-request"),
+    ({"type": "command", "command": LEAN}, "permission-request"),
+    ({"command": LEAN.replace(" -I -S ", " -I -S -B ")}, "permission-request"),
+    ({"command": launch_command("pre-tool-use", "/a b/python", ["/it's", '/q"x', "/\u00e9"])},
+     "pre-tool-use"),
+    ({"command": LEAN.replace(" -S ", " -X importtime ")}, None),
+    ({"command": LEAN.replace("sys.exit(main())", "sys.exit(main()); import os")}, None),
+    ({"command": LEAN.replace('["/v/lib', '[__import__(\"os\").sep, "/v/lib')}, None),
+    ({"command": LEAN.replace("-c 'import", "-c 'import os; import")}, None),
     ({"command": "'/a b/gateway' hook pre-tool-use"}, "pre-tool-use"),
     ({"type": "command", "command": "/usr/bin/python3 -m gateway hook x-y"}, "x-y"),
     ({"type": "command", "command": "gateway hook permission-request"}, "permission-request"),
@@ -154,11 +173,34 @@ def test_recognising_the_gateways_own_handlers(handler, name):
 
 def test_gateway_command_resolution(gw, tmp_path):
     assert entries.gateway_command(gw) == [gw]
+    assert entries.gateway_command(gw, "script") == [gw]
     with pytest.raises(InstallError, match="not an executable"):
         entries.gateway_command(str(tmp_path / "nope"))
-    found = entries.gateway_command()
+    with pytest.raises(InstallError, match="--launcher script"):
+        entries.gateway_command(gw, "lean")
+    with pytest.raises(InstallError, match="unknown launcher"):
+        entries.gateway_command(None, "fast")
+    found = entries.gateway_command(launcher="script")
     assert os.path.isabs(found[0])
     assert found == [GW] or found[1:] == ["-m", "gateway"]
+    lean = entries.gateway_command()
+    assert lean == entries.gateway_command(launcher="lean") == launch.prefix()
+    assert lean[:4] == [os.path.abspath(sys.executable), "-I", "-S", "-c"]
+    parsed = entries.parse_command(entries.command_string(lean, "pre-tool-use"))
+    assert (parsed.kind, parsed.program, parsed.name) == ("lean", lean[0], "pre-tool-use")
+    gateway_parent = os.path.dirname(os.path.dirname(os.path.abspath(gateway.__file__)))
+    assert gateway_parent in parsed.paths and all(os.path.isabs(p) for p in parsed.paths)
+
+
+def test_lean_line_that_does_not_start_is_refused(tmp_path):
+    broken = tmp_path / "bin" / "python"
+    broken.parent.mkdir()
+    broken.write_text("#!/bin/sh\necho 'ModuleNotFoundError: no gateway here' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    with pytest.raises(InstallError, match="no gateway here.*--launcher script"):
+        entries.lean_command(str(broken))
+    with pytest.raises(InstallError, match="not an executable"):
+        entries.lean_command(str(tmp_path / "none"))
 
 
 def test_command_with_spaces_is_quoted(tmp_path):
@@ -297,6 +339,101 @@ def test_install_uninstall_round_trips_byte_for_byte(tmp_path, gw, fake_guard, n
     res = uninstall(path)
     assert res.changed and res.restored
     assert path.read_bytes() == STYLES[name]
+
+
+def _gateway_commands(path) -> list:
+    hooks = json.loads(path.read_text())["hooks"]
+    return [h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]
+            if entries.owned_hook_name(h)]
+
+
+@pytest.mark.parametrize("name", ["claude-code (2 spaces, no final newline)", "hand-formatted",
+                                  "empty file", "already has PermissionRequest"])
+def test_lean_launcher_is_the_default_idempotent_and_round_trips(tmp_path, real_hooks, name):
+    path = tmp_path / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_bytes(STYLES[name])
+    ops.install(settings_file=str(path))
+    installed = path.read_bytes()
+    commands = _gateway_commands(path)
+    assert len(commands) == len(REAL_EVENTS())
+    for cmd in commands:
+        parsed = entries.parse_command(cmd)
+        assert parsed.kind == "lean" and parsed.program == os.path.abspath(sys.executable)
+        assert cmd == entries.command_string(launch.prefix(), parsed.name)
+    again = ops.install(settings_file=str(path))
+    assert not again.changed and {c.action for c in again.changes} == {"keep"}
+    assert path.read_bytes() == installed
+    res = uninstall(path)
+    assert res.restored and path.read_bytes() == STYLES[name]
+    assert uninstall(path).changes == []
+
+
+def test_switching_launchers_updates_in_place_and_still_round_trips(tmp_path, gw, real_hooks):
+    path = tmp_path / "settings.json"
+    path.write_bytes(STYLES["hand-formatted"])
+    install(path, gw)  # the console script (--gateway-path)
+    groups = {e: len(g) for e, g in json.loads(path.read_text())["hooks"].items()}
+    res = ops.install(settings_file=str(path))  # the default: lean
+    assert {c.action for c in res.changes} == {"update"}
+    assert {e: len(g) for e, g in json.loads(path.read_text())["hooks"].items()} == groups
+    assert {entries.parse_command(c).kind for c in _gateway_commands(path)} == {"lean"}
+    res = ops.install(settings_file=str(path), gateway_path=gw, launcher="script")
+    assert {c.action for c in res.changes} == {"update"}
+    assert {entries.parse_command(c).kind for c in _gateway_commands(path)} == {"script"}
+    ops.install(settings_file=str(path), launcher="lean")
+    res = uninstall(path)
+    assert res.restored and path.read_bytes() == STYLES["hand-formatted"]
+
+
+def test_handlers_of_older_versions_are_replaced_by_the_lean_line(tmp_path, real_hooks):
+    """Installs before the lean line registered the console script (or `python -m
+    gateway`): a new install updates them in place, uninstall takes them out."""
+    old = {"model": "x", "hooks": {
+        "PermissionRequest": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "/old/venv/bin/gateway hook permission-request",
+             "timeout": 30}]}],
+        "PreToolUse": [
+            {"matcher": "*", "hooks": [{"type": "command", "command": "keep-me"}]},
+            {"hooks": [{"type": "command", "timeout": 30, "onFailure": "block",
+                        "command": "/old/venv/bin/python3 -m gateway hook pre-tool-use"}]}]}}
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(old, indent=2))
+    res = ops.install(settings_file=str(path))
+    assert sorted(c.action for c in res.changes) == ["update", "update"]
+    hooks = json.loads(path.read_text())["hooks"]
+    assert hooks["PreToolUse"][0] == old["hooks"]["PreToolUse"][0]
+    assert [len(hooks[e]) for e in ("PermissionRequest", "PreToolUse")] == [1, 2]
+    assert {entries.parse_command(c).kind for c in _gateway_commands(path)} == {"lean"}
+    uninstall(path)
+    assert json.loads(path.read_text()) == {"model": "x", "hooks": {"PreToolUse": [
+        old["hooks"]["PreToolUse"][0]]}}
+
+
+def test_installed_lean_command_runs_from_anywhere(tmp_path, project):
+    """Claude Code runs the command through a shell, in the agent's cwd, with the agent's
+    environment: a PYTHONPATH or a json.py there, or a PATH without the venv, change
+    nothing."""
+    import subprocess
+
+    path = tmp_path / "settings.json"
+    ops.install(settings_file=str(path))
+    cmd = json.loads(path.read_text())["hooks"]["PermissionRequest"][0]["hooks"][0]["command"]
+    evil = tmp_path / "evil"
+    (evil / "gateway").mkdir(parents=True)
+    (evil / "gateway" / "__init__.py").write_text("raise SystemExit('hijacked')\n")
+    for name in ("json.py", "re.py", "os.py", "bashlex.py"):
+        (evil / name).write_text("raise SystemExit('hijacked')\n")
+    env = {k: v for k, v in os.environ.items() if k.startswith(("GATEWAY_", "XDG_"))}
+    env.update(PATH=str(tmp_path / "nothing"), PYTHONPATH=str(evil), PYTHONHOME=str(evil),
+               HOME=os.environ["HOME"], CLAUDE_PROJECT_DIR=project, GATEWAY_RESIDENT="off")
+    for command, expected in (("git status", '"behavior": "allow"'), ("cat .env", "")):
+        body = json.dumps({"cwd": project, "tool_name": "Bash",
+                           "tool_input": {"command": command}})
+        p = subprocess.run(["/bin/sh", "-c", cmd], input=body, text=True, cwd=evil, env=env,
+                           capture_output=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        assert (expected in p.stdout) if expected else p.stdout == "", (command, p.stdout)
 
 
 @pytest.mark.parametrize("name", [n for n in STYLES if n not in ("hand-formatted",)])
@@ -581,6 +718,19 @@ def test_cli_install_errors_exit_3_and_say_where(tmp_path, gw):
     assert f"{path}:1:" in r.output and "nothing was changed" in r.output
     r = run_cli("install", "--port", "1234")
     assert r.exit_code == 2 and "--http" in r.output
+    r = run_cli("install", "--settings", str(path), "--gateway-path", gw, "--launcher", "lean")
+    assert r.exit_code == 2 and "--launcher script" in r.output
+
+
+def test_cli_launcher_option(tmp_path, gw):
+    path = tmp_path / "s.json"
+    r = run_cli("install", "--settings", str(path), "--launcher", "script", "--gateway-path",
+                gw)
+    assert r.exit_code == 0, r.output
+    assert _gateway_commands(path) == [f"{gw} hook permission-request"]
+    r = run_cli("install", "--settings", str(path))
+    assert r.exit_code == 0 and "update" in r.output and " -I -S -c <gateway from " in r.output
+    assert entries.parse_command(_gateway_commands(path)[0]).kind == "lean"
 
 
 def test_cli_dry_run_shows_diff(tmp_path, gw):

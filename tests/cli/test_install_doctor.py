@@ -111,3 +111,50 @@ def test_cli_exit_codes_and_json(project, monkeypatch):
     r = runner.invoke(cli, ["doctor", "--json", "--claude", "/nonexistent"])
     assert r.exit_code == 0, r.output
     assert all(c["status"] != "fail" for c in json.loads(r.output))
+
+
+# --- the lean launch line (what `gateway install` registers by default) --------------------
+
+
+def test_lean_install_is_checked_by_starting_it(project):
+    ops.install("project", str(project))
+    checks = doctor.run(str(project), claude="/nonexistent/claude")
+    assert not [c for c in checks if c.status == "fail"], statuses(checks)
+    assert find(checks, "ok", "PermissionRequest hook runs: allow for `git status`")
+    registered = find(checks, "ok", "PermissionRequest registered in project")
+    assert registered and " -I -S -c <gateway from " in registered[0].title
+    assert find(doctor.run(str(project), probe=False), "ok",
+                "exists and so do the gateway's directories")
+
+
+def _write_handler(project, command):
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"PermissionRequest": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}}))
+
+
+def test_lean_line_whose_venv_is_gone_fails(project, tmp_path):
+    from gateway import launch
+    from gateway.install import entries
+
+    gone = tmp_path / "old-venv" / "lib" / "python3.11" / "site-packages"
+    _write_handler(project, entries.command_string(
+        launch.prefix(sys.executable, [str(gone)]), "permission-request"))
+    for probe in (True, False):
+        bad = find(doctor.run(str(project), probe=probe), "fail", f"from {gone}, which is gone")
+        assert bad and "gateway install --scope project" in bad[0].fix
+    _write_handler(project, entries.command_string(
+        launch.prefix(str(tmp_path / "old-venv" / "bin" / "python"), [str(gone)]),
+        "permission-request"))
+    bad = find(doctor.run(str(project), probe=False), "fail", "does not exist")
+    assert bad and "the Python of the lean launch line" in bad[0].title
+
+
+def test_command_that_does_not_start_fails(project, tmp_path):
+    crash = tmp_path / "bin" / "gateway"
+    crash.parent.mkdir()
+    crash.write_text("#!/bin/sh\ncat >/dev/null\necho 'Traceback: ImportError' >&2\nexit 1\n")
+    crash.chmod(0o755)
+    ops.install("project", str(project), gateway_path=str(crash))
+    bad = find(doctor.run(str(project)), "fail", "does not start")
+    assert bad and "exit 1: Traceback: ImportError" in bad[0].title

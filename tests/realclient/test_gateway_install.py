@@ -3,9 +3,10 @@
 
 Every verdict is read from what actually happened: the side effect in the project (a file
 created or not), the tool_result the client sent back to the "model", and the gateway's own
-audit log. The hooks run the gateway console script beside this test's Python (the venv
-that runs pytest) with a private HOME, state, cache and config, so nothing of the machine's
-own gateway setup takes part.
+audit log. `gateway install` is the console script beside this test's Python (the venv that
+runs pytest); the hooks it registers run that venv's Python through the lean launch line
+(or the console script, with --launcher script), with a private HOME, state, cache and
+config, so nothing of the machine's own gateway setup takes part.
 
 Texts asserted here are 2.1.330 wording (docs/realclient.md).
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -112,13 +114,53 @@ def _registered(box: Sandbox) -> dict:
 # --- install writes what the client runs --------------------------------------------------
 
 
-def test_install_registers_absolute_gateway_path(box: Sandbox) -> None:
+def test_install_registers_the_lean_launch_line_by_absolute_paths(box: Sandbox) -> None:
+    from gateway.install import entries
+
     hooks = _registered(box)
-    handler = hooks["PermissionRequest"][0]["hooks"][0]
-    assert handler["command"] == f"{GATEWAY} hook permission-request"
     assert hooks["PermissionRequest"][0]["matcher"] == "Bash"
+    for event in hooks:
+        for group in hooks[event]:
+            for handler in group["hooks"]:
+                words = shlex.split(handler["command"])
+                parsed = entries.parse_command(handler["command"])
+                assert parsed is not None and parsed.kind == "lean", handler
+                # this venv's Python, isolated, without site; the gateway from this venv
+                assert words[0] == str(GATEWAY.parent / Path(words[0]).name), words
+                assert words[1:4] == ["-I", "-S", "-c"] and words[-2] == "hook", words
+                assert parsed.paths and all(os.path.isabs(p) for p in parsed.paths)
     for group in hooks.get("PreToolUse", []):
         assert all(h.get("onFailure") == "block" for h in group["hooks"]), group
+
+
+def test_lean_hooks_ignore_the_agents_pythonpath_and_cwd(tmp_path: Path) -> None:
+    """A PYTHONPATH in the agent's environment, or a json.py or gateway/ in the project
+    (the hook's cwd), cannot replace the gateway's code: the hook still allows."""
+    b = _installed(tmp_path)
+    evil = tmp_path / "evil"
+    for where in (evil, b.project):
+        (where / "gateway").mkdir(parents=True, exist_ok=True)
+        (where / "gateway" / "__init__.py").write_text("raise SystemExit('hijacked')\n")
+        for name in ("json.py", "re.py", "bashlex.py"):
+            (where / name).write_text("raise SystemExit('hijacked')\n")
+    res = b.run(tool_use=bash("touch marker"),
+                env_extra={"PYTHONPATH": str(evil), "PYTHONSTARTUP": str(evil / "json.py")})
+    assert (b.project / "marker").exists(), res.describe()
+    assert ("PermissionRequest", "allow") in [(e["event"], e["decision"]) for e in b.audit()]
+
+
+def test_script_launcher_is_kept_as_an_option(tmp_path: Path) -> None:
+    b = Sandbox(tmp_path)
+    out = b.install("--launcher", "script")
+    assert "add" in out.stdout, out.stdout
+    handler = _registered(b)["PermissionRequest"][0]["hooks"][0]
+    assert handler["command"] == f"{GATEWAY} hook permission-request"
+    res = b.run(tool_use=bash("touch marker"))
+    assert (b.project / "marker").exists(), res.describe()
+    out = b.install()  # back to the default: the same entries, updated in place
+    assert "update" in out.stdout and "add" not in out.stdout, out.stdout
+    b.gateway("uninstall", "--scope", "project", "--project", str(b.project))
+    assert not b.settings.exists()  # install created it: uninstall takes it away
 
 
 def test_allowed_in_project_command_runs_without_approval(box: Sandbox) -> None:
