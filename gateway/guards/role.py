@@ -9,7 +9,8 @@ directory, no symlink) whose content is `{"role": "lead"|"implementer"|"reviewer
 "owns": [globs]}`. The gateway records it under the caller's agent_id when there is one
 (a subagent never changes the Lead's role: they share the session_id), else under the
 session_id. No self-escalation: the new role may not rank above the caller's current
-effective role (reviewer < implementer < lead), checked again inside the file lock. A
+effective role (reviewer < implementer < lead), checked again inside the file lock, and a
+subagent (a call with an agent_id) may never register as lead. A
 re-registration at the same rank replaces `owns` (the Lead hands an implementer its globs
 at its first task claim).
 
@@ -161,6 +162,11 @@ def register(req, state, target, record=True):
         return ""
 
     why = escalation(state.role)
+    if not why and req.agent_id and marker.role == "lead":
+        # the Lead is the main thread (no agent_id); an unregistered subagent has no role
+        # restrictions but is not the Lead (GW807), and must not make itself one
+        why = ("a subagent (agent_id) may not register as lead: the Lead is the main "
+               "session; register as implementer or reviewer")
     if why:
         return req.deny(PHASE, "GW805", why, rule="role:escalation")
     where = "agent_id" if req.agent_id else "session_id"

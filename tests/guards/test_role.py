@@ -138,11 +138,31 @@ def test_escalation_is_judged_on_the_effective_role(guard, proj):
     assert "agent-sub" not in roles_on_disk(proj)
 
 
+def test_an_unregistered_subagent_cannot_make_itself_the_lead(guard, proj):
+    """Found in review: an unregistered subagent registered as lead, then did what only the
+    Lead may (GW807: gateway state clean)."""
+    assert denied(guard("Bash", {"command": "gateway state clean"}, agent_id="sub-9"),
+                  "GW807")
+    v = guard("Write", marker(proj, "x", "lead"), agent_id="sub-9")
+    assert denied(v, "GW805") and "subagent" in v.message
+    assert "sub-9" not in roles_on_disk(proj)
+    assert denied(guard("Bash", {"command": "gateway state clean"}, agent_id="sub-9"),
+                  "GW807")
+
+
+def test_the_main_thread_may_register_as_lead(guard, proj):
+    assert silent(guard("Write", marker(proj, "lead", "lead")))
+    assert roles_on_disk(proj)[LEAD_SESSION]["role"] == "lead"
+
+
 @pytest.mark.parametrize("current,new", [
     ("lead", "reviewer"), ("lead", "implementer"), ("implementer", "reviewer"),
     ("reviewer", "reviewer"), ("implementer", "implementer")])
 def test_moving_down_or_sideways_is_allowed(guard, proj, current, new):
-    assert silent(guard("Write", marker(proj, "me", current, ["src/a/**"]), agent_id=IMP))
+    if current == "lead":  # a subagent cannot register as lead; a recorded one may step down
+        register(proj, IMP, "lead", ["src/a/**"])
+    else:
+        assert silent(guard("Write", marker(proj, "me", current, ["src/a/**"]), agent_id=IMP))
     assert silent(guard("Write", marker(proj, "me", new, ["src/b/**"]), agent_id=IMP))
     assert roles_on_disk(proj)[IMP]["role"] == new
     assert roles_on_disk(proj)[IMP]["owns"] == ["src/b/**"]
@@ -208,10 +228,10 @@ def test_registration_through_a_relative_path(guard, proj):
 
 def test_a_marker_elsewhere_registers_nothing(guard, proj):
     os.makedirs(os.path.join(proj, "other/.claude/state"))
-    v = guard("Write", marker(proj, "x", "lead"), agent_id=REV)  # sanity: registers
+    v = guard("Write", marker(proj, "x", "reviewer"), agent_id=REV)  # sanity: registers
     assert silent(v)
     path = os.path.join(proj, "other/.claude/state/breezing-role-y.json")
-    assert silent(guard("Write", {"file_path": path, "content": '{"role":"lead"}'},
+    assert silent(guard("Write", {"file_path": path, "content": '{"role":"reviewer"}'},
                         agent_id="agent-other"))
     assert "agent-other" not in roles_on_disk(proj)
 
