@@ -299,10 +299,14 @@ def _analyze(eff, command, cwd, home, depth, cwds):
         eff.commit_push_maybe.append("the command is too long to analyse, so it may commit or "
                                      "push")
         return
-    try:
-        script = parse(command)
-    except ShellParseError as exc:
-        eff.unknown.append(f"the command cannot be parsed ({exc})")
+    script = _validators_parse(command)
+    if script is None:
+        try:
+            script = parse(command)
+        except ShellParseError as exc:
+            script = exc
+    if isinstance(script, ShellParseError):
+        eff.unknown.append(f"the command cannot be parsed ({script})")
         if _mentions_commit_push(command):
             eff.commit_push_maybe.append("the command cannot be parsed and mentions git and a "
                                          "subcommand that commits or pushes")
@@ -318,6 +322,19 @@ def _analyze(eff, command, cwd, home, depth, cwds):
     env = _Env(cwds, depth, False, home)
     for cmd in commands:
         _command(eff, cmd, env)
+
+
+def _validators_parse(command):
+    """The validator's parse of exactly this text (a Script, or the ShellParseError it
+    raised) when it made one, else None. The PreToolUse hook runs the validator on the
+    command before analysing it, and phase 2 keeps its parses by text: a Script is a pure
+    function of its text and nobody mutates it, so parsing the same text again would give
+    the same answer (~0.2 ms per call). The validator is not imported for this."""
+    import sys
+
+    phase2 = sys.modules.get("gateway.validator.phase2_syntax")
+    memo = getattr(phase2, "_MEMO", None)
+    return memo.get(command) if isinstance(memo, dict) else None
 
 
 def _follow_cd(commands, cwds, home):

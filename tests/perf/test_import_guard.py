@@ -180,3 +180,38 @@ def test_entry_modules_import_only_the_standard_library(module):
                        cwd=ROOT)
     new = eval(p.stdout.decode())  # a list literal we printed ourselves
     assert all(m.startswith("gateway") for m in new), new
+
+
+_PARSE_COUNT_PROBE = r"""
+import io, json, sys
+from gateway.shell import parse as shell
+texts = []
+real = shell.parse
+def counting(text):
+    texts.append(text)
+    return real(text)
+shell.parse = counting
+sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))
+from gateway._entry import main
+main(["hook", "pre-tool-use"])
+sys.stderr.write("\nPROBE " + json.dumps({"texts": texts}) + "\n")
+"""
+
+
+@pytest.mark.parametrize("command,parses", [
+    ("git diff --stat HEAD~1 -- src/app.py", 1),
+    ("rm -rf / --no-preserve-root", 1),          # the validator's deny: no analysis
+    ("echo 'unterminated", 1),                    # the parse error is reused too
+    ("ls 2>&1", 2),                               # phase 1.5 strips the suffix: other text
+    ("git commit -m x > .git/hooks/pre-commit", 1),
+])
+def test_pre_tool_use_parses_a_bash_command_once(project, command, parses):
+    """The guards' effects analyzer reuses the validator's parse of the same text (phase 2's
+    memo) instead of parsing it again; a different text (after suffix stripping) is parsed
+    on its own."""
+    payload = json.dumps({"session_id": "s", "cwd": project, "tool_name": "Bash",
+                          "hook_event_name": "PreToolUse", "tool_input": {"command": command}})
+    _probe(project, _env(project), hook="pre-tool-use")  # compiles the policy if need be
+    _, info = _probe(project, _env(project), _PARSE_COUNT_PROBE, payload=payload,
+                     hook="pre-tool-use")
+    assert len(info["texts"]) == parses, info["texts"]
