@@ -63,7 +63,10 @@ def record(verdict, *, event: str, payload=None, tool=None, latency_ms=None, env
         limit = int(env.get("GATEWAY_AUDIT_MAX_BYTES", 10 * 1024 * 1024))
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         _rotate(path, limit)
-        line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        # backslashreplace: a lone surrogate (a JSON "\ud800" in the payload) is written as
+        # its JSON escape, so the entry is kept and the line stays valid JSON
+        line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode(
+            "utf-8", "backslashreplace")
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, line)

@@ -246,8 +246,10 @@ CODES = {
               "unregistered main thread). Reviewers, implementers and subagents may not use "
               "them.", "gateway state clean   (as an implementer)"),
     "GW808": ("guard:role", "deny", "reviewer or implementer starts an agent",
-              "A reviewer or implementer may not use the Agent (Task) tool: the new agent "
-              "would have its own agent_id and would not inherit the role.",
+              "A reviewer or implementer may not use the Agent (Task) tool, nor start a "
+              "Claude Code session from Bash (claude -p, npx @anthropic-ai/claude-code): the "
+              "new agent would have its own identity, would not inherit the role, and an "
+              "unregistered session is taken for the Lead.",
               "Agent {\"prompt\": ...}   (as the reviewer)"),
     "GW810": ("guard:codex", "deny", "codex mode: write outside state and Markdown files",
               "While breezing-active.json has impl_mode \"codex\", Codex writes the code: every "

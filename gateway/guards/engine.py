@@ -55,7 +55,8 @@ def _evaluate(req, record):
         state = load_state(req)
     except _state_error() as exc:  # evaluated only when load_state raises: no state, no store
         return req.deny("guard:state", "GW890", f"the breezing state cannot be read, so the "
-                        f"guards cannot decide: {exc}")
+                        f"guards cannot decide: {exc}. Run the repair in your own terminal: "
+                        "inside Claude Code every tool call is denied until it is fixed")
     req.step("guard:state", "info", "", state.describe())
     verdict = delegate.check(req, state) or role.check_spawn(req, state)
     if verdict is not None:

@@ -490,7 +490,8 @@ def loads_strict(data: bytes | str, *, source, max_depth: int = MAX_DEPTH,
         where = f"line {e.lineno + line_offset} column {e.colno}"
         truncated = e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string")
         what = "ends early (truncated or half-written)" if truncated else "is not valid JSON"
-        raise StateCorrupt(source, f"{what}: {e.msg} at {where}", repair) from None
+        msg = e.msg[:-3] if e.msg.endswith(" at") else e.msg  # "...starting at" + " at line"
+        raise StateCorrupt(source, f"{what}: {msg} at {where}", repair) from None
     except _DuplicateKey as e:
         raise StateCorrupt(source, f"is ambiguous JSON: the key '{safe_text(e, 60)}' appears twice "
                                    f"in one object",
