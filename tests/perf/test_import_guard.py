@@ -116,10 +116,11 @@ def test_hook_process_runs_without_the_cyclic_gc(project):
     """A hook process decides once and exits: `gateway hook` (argv from the command line)
     switches the cyclic collector off; a caller passing argv (a test, a long-lived
     process) keeps it."""
-    script = ("import gc, io, sys; sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1]"
+    # (an atexit callback also keeps the process from ending before it can print)
+    script = ("import atexit, gc, io, sys; sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1]"
               ".encode())); sys.argv = ['gateway', 'hook', 'permission-request']; "
-              "from gateway._entry import main; main(); sys.stderr.write('\\nGC %s' % "
-              "gc.isenabled())")
+              "atexit.register(lambda: sys.stderr.write('\\nGC %s' % gc.isenabled())); "
+              "from gateway._entry import main; main()")
     p = subprocess.run([sys.executable, "-c", script, _payload(project)], env=_env(project),
                        capture_output=True, timeout=120, cwd="/")
     assert p.returncode == 0 and p.stderr.decode().endswith("GC False"), p.stderr.decode()
@@ -215,3 +216,54 @@ def test_pre_tool_use_parses_a_bash_command_once(project, command, parses):
     _, info = _probe(project, _env(project), _PARSE_COUNT_PROBE, payload=payload,
                      hook="pre-tool-use")
     assert len(info["texts"]) == parses, info["texts"]
+
+
+_EXIT_PROBE = r"""
+import io, os, sys
+sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))
+sys.argv = ["gateway", "hook", sys.argv[2]]
+class Finalised:
+    def __del__(self):
+        os.write(2, b"FINALISED")
+KEEP = Finalised()
+if os.environ.get("PROBE_ATEXIT"):
+    import atexit
+    atexit.register(lambda: os.write(2, b"ATEXIT"))
+if os.environ.get("PROBE_THREAD"):
+    import threading, time
+    threading.Thread(target=time.sleep, args=(0.2,)).start()
+from gateway._entry import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("hook,command,answer", [
+    ("permission-request", "git status", '"behavior": "allow"'),
+    ("permission-request", "cat .env", ""),
+    ("pre-tool-use", "rm -rf /", '"permissionDecision": "deny"'),
+    ("pre-tool-use", "git status", ""),
+])
+def test_hook_process_ends_without_finalisation_and_loses_nothing(project, tmp_path, hook,
+                                                                  command, answer):
+    """`gateway hook` ends with os._exit after its answer is flushed (the interpreter's
+    teardown of every imported module costs ~3 ms): the answer, the exit status and the
+    audit line are all there. With an atexit callback or a second thread, the process ends
+    the normal way."""
+    log = tmp_path / "audit.jsonl"
+    env = _env(project, GATEWAY_AUDIT_LOG=str(log))
+    argv = [sys.executable, "-c", _EXIT_PROBE, _payload(project, command), hook]
+    p = subprocess.run(argv, env=env, capture_output=True, timeout=120, cwd="/")
+    out = p.stdout.decode()
+    assert p.returncode == 0, p.stderr.decode()
+    assert (answer in out and out.endswith("}\n") and out.count("\n") == 1) if answer \
+        else out == "", out
+    assert b"FINALISED" not in p.stderr, "the interpreter was finalised"
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(entries) == 1 and entries[0]["command"] == command
+    for extra in ({"PROBE_ATEXIT": "1"}, {"PROBE_THREAD": "1"}):
+        p = subprocess.run(argv, env=dict(env, **extra), capture_output=True, timeout=120,
+                           cwd="/")
+        assert p.returncode == 0 and p.stdout.decode() == out, p.stderr.decode()
+        assert b"FINALISED" in p.stderr, extra
+        if "PROBE_ATEXIT" in extra:
+            assert b"ATEXIT" in p.stderr
