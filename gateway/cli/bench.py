@@ -6,8 +6,10 @@ What it measures (docs/performance.md has the targets and a recent run):
                  pre-tool-use` (the same Bash command, and a Write inside the project) with
                  typical payloads, against `python -c pass` of the same interpreter: wall
                  and CPU time, alternating runs after a warm-up; min/median/max and the
-                 ratio of the medians. Also the lean launch line (gateway.launch) and, with
-                 `gateway serve` running, the socket fast path. Peak RSS of each through GNU
+                 ratio of the medians. Each through pip's console script (`gateway install
+                 --launcher script`) and the lean launch line (gateway.launch: what
+                 `gateway install` registers) and, with `gateway serve` running, the
+                 socket fast path. Peak RSS of each through GNU
                  time when it is installed (a child's max RSS read by its parent is polluted
                  by the parent's own size).
 2. batch         `check --batch` in-process on a session-like mix and on an all-unique mix:
@@ -253,8 +255,9 @@ def lean_argv(name) -> list:
 
 def hook_cases(project, env) -> list:
     """(label, argv, stdin, env) of the standalone hook processes: every implemented hook of
-    the two that run per tool call, through the console script (what `gateway install`
-    registers) and through the lean launch line."""
+    the two that run per tool call, through the console script (`gateway install
+    --launcher script`) and through the lean launch line (what `gateway install` registers
+    by default)."""
     from gateway.hooks import runner
 
     alone = dict(env, GATEWAY_RESIDENT="off")
