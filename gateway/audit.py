@@ -6,7 +6,6 @@ GATEWAY_AUDIT_MAX_BYTES (default 10 MB) it is rotated to .1 (then .2, .3; older 
 Logging never changes a decision: its errors are swallowed.
 """
 
-import json
 import os
 import time
 
@@ -41,6 +40,8 @@ def record(verdict, *, event: str, payload=None, tool=None, latency_ms=None, env
     path = log_path(env)
     if path is None:
         return
+    import json  # only when the log is on
+
     env = os.environ if env is None else env
     payload = payload if isinstance(payload, dict) else {}
     tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}

@@ -267,3 +267,12 @@ def test_hook_process_ends_without_finalisation_and_loses_nothing(project, tmp_p
         assert b"FINALISED" in p.stderr, extra
         if "PROBE_ATEXIT" in extra:
             assert b"ATEXIT" in p.stderr
+
+
+def test_audit_log_off_imports_no_json():
+    script = ("import sys; from gateway import audit; from gateway.decision import ALLOW, "
+              "Verdict; audit.record(Verdict(ALLOW, '7', 'GW700', '', 'ok'), event='X', "
+              "env={'GATEWAY_AUDIT_LOG': 'off'}); print('json' in sys.modules)")
+    p = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, timeout=60,
+                       cwd=ROOT)
+    assert p.stdout.decode().strip() == "False", p.stderr.decode()
