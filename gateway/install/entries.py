@@ -111,15 +111,16 @@ def _executable(path) -> bool:
     return bool(path) and os.path.isfile(path) and os.access(path, os.X_OK)
 
 
-def gateway_command(explicit=None, launcher=None) -> list:
+def gateway_command(explicit=None, launcher="script") -> list:
     """argv prefix (before `hook NAME`) that runs the installed gateway from anywhere.
 
-    launcher "lean" (the default): gateway.launch's line for this interpreter and
-    installation, checked by starting it once. "script": [abs path of the console script],
-    or [python, -m, gateway] when there is no script but the interpreter can import the
-    package from any directory. `explicit` (--gateway-path) names the script and implies
-    "script". Raises InstallError when the form asked for cannot work."""
-    if launcher not in (None,) + LAUNCHERS:
+    launcher "lean" (what `gateway install` registers unless told otherwise):
+    gateway.launch's line for this interpreter and installation, checked by starting it
+    once. "script": [abs path of the console script], or [python, -m, gateway] when there is
+    no script but the interpreter can import the package from any directory; `explicit`
+    (--gateway-path) names the script. Raises InstallError when the form asked for cannot
+    work."""
+    if launcher not in LAUNCHERS:
         raise InstallError(f"unknown launcher {launcher!r}; use one of {', '.join(LAUNCHERS)}")
     if explicit:
         if launcher == "lean":
@@ -129,7 +130,7 @@ def gateway_command(explicit=None, launcher=None) -> list:
         if not _executable(path):
             raise InstallError(f"--gateway-path {explicit}: not an executable file")
         return [path]
-    if launcher in (None, "lean"):
+    if launcher == "lean":
         return lean_command()
     # The console script beside the running interpreter (a venv's bin/, uv tool, pipx).
     # Not resolved through symlinks: the venv's path is the stable one.

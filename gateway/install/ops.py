@@ -157,6 +157,8 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     if not specs:
         raise InstallError("this gateway implements no hooks (gateway/hooks/ is empty); "
                            "reinstall the package")
+    if launcher is None:
+        launcher = "script" if gateway_path else "lean"
     prefix = entries.gateway_command(gateway_path, launcher)
     groups = {s.name: entries.group(s, prefix) for s in specs}
     private = False
