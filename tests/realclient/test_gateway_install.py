@@ -195,9 +195,7 @@ def test_denied_command_does_not_run_and_model_sees_reason(box: Sandbox) -> None
 def test_reviewer_subagent_write_denied_by_pretooluse_guard(tmp_path: Path) -> None:
     from gateway.hooks import runner
 
-    if "pre-tool-use" not in runner.events():
-        pytest.skip("PreToolUse guard NOT TESTED: gateway/hooks/pre_tool_use.py does not "
-                    "exist yet (install registers no handler before it exists)")
+    assert "pre-tool-use" in runner.events()
     box = _installed(tmp_path)
     assert "PreToolUse" in _registered(box)
     # The main thread (unregistered: the Lead) starts a subagent; the subagent registers as
