@@ -30,6 +30,18 @@ def project_dir(payload_cwd, env=None) -> str:
         probe = parent
 
 
+def usable(path) -> bool:
+    """Can `path` name a file at all? A string without NUL that the OS can encode (a JSON
+    "\\ud800" escape gives a lone surrogate, which it cannot)."""
+    if not isinstance(path, str) or "\x00" in path:
+        return False
+    try:
+        os.fsencode(path)
+    except UnicodeError:
+        return False
+    return True
+
+
 def is_within(path: str, root: str) -> bool:
     """path == root or path is below root (component-wise, not a string prefix)."""
     if root == "/":

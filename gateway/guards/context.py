@@ -41,6 +41,11 @@ def _text(payload, key):
         raise GuardError("GW892", f"{key} is not a string", "guard:input")
     if "\x00" in value:
         raise GuardError("GW892", f"{key} contains a NUL character", "guard:input")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise GuardError("GW892", f"{key} contains an unpaired surrogate (a JSON \\ud800-style "
+                         "escape): not a usable name", "guard:input") from None
     return value
 
 

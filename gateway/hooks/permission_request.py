@@ -34,6 +34,9 @@ def decide(raw: bytes, env) -> tuple:
             raise pl.PayloadError("cwd is missing or not an absolute path")
         from gateway import paths, runtime
 
+        if not paths.usable(cwd):
+            raise pl.PayloadError("cwd is not a usable path (NUL or an unpaired surrogate)")
+
         project = paths.project_dir(cwd, env)
         verdict = runtime.judge_bash(command, cwd, project, tool_name,
                                      raw_input=raw.decode("utf-8"), env=env)

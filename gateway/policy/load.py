@@ -84,7 +84,13 @@ def parse_yaml(path: str, text: str, allow_aliases: bool):
     _walk(node, (), lines, errors, path, allow_aliases, set())
     if errors:
         raise PolicyError(errors)
-    data = yaml.load(text, Loader=loader)
+    try:
+        data = yaml.load(text, Loader=loader)
+    except yaml.YAMLError as exc:  # composes but does not construct: an unknown !!tag, ...
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else path
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise PolicyError([f"{where}: invalid YAML: {problem}"]) from None
     if not isinstance(data, dict):
         raise PolicyError([f"{path}:1: the top level must be a mapping of keys"])
     return data, lines
@@ -102,6 +108,10 @@ def _walk(node, path, lines, errors, fname, allow_aliases, seen):
     if kind == "mapping":
         keys = set()
         for knode, vnode in node.value:
+            if knode.id != "scalar":
+                errors.append(f"{fname}:{knode.start_mark.line + 1}: a key must be a plain "
+                              f"string, not a {knode.id}")
+                continue
             key = knode.value
             if key in keys:
                 errors.append(f"{fname}:{knode.start_mark.line + 1}: duplicate key {key!r}")

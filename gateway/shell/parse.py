@@ -173,6 +173,16 @@ def _check_gap(text: str, start: int, end: int) -> None:
         raise ShellParseError(f"the parser skipped text at offset {i}: {text[i:i + 20]!r}")
 
 
+def _is_assignment(raw: str) -> bool:
+    """Is a word's source text an assignment (NAME=..., NAME+=...) as bash sees it?"""
+    eq = raw.find("=")
+    if eq <= 0:
+        return False
+    name = raw[:eq - 1] if raw[eq - 1] == "+" else raw[:eq]
+    return bool(name) and (name[0].isalpha() or name[0] == "_") and name.isascii() and all(
+        c.isalnum() or c == "_" for c in name)
+
+
 def _children(node):
     out = []
     for value in vars(node).values():
@@ -204,7 +214,12 @@ class _Builder:
         words, assigns, redirects = [], [], []
         for part in node.parts:
             kind = part.kind
-            if kind == "word":
+            if kind == "word" and not words and _is_assignment(self.text[part.pos[0]:
+                                                                         part.pos[1]]):
+                # bash takes NAME=value before the command name as an assignment even after
+                # a redirection (`<a.txt x=1`); bashlex only before the first redirection
+                assigns.append(self.word(part))
+            elif kind == "word":
                 words.append(self.word(part))
             elif kind == "assignment":
                 assigns.append(self.word(part))
@@ -224,7 +239,9 @@ class _Builder:
         fd = getattr(node, "input", None)
         if op in ("<<", "<<-"):
             self.constructs.append((HEREDOC, self.text[node.pos[0]:node.pos[1]][:40]))
-        if isinstance(out, int):
+        if isinstance(out, (int, str)):
+            # a duplication (2>&1) or a close (2>&-, >&-): bashlex gives the number or the
+            # text, not a word node
             return Redirect(op, fd, None, out)
         target = self.word(out) if out is not None else None
         return Redirect(op, fd, target, None)

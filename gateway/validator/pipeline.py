@@ -22,6 +22,11 @@ from gateway.validator.context import Context
 
 WHOLE_COMMAND_PHASES = (phase_s0_null, phase1_chars, phase1_5_suffix, phase2_syntax,
                         phase3_parse)
+#: Commands up to this length are parsed for the deny rules even when an earlier phase
+#: refused them (too long for limits.max_command_length, a control character...): padding a
+#: catastrophic command, or a layer lowering the limit, must not turn deny into ask. Fixed
+#: here, not in the rules, so that no layer can lower it. Beyond it: ask, never allow.
+DENY_SCAN_MAX = 65536
 
 
 def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
@@ -30,8 +35,10 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
     if not isinstance(command, str):
         return Verdict(ASK, "S0", "GW904", "", "the command is not a string",
                        command=repr(command))
+    from gateway.paths import usable
+
     for what, path in (("working directory", cwd), ("project directory", project)):
-        if path is not None and (not isinstance(path, str) or "\x00" in path):
+        if path is not None and not usable(path):
             return Verdict(ASK, "S0", "GW904", "", f"the {what} is not a valid path: "
                            f"{path!r}", command=command)
     cwd = os.path.realpath(cwd) if cwd else os.path.realpath(project)
@@ -51,6 +58,9 @@ def _run(ctx) -> Verdict:
     for phase in WHOLE_COMMAND_PHASES:
         verdict = phase.run(ctx)
         if verdict is not None:
+            if (ctx.script is None and ctx.parse_error is None and "\x00" not in ctx.text
+                    and len(ctx.text) <= DENY_SCAN_MAX):
+                phase2_syntax.parse(ctx)
             denied = deny.scan(ctx)
             return denied if denied is not None else verdict
     denied = deny.scan(ctx)

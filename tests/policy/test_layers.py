@@ -65,6 +65,20 @@ def test_yaml_syntax_error_is_located(tmp_path):
                                                  "invalid YAML")
 
 
+@pytest.mark.parametrize("text,problem", [
+    ("!!python/object:os.system [ls]\n", "1: invalid YAML: could not determine a constructor"),
+    ("always_ask: !!foo [a]\n", "1: invalid YAML: could not determine a constructor"),
+    ("[a]: 1\n", "1: a key must be a plain string, not a sequence"),
+    ("{a: 1}: x\n", "1: a key must be a plain string, not a mapping"),
+    ("always_ask: [a]\n? [b]\n: 1\n", "2: a key must be a plain string, not a sequence"),
+])
+def test_yaml_that_composes_but_is_not_rules_is_a_located_error(tmp_path, text, problem):
+    """Found by fuzz_rules: these raised ConstructorError / TypeError out of the loader."""
+    errs = _errors(tmp_path, project_text=text)
+    assert len(errs) == 1 and errs[0].startswith(
+        f"{tmp_path}/proj/.claude/gateway.yaml:{problem}"), errs
+
+
 def test_duplicate_keys_are_refused(tmp_path):
     errs = _errors(tmp_path, project_text="always_ask: [a]\nalways_ask: [b]\n")
     assert errs == [f"{tmp_path}/proj/.claude/gateway.yaml:2: duplicate key 'always_ask'"]
