@@ -6,7 +6,7 @@ hook events it answers), decide(raw, env) -> (verdict, payload), render(verdict,
 `gateway adapter AGENT` runs one (reads stdin, prints one JSON object, exits 0).
 
 Implemented: gemini (Gemini CLI's BeforeTool hook, whose contract mirrors Claude Code's).
-Future work (docs/install.md): Cursor (beforeShellExecution), GitHub Copilot CLI
+Future work (docs/adapters.md): Cursor (beforeShellExecution), GitHub Copilot CLI
 (preToolUse), OpenAI Codex CLI hooks.
 """
 
