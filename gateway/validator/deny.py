@@ -19,6 +19,8 @@ _MAX_PEEL = 8
 _SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"))
 _SHELL_OPTS_WITH_VALUE = frozenset(("-o", "+o", "-O", "+O", "--rcfile", "--init-file"))
 _MAX_NESTING = 4
+#: Commands bashlex rejected are split and parsed piece by piece up to this length.
+_FRAGMENT_SCAN_MAX = 65536
 
 
 def _names(policy, argv):
@@ -218,10 +220,29 @@ def _matching_rule(policy, script, home):
     return None
 
 
+def _fragment_scripts(ctx):
+    """Parses of the top-level fragments of a command bashlex rejected as a whole."""
+    from gateway.shell.fragments import split
+    from gateway.shell.parse import ShellParseError, parse
+
+    for fragment in split(ctx.text):
+        try:
+            yield parse(fragment)
+        except (ShellParseError, RecursionError):
+            continue
+
+
 def scan(ctx):
-    """A deny verdict for the parsed command, or None."""
+    """A deny verdict for the parsed command, or None. When bashlex rejected the command,
+    each top-level fragment it can parse is matched instead (gateway.shell.fragments)."""
     script = ctx.script
     if script is None:
+        if ctx.parse_error is None or len(ctx.text) > _FRAGMENT_SCAN_MAX:
+            return None
+        for fragment in _fragment_scripts(ctx):
+            rule = matching_rule(ctx.policy, fragment)
+            if rule is not None:
+                return ctx.deny(PHASE, "GW750", rule["message"], rule=f"deny:{rule['id']}")
         return None
     rule = matching_rule(ctx.policy, script)
     if rule is not None:
