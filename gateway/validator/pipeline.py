@@ -9,6 +9,7 @@ the strictest segment decides. Any exception becomes ask (GW902): never allow on
 import os
 
 from gateway.decision import ALLOW, ASK, DENY, Verdict, strictest
+from gateway.paths import resolve, usable
 from gateway.validator import (
     deny,
     phase1_5_suffix,
@@ -35,8 +36,6 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
     if not isinstance(command, str):
         return Verdict(ASK, "S0", "GW904", "", "the command is not a string",
                        command=repr(command))
-    from gateway.paths import usable
-
     for what, path in (("working directory", cwd), ("project directory", project)):
         if path is not None and not usable(path):
             return Verdict(ASK, "S0", "GW904", "", f"the {what} is not a valid path: "
@@ -70,8 +69,6 @@ def _run(ctx) -> Verdict:
 
 
 def _inside(ctx, cwd) -> bool:
-    from gateway.paths import resolve
-
     return resolve(".", cwd, ctx.roots).status == "inside"
 
 
