@@ -225,7 +225,10 @@ def _fragment_scripts(ctx):
     from gateway.shell.fragments import split
     from gateway.shell.parse import ShellParseError, parse
 
-    for fragment in split(ctx.text):
+    fragments = split(ctx.text)
+    if len(fragments) < 2:
+        return  # the one fragment is the text bashlex already rejected
+    for fragment in fragments:
         try:
             yield parse(fragment)
         except (ShellParseError, RecursionError):
