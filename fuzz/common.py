@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import random
+import shlex
 import shutil
 import sys
 import tempfile
@@ -119,6 +120,36 @@ def is_open(bug: str) -> bool:
     return known_bugs.is_open(bug)
 
 
+# --- bash as a second opinion -------------------------------------------------------------
+
+_BASH = shutil.which("bash")
+
+
+def bash_parses(text: str):
+    """Does `bash -n` (parse only: nothing is run) accept the text? None: no bash here.
+    The oracle's deny claims (rare) are checked with it: bash runs nothing of a line with a
+    syntax error, so a deny is only expected for text bash parses."""
+    if _BASH is None or "\x00" in text:
+        return None
+    import subprocess
+
+    try:
+        res = subprocess.run([_BASH, "--norc", "--noprofile", "-n", "-c", text],
+                             capture_output=True, timeout=10, env={"PATH": "/usr/bin:/bin"})
+    except (subprocess.TimeoutExpired, OSError, ValueError):
+        return None
+    return res.returncode == 0
+
+
+def confirm_deny(claims, text, stats):
+    """Keep the oracle's deny claims only if bash parses the text (else: no allow only)."""
+    if claims.deny and bash_parses(claims.certain_text or text) is False:
+        stats.add("deny_claims_bash_rejected")
+        claims.no_allow.extend(claims.deny)
+        claims.deny = []
+    return claims
+
+
 # --- counters -------------------------------------------------------------------------------
 
 class Stats:
@@ -172,7 +203,10 @@ def main(stats: Stats, one_input, dictionary=None):
     atexit.register(stats.emit)
     if atheris is None:
         sys.exit(_fallback(stats, run, sys.argv[1:], dictionary))
-    atheris.Setup(sys.argv, run)
+    # libFuzzer re-runs argv[0] through the shell for -minimize_crash, -fork and -merge: make
+    # it "python harness.py", which a shell can run (the script itself is not executable).
+    argv0 = f"{shlex.quote(sys.executable)} {shlex.quote(os.path.abspath(sys.argv[0]))}"
+    atheris.Setup([argv0] + sys.argv[1:], run)
     atheris.Fuzz()
 
 

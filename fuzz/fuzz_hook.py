@@ -193,6 +193,14 @@ def _where(payload):
     return None
 
 
+def _validator_code(command):
+    """The validator's reason code for `command` in the sample project (for known bugs)."""
+    from gateway.runtime import get_policy
+    from gateway.validator.pipeline import validate
+
+    return validate(command, PROJECT, PROJECT, get_policy(PROJECT)).code
+
+
 def one_input(data: bytes):
     codex = b"{CODEX}" in data
     raw = data.replace(b"{PROJECT}", PROJECT.encode()).replace(b"{CODEX}", CODEX.encode())
@@ -201,8 +209,9 @@ def one_input(data: bytes):
     except (ValueError, RecursionError):
         payload = None
     command = _bash_command(payload)
-    cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    nul_cwd = isinstance(cwd, str) and "\x00" in cwd and common.is_open("nul-in-cwd")
+    bad_cwd = known_bugs.payload_bug(payload)  # an open bug about the payload's cwd
+    if bad_cwd:
+        STATS.add(f"known_bug:{bad_cwd}")
     if command is not None:
         STATS.add("bash_payloads")
         where = _where(payload)
@@ -210,13 +219,20 @@ def one_input(data: bytes):
             claims = oracle.claims(command, where[0], where[1], common.is_open)
         else:
             claims = oracle.claims(command, PROJECT, PROJECT, common.is_open, paths=False)
+        claims = common.confirm_deny(claims.without(known_bugs.claim_bug), command, STATS)
+        lost = known_bugs.lost_deny_bug(command, _validator_code(command)) if claims.deny \
+            else None
+        if lost:
+            STATS.add(f"known_bug:{lost}")
+            claims.no_allow.extend(claims.deny)  # still never allowed, but not denied
+            claims.deny = []
     else:
         where, claims = None, None
 
     # PermissionRequest
     out = run_hook("permission-request", raw, ENV_PR)
     v = LAST.get("PermissionRequest")
-    if not nul_cwd:
+    if not bad_cwd:
         _hidden_error("PermissionRequest", command)
     hso = _one_object("permission-request", out)
     behavior = None
@@ -250,7 +266,7 @@ def one_input(data: bytes):
     project = CODEX if codex else PROJECT
     out = run_hook("pre-tool-use", raw, ENV_PT[project])
     _restore(project)
-    v = _hidden_error("PreToolUse", command)
+    v = LAST.get("PreToolUse") if bad_cwd else _hidden_error("PreToolUse", command)
     hso = _one_object("pre-tool-use", out)
     if hso is not None:
         if hso != {"hookEventName": "PreToolUse", "permissionDecision": "deny",

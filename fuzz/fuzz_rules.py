@@ -23,11 +23,11 @@ Oracles (any violation is a crash with the input saved):
 
 import os
 import sys
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import common  # noqa: E402
+import known_bugs  # noqa: E402
 
 ROOT = common.isolate("rules")
 PROJECT = common.sample_project(ROOT)
@@ -140,18 +140,6 @@ def never_looser(p: dict, layers):
         common.fail("loosened", "compound switched on")
 
 
-def known_shape(exc):
-    """The id of the open bug (fuzz/known_bugs.py) an exception from the loader is, or None."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = [(os.path.basename(f.filename), f.name) for f in frames]
-    if ("load.py", "parse_yaml") in where and any(
-            f.filename.endswith(os.path.join("yaml", "constructor.py")) for f in frames):
-        return "yaml-constructor-error"  # construction (yaml.load) after a clean compose
-    if where and where[-1] == ("load.py", "_walk") and isinstance(exc, TypeError):
-        return "yaml-complex-key"  # a mapping or sequence as a mapping key
-    return None
-
-
 def one_input(data: bytes):
     layers = split(data)
     write_layers(layers)
@@ -170,7 +158,7 @@ def one_input(data: bytes):
             common.fail("error", f"PolicyError without messages: {exc.errors!r}")
         return
     except Exception as exc:
-        bug = known_shape(exc)
+        bug = known_bugs.loader_bug(exc)
         if bug is None or not common.is_open(bug):
             raise
         STATS.add(f"known_bug:{bug}")
@@ -192,8 +180,9 @@ def one_input(data: bytes):
     STATS.add("tightening_checked")
     never_looser(merged.policy, sorted(layers))
     for command, before, v in zip(PROBES, BASE_DECISIONS, decisions, strict=True):
-        if before is DENY and v.code == "GW003" and common.is_open("deny-after-length-limit"):
-            STATS.add("known_bug:deny-after-length-limit")
+        if before is DENY and v.decision is not DENY and known_bugs.lost_deny_bug(command,
+                                                                                  v.code):
+            STATS.add(f"known_bug:{known_bugs.lost_deny_bug(command, v.code)}")
             continue
         if v.decision < before:
             common.fail("loosened", f"{command!r}: {before} with the built-in rules, "

@@ -9,10 +9,11 @@ Oracles (any violation is a crash with the input saved):
     JSON-serialisable;
   * one input takes at most GATEWAY_FUZZ_SLOW_SECONDS (libFuzzer -timeout for real hangs);
   * the independent oracle (fuzz/oracle.py) finds a dangerous construct -> not allowed;
-    it finds a catastrophic command run first -> denied;
+    it finds a catastrophic command run first -> denied, also behind each of ten wrappers
+    (sudo, nice, env, timeout, ...) and padded past the length limit;
   * an allowed command stays not-allowed when a dangerous construct is added to it (three
-    variants per allowed input, picked from the input's hash): the property suite's
-    monotonicity, applied to whatever the fuzzer finds allowed.
+    variants per allowed input, picked from the input's hash; GATEWAY_FUZZ_VARIANTS=N):
+    the property suite's monotonicity, applied to whatever the fuzzer finds allowed.
 
     python fuzz/fuzz_validator.py -dict=fuzz/dicts/bash.dict CORPUS_DIR [SEED_DIRS...]
 """
@@ -55,7 +56,13 @@ VARIANTS = [
     ("append", " && cat lnk/passwd"), ("append", " && eval ls"),
 ]
 
+#: Wrappers put in front of a command the oracle says must be denied: still denied.
+WRAPPERS = ["sudo ", "nice ", "nice -n 5 ", "env ", "env -i ", "timeout 5 ", "command ",
+            "nohup ", "sudo -u root ", "sudo -E nice "]
+
 STATS = common.Stats("validator")
+#: Dangerous variants tried per allowed input (GATEWAY_FUZZ_VARIANTS=0: the oracle alone).
+N_VARIANTS = int(os.environ.get("GATEWAY_FUZZ_VARIANTS", "3"))
 
 
 def show(v) -> str:
@@ -76,17 +83,29 @@ def judge(text, cwd):
 
 
 def check_claims(text, cwd, v, origin=""):
-    c = oracle.claims(text, cwd, PROJECT, common.is_open)
+    c = oracle.claims(text, cwd, PROJECT, common.is_open).without(known_bugs.claim_bug)
+    if not origin:
+        common.confirm_deny(c, text, STATS)
     if c.deny:
         STATS.add("deny_claims")
-        if v.decision is not DENY:
+        lost = known_bugs.lost_deny_bug(text, v.code)
+        if v.decision is not DENY and lost:
+            STATS.add(f"known_bug:{lost}")
+        elif v.decision is not DENY:
             common.fail("not denied", f"{origin}{text!r} (cwd {cwd}): oracle: {c.describe()}; "
                         f"gateway: {show(v)}")
-        if not origin and not common.is_open("deny-after-length-limit"):
+        if not origin:
+            # a wrapper in front never lifts a deny (denies are rare: all the wrappers)
+            for wrapper in WRAPPERS:
+                wrapped = wrapper + text
+                STATS.add("wrapped")
+                check_claims(wrapped, cwd, judge(wrapped, cwd),
+                             origin=f"denied {text!r} wrapped as ")
+        if not origin:
             # padding (a comment past the length limit) must not lift a deny
             padded = text + "\n# " + "a" * POLICY.max_command_length
             pv = judge(padded, cwd)
-            if pv.decision is not DENY:
+            if pv.decision is not DENY and not known_bugs.lost_deny_bug(padded, pv.code):
                 common.fail("not denied", f"{text!r} padded with a comment to "
                             f"{len(padded)} characters: {show(pv)}")
     if c:
@@ -105,7 +124,7 @@ def one_input(data: bytes):
     check_claims(text, cwd, v)
     if v.decision is ALLOW:
         h = zlib.crc32(data)
-        for k in range(3):
+        for k in range(N_VARIANTS):
             how, extra = VARIANTS[(h + k * 7) % len(VARIANTS)]
             derived = text + extra if how == "append" else extra + text
             if how == "prefix" and extra == "( ":

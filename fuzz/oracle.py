@@ -43,16 +43,27 @@ class Claims:
     """What the oracle is sure of. `no_allow`: [(kind, detail)]; `deny`: [(kind, detail)];
     `stopped`: why it stopped reading (None when it read everything)."""
 
-    __slots__ = ("no_allow", "deny", "stopped", "segments")
+    __slots__ = ("no_allow", "deny", "stopped", "segments", "certain_text")
 
     def __init__(self):
         self.no_allow = []
         self.deny = []
         self.stopped = None
         self.segments = []  # [Segment] the simple commands read (all of them, if not stopped)
+        self.certain_text = ""  # the text the deny claims rest on (bash runs it as a whole)
 
     def add(self, kind, detail):
         self.no_allow.append((kind, detail))
+
+    def without(self, skip) -> Claims:
+        """A copy without the claims `skip(kind)` is true for (open gateway bugs)."""
+        out = Claims()
+        out.no_allow = [c for c in self.no_allow if not skip(c[0])]
+        out.deny = [c for c in self.deny if not skip(c[0])]
+        out.stopped = self.stopped
+        out.segments = self.segments
+        out.certain_text = self.certain_text
+        return out
 
     def __bool__(self):
         return bool(self.no_allow or self.deny)
@@ -139,7 +150,10 @@ class _Lexer:
         self.seg = Segment(None, True)
         self.word = None
         self.pending_redirect = None  # the operator waiting for its target word
-        self.first_done = False
+        # bash runs a script line by line: the segments before the last newline that ended a
+        # complete command list run whatever comes after (even a syntax error)
+        self.complete_segments = 0
+        self.complete_pos = 0
 
     # -- low level
 
@@ -192,7 +206,8 @@ class _Lexer:
             if raw in _RESERVED:
                 raise _Stop(f"reserved word {raw}")
         if self.cmd_pos and _is_assignment(w):
-            self.out.add("assignment", w.rawtext())
+            kind = "assignment after a redirection" if self.seg.redirects else "assignment"
+            self.out.add(kind, w.rawtext())
         else:
             self.cmd_pos = False
             self.word_claims(w)
@@ -243,6 +258,9 @@ class _Lexer:
                 raise _Stop(f"syntax error: {self.seg.op_before} at the end")
             return
         self.out.segments.append(self.seg)
+        if op == "\n":
+            self.complete_segments = len(self.out.segments)
+            self.complete_pos = self.i
         self.seg = Segment(op, False)
         self.cmd_pos = True
 
@@ -272,6 +290,13 @@ class _Lexer:
             if c in "|&;()<>":
                 self.operator(c)
                 continue
+            if c == "-" and self.word is None and self.pending_redirect in (">&", "<&"):
+                # `>&-x` / `<& -x`: bash takes the "-" alone (close the descriptor) and
+                # starts a new word with what follows
+                self.put("-")
+                self.advance()
+                self.endword()
+                continue
             self.wordchar(c)
 
     def operator(self, c):
@@ -282,6 +307,8 @@ class _Lexer:
             if self.word is not None and self.word.rawtext().isdigit() and not self.word.quoted:
                 self.word = None
             self.endword()
+            if self.pending_redirect is not None:
+                raise _Stop("redirection without a target")  # `>& >x`: a syntax error
             if self.peek(1) == "(":
                 self.out.add("process substitution", c + "(")
                 raise _Stop("process substitution")
@@ -518,8 +545,14 @@ _INTERPRETERS = frozenset(("sh", "bash", "zsh", "dash", "ksh", "python", "python
                            "ruby", "node"))
 _READERS = frozenset(("cat", "wc", "head", "tail", "tac", "md5sum", "sha1sum", "sha256sum",
                       "sha512sum"))
-_READER_VALUE_FLAGS = {"head": ("-n", "-c"), "tail": ("-n", "-c", "-s", "--pid"),
-                       "tac": ("-s",)}
+#: Options of the readers that take the next word as their value (long ones also as
+#: --opt=value, short ones also glued or at the end of a cluster: -qn 5).
+_READER_VALUE_FLAGS = {
+    "head": ("n", "c", "--lines", "--bytes"),
+    "tail": ("n", "c", "s", "--lines", "--bytes", "--pid", "--sleep-interval",
+             "--max-unchanged-stats"),
+    "tac": ("s", "--separator"),
+}
 _SECRET_NAMES = frozenset((".env", ".env.local", ".env.production", ".env.development",
                            ".env.staging", ".env.test", "id_rsa", "id_dsa", "id_ecdsa",
                            "id_ed25519", ".netrc", ".git-credentials"))
@@ -649,8 +682,8 @@ def _rm_root(argv) -> bool:
             recursive = recursive or "r" in a or "R" in a
         else:
             targets.append(a)
-    return recursive and any(t.startswith("/") and posixpath.normpath(t) in ("/", "//")
-                             for t in targets)
+    # only "/" itself (GNU rm skips "/." and "/..": no claim where rm would do nothing else)
+    return recursive and any(t and t.strip("/") == "" for t in targets)
 
 
 def _within(path, root):
@@ -678,8 +711,14 @@ def _read_args(name, args):
             flags = False
             continue
         if flags and a.startswith("-") and a != "-":
-            if a in value_flags:
-                skip = True
+            if a.startswith("--"):
+                skip = a in value_flags
+            else:
+                # a short cluster: a value letter takes the rest, or the next word
+                for k, letter in enumerate(a[1:], 1):
+                    if letter in value_flags and len(letter) == 1:
+                        skip = k == len(a) - 1
+                        break
             continue
         if a != "-":
             out.append(a)
@@ -779,9 +818,15 @@ def claims(text: str, cwd: str, project: str, known_bug=lambda bug: False,
             relative_ok = False  # relative paths after this are read from elsewhere
         pipeline_pos = pipeline_pos + 1 if seg.op_before == "|" else 0
         _argv_claims(out, seg, pipeline_pos, cwd, project, relative_ok, known_bug, paths)
+    out.certain_text = text
     if out.stopped is not None and out.deny:
-        # bash may reject the line where reading stopped: then nothing runs; still never
-        # allowed, but a deny is only certain for text read in full
-        out.no_allow.extend(out.deny)
-        out.deny = []
+        if lexer.complete_segments >= 1:
+            # the first line(s) were complete before reading stopped: bash runs them first,
+            # whatever follows (a deny claim is only ever about the first segment)
+            out.certain_text = text[:lexer.complete_pos]
+        else:
+            # bash may reject the line where reading stopped: then nothing of it runs;
+            # still never allowed, but not a certain deny
+            out.no_allow.extend(out.deny)
+            out.deny = []
     return out

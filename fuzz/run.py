@@ -92,6 +92,10 @@ def summarise(name, rc, elapsed, text):
     runs = _last(r"stat::number_of_executed_units:\s*(\d+)", text)
     rate = _last(r"stat::average_exec_per_sec:\s*(\d+)", text)
     cov = _last(r"#\d+\s+(?:DONE|pulse|NEW|REDUCE|INITED)\s+cov: (\d+)", text)
+    if runs is None:  # -fork mode: "#N: cov: C ft: ... exec/s R ..."
+        runs = _last(r"^#(\d+): cov:", text)
+        rate = rate or _last(r"^#\d+: cov: .* exec/s (\d+)", text)
+        cov = cov or _last(r"^#\d+: cov: (\d+)", text)
     stats = {}
     for line in text.splitlines():
         if line.startswith(f"fuzz-stats {name} "):
@@ -103,13 +107,15 @@ def summarise(name, rc, elapsed, text):
         runs = stats.get("inputs")
     if rate is None and runs:
         rate = int(int(runs) / max(elapsed, 1e-9))
+    seed = _last(r"INFO: Seed: (\d+)", text)
     return {"harness": name, "ok": rc == 0, "rc": rc, "seconds": round(elapsed, 1),
+            "seed": seed,
             "executions": int(runs or 0), "exec_per_sec": int(rate or 0),
             "coverage": int(cov or 0), "oracle": stats}
 
 
 def _last(pattern, text):
-    found = re.findall(pattern, text)
+    found = re.findall(pattern, text, re.MULTILINE)
     return found[-1] if found else None
 
 
@@ -171,7 +177,9 @@ def main(argv=None) -> int:
                 print(f"   FAILED (exit status {rc}):")
                 print("   " + failure_report(text).replace("\n", "\n   "))
                 print(f"   full log: {log} (kept); inputs: {artifacts}")
-                print(f"   reproduce: python fuzz/fuzz_{name}.py <the crash-... file>")
+                print(f"   reproduce: python fuzz/fuzz_{name}.py <the crash-... file>; "
+                      f"rerun the same search: python fuzz/run.py --only {name} "
+                      f"-- -seed={res['seed']}")
     finally:
         if all(r["ok"] for r in results):
             shutil.rmtree(tmp, True)

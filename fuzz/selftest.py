@@ -30,7 +30,8 @@ CASES = [
     ("ls # $(id) `x` > f", None), ("echo a$ $", None), ("echo 'a''b' \"\"", None),
     ("git commit -m \"$(cat <<'EOF'\nmsg $(x)\nEOF\n)\"", None), ("echo x=~", None),
     ("echo ~+", None), ("echo a]", None), ("[ -f a.txt ]", None), ("echo {a}", None),
-    ("ls &&\ncat a.txt", None), ("cat a.txt\n\n# done\n", None), ("echo a\\\nb", None),
+    ("ls &&\ncat a.txt", None), ("ls 2>&-awk a.txt", None), ("cat <& -a.txt", None),
+    ("echo hi >&1x", ["output redirection"]), ("cat a.txt\n\n# done\n", None), ("echo a\\\nb", None),
     ("echo $(id)", ["command substitution"]), ("echo \"`id`\"", ["command substitution"]),
     ("echo $\\\n(id)", ["command substitution"]), ("echo $((1+1))", ["arithmetic"]),
     ("echo $HOME", ["parameter expansion"]), ("echo \"$@\"", ["special parameter"]),
@@ -51,16 +52,24 @@ CASES = [
     ("cat a.txt | bash -s", ["pipe into"]), ("cat /etc/passwd", ["outside"]),
     ("cat lnk/passwd", ["outside"]), ("head -n 3 ../x", ["outside"]),
     ("cat < /etc/hosts", ["outside"]), ("cat .env", ["secret"]), ("cat notes.txt", ["secret"]),
+    ("head -qn 5 /etc/hosts", ["outside"]), ("tail -n5 -- /etc/hosts", ["outside"]),
     ("ls && cat /etc/passwd", ["outside"]),
     ("rm -rf /", ["deny:", "floor command"]), ("sudo rm -rf /", ["deny:"]),
     ("sudo -u root nice rm -fr //", ["deny:"]), ("rm -r -f --no-preserve-root /", ["deny:"]),
+    ("rm -rf /\n)", ["deny:"]), ("rm -rf / & !", ["deny:"]),
 ]
 #: Not claimed (the oracle cannot be sure, or bash does not do it): must stay unclaimed.
 UNSURE = [
     ("rm -rf / --help", "deny:"), ("echo rm -rf /", "deny:"), ("cd / && cat etc/passwd", "outside"),
     ("cat '~/x'", "tilde"), ("RM -rf /", "deny:"), ("./rm -rf /", "floor command"),
     ("command -v rm", "floor command"), ("X=1 rm -rf /", "deny:"),
-    ("rm -rf / &&", "deny:"), ("false && rm -rf /", "deny:"),
+    ("rm -rf / &&", "deny:"), ("false && rm -rf /", "deny:"), ("rm -rf /.", "deny:"),
+    ("rm -rf / &&\n)", "deny:"), ("rm -rf / |\n)", "deny:"),
+    ("head --lines /etc/passwd a.txt", "outside"), ("head -qn /etc/passwd a.txt", "outside"),
+    ("tail -s /etc/hosts a.txt", "outside"), ("tac --separator /etc/hosts a.txt", "outside"),
+    # syntax errors later on the line: bash runs nothing of it (found by fuzzing the oracle)
+    ("rm -rRR>&>|eval /", "deny:"), ("rm -rf -rf /& m <<<<<<<<< x", "deny:"),
+    ("rm -rf <>/w <&= -><li/ /", "deny:"), ("rm -rf / > > x", "deny:"), ("rm -rf / >", "deny:"),
 ]
 #: Seed-table rows expecting "allow" that gateway refuses on purpose (docs/differences.md):
 #: reads outside the project.
