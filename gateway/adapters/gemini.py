@@ -7,8 +7,10 @@ dir_path?} (older releases: `directory`), and a hook blocks a call with
 {"decision": "deny", "reason": "..."} (the reason goes to the model as the tool's error).
 
 As in Claude Code's PreToolUse, only `deny` is ever emitted: what the validator allows or
-asks is left to Gemini CLI's own confirmation (an "allow" could skip it), so an error here
-can never let anything through that Gemini would not. Every other tool gets no decision.
+asks is left to Gemini CLI's own confirmation (an "allow" could skip it). As there, an input
+the adapter cannot read (not JSON, a command or cwd of the wrong type, a cwd with NUL) or an
+internal error is a deny (GW892, GW893): in YOLO mode "no decision" would run the command
+unchecked. Other events and tools are not judged here and get no decision.
 """
 
 import json
@@ -29,14 +31,20 @@ def event_of(payload) -> str:
 
 
 def _cwd(payload, tool_input):
+    """The directory the command runs in: cwd joined with tool_input.dir_path; None when the
+    payload names none (the project directory is used then)."""
+    from gateway import paths
+
     cwd = pl.text_field(payload, "cwd", None)
-    if cwd is not None and not cwd.startswith("/"):
-        cwd = None
+    if cwd is not None and not (cwd.startswith("/") and paths.usable(cwd)):
+        raise pl.PayloadError("cwd is not a usable absolute path")
     sub = tool_input.get("dir_path", tool_input.get("directory"))
-    if isinstance(sub, str) and sub and cwd:
+    if sub is not None and not (isinstance(sub, str) and paths.usable(sub)):
+        raise pl.PayloadError("tool_input.dir_path is not a usable path")
+    if sub and cwd:
         cwd = posixpath.normpath(posixpath.join(cwd, sub))
-    elif sub is not None and not isinstance(sub, str):
-        raise pl.PayloadError("tool_input.dir_path is not a string")
+    elif sub and sub.startswith("/"):
+        cwd = posixpath.normpath(sub)
     return cwd
 
 
@@ -64,10 +72,12 @@ def decide(raw: bytes, env) -> tuple:
         verdict = runtime.judge_bash(command, cwd or project, project, "Bash",
                                      raw_input=raw.decode("utf-8"), env=env)
         return verdict, payload
-    except pl.PayloadError as exc:
-        return Verdict(ASK, "input", "GW904", "", str(exc)), None
-    except Exception as exc:  # never allow on an error
-        return Verdict(ASK, "error", "GW902", "", f"{type(exc).__name__}: {exc}"), None
+    except pl.PayloadError as exc:  # cannot tell what would run: refuse, as PreToolUse does
+        return Verdict(DENY, "guard:input", "GW892", "",
+                       f"the BeforeTool input cannot be read ({exc}); the call is refused"), None
+    except Exception as exc:  # never let a call through on an error
+        return Verdict(DENY, "guard:error", "GW893", "",
+                       f"internal error: {type(exc).__name__}: {exc}"), None
 
 
 def render(verdict, payload=None) -> str:

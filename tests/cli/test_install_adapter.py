@@ -38,11 +38,49 @@ def test_never_allows_only_denies(project):
     assert answer(shell("rm -rf /", project, dir_path="src"))["decision"] == "deny"
 
 
-def test_other_tools_events_and_garbage_get_no_decision(project):
+def test_other_tools_and_events_get_no_decision(project):
     assert answer({**shell("rm -rf /", project), "tool_name": "write_file"}) == {}
     assert answer({**shell("rm -rf /", project), "hook_event_name": "AfterTool"}) == {}
-    assert answer(b"\x00garbage") == {}
-    assert answer(shell("rm -rf /", project, dir_path=5)) == {}
+
+
+def _refused(detail):
+    return {"decision": "deny",
+            "reason": f"gateway GW892: the BeforeTool input cannot be read ({detail}); "
+                      "the call is refused"}
+
+
+def test_an_unreadable_input_is_denied_not_waved_through(project):
+    """In YOLO mode "no decision" runs the command: what cannot be read is refused."""
+    assert answer(b"\x00garbage") == _refused(
+        "input is not JSON: Expecting value: line 1 column 1 (char 0)")
+    assert answer(shell("ls", project, dir_path=5)) == _refused(
+        "tool_input.dir_path is not a usable path")
+    assert answer(shell("ls", project, dir_path="a\u0000b")) == _refused(
+        "tool_input.dir_path is not a usable path")
+    for cwd in ("relative/dir", project + "/a\u0000b"):
+        assert answer(shell("ls", cwd)) == _refused("cwd is not a usable absolute path")
+    assert answer({**shell("ls", project), "cwd": 5}) == _refused("cwd is not a string")
+    assert answer({**shell("ls", project), "tool_input": {"command": ["ls"]}}) == _refused(
+        "tool_input.command is missing or not a string")
+
+
+def test_an_internal_error_is_denied(project, monkeypatch):
+    from gateway import runtime
+
+    def boom(*a, **k):
+        raise KeyError("simulated")
+
+    monkeypatch.setattr(runtime, "judge_bash", boom)
+    assert answer(shell("ls", project)) == {
+        "decision": "deny", "reason": "gateway GW893: internal error: KeyError: 'simulated'"}
+
+
+def test_an_absolute_dir_path_without_cwd_is_where_the_command_runs(project):
+    payload = shell("cat ../x", project, dir_path="/etc/ssh")
+    del payload["cwd"]
+    verdict, _ = gemini.decide(json.dumps(payload).encode(), dict(os.environ))
+    assert (verdict.decision.name, verdict.code) == ("ASK", "GW501")
+    assert "(/etc/x)" in verdict.message
 
 
 def test_nul_byte_in_the_raw_payload_is_never_allowed(project):
