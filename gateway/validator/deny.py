@@ -39,23 +39,65 @@ def _names(policy, argv):
     return out
 
 
-def _norm_target(v: str, home: str) -> str:
+def _norm_target(v: str, home: str, cwds=()) -> set:
+    """The spellings of argument `v` to compare with a rule's targets: `~`, `~user`, `$HOME`
+    and `${HOME}` expanded, a relative path joined to each directory the command may run in
+    (`rm -rf .` in / is `rm -rf /`), `..` and `//` folded, the home directory written
+    `{home}`, a trailing `/*` kept."""
     v = v.replace("${HOME}", "$HOME")
-    if v.startswith(home + "/") or v == home:
-        v = "{home}" + v[len(home):]
+    if v == "$HOME" or v.startswith("$HOME/"):
+        v = home + v[5:]
+    elif v == "~" or v.startswith("~/"):
+        v = home + v[1:]
+    elif v.startswith("~") and v[1:2] not in ("+", "-"):
+        user = os.path.expanduser(v.split("/", 1)[0])
+        if user.startswith("/"):
+            v = user + v[len(v.split("/", 1)[0]):]
     if v.startswith("/"):
-        v = "/" + v.lstrip("/")
-    if v.startswith(("/", "~", "$HOME", "{home}")):
-        tail = v.endswith("/*")
-        v = posixpath.normpath((v[:-2] or "/") if tail else v)
-        if v.startswith("//"):
-            v = "/" + v.lstrip("/")
+        bases = [""]
+    elif v.startswith(("~", "$")) or not cwds:
+        return {v}
+    else:
+        bases = [c + "/" for c in cwds]
+    out = set()
+    for base in bases:
+        w = base + v
+        tail = w.endswith("/*")
+        w = posixpath.normpath((w[:-2] or "/") if tail else w)
+        w = "/" + w.lstrip("/")
+        if w == home or w.startswith(home + "/"):
+            w = "{home}" + w[len(home):]
         if tail:
-            v = v.rstrip("/") + "/*"
-    return v
+            w = w.rstrip("/") + "/*"
+        out.add(w)
+    return out
 
 
-def _argv_matches(rule, argv, home) -> bool:
+def _run_dirs(script, cwd, home):
+    """The directories the script's commands may run in: the payload's cwd and the
+    destination of every `cd`/`pushd` in it whose argument is a plain path (over-approximated:
+    a relative target is checked against each of them)."""
+    if cwd is None:
+        return ()
+    dirs = {posixpath.normpath(cwd)}
+    for cmd in script.all_commands:
+        argv = [w.value for w in cmd.words]
+        if not argv or argv[0] not in ("cd", "pushd", "chdir"):
+            continue
+        args = [a for a in argv[1:] if not a.startswith("-")]
+        dest = args[0] if args else "~"
+        if dest == "~" or dest.startswith("~/"):
+            dest = home + dest[1:]
+        elif dest == "$HOME" or dest.startswith("$HOME/"):
+            dest = home + dest[5:]
+        if dest.startswith(("~", "$")):
+            continue
+        for base in list(dirs) if not dest.startswith("/") else [""]:
+            dirs.add(posixpath.normpath(posixpath.join(base or "/", dest)))
+    return tuple(sorted(dirs))
+
+
+def _argv_matches(rule, argv, home, cwds=()) -> bool:
     name = argv[0]
     if rule.get("command") and name not in {c.lower() for c in rule["command"]}:
         return False
@@ -74,7 +116,7 @@ def _argv_matches(rule, argv, home) -> bool:
         return False
     if rule.get("targets"):
         targets = {t for t in rule["targets"]}
-        if not any(_norm_target(w, home) in targets for w in rest if not w.startswith("-")):
+        if not any(_norm_target(w, home, cwds) & targets for w in rest if not w.startswith("-")):
             return False
     if rule.get("arg_globs"):
         if not any(fnmatch.fnmatchcase(w, g) for w in rest for g in rule["arg_globs"]):
@@ -82,10 +124,10 @@ def _argv_matches(rule, argv, home) -> bool:
     return True
 
 
-def _command_rule(rule, script, policy, home) -> bool:
+def _command_rule(rule, script, policy, home, cwds=()) -> bool:
     for cmd in script.all_commands:
         for argv in _names(policy, [w.value for w in cmd.words]):
-            if _argv_matches(rule, argv, home):
+            if _argv_matches(rule, argv, home, cwds):
                 return True
     return False
 
@@ -183,11 +225,12 @@ def _nested_code(policy, script):
                 yield " ".join(argv[1:])
 
 
-def matching_rule(policy, script, home=None, depth=0):
+def matching_rule(policy, script, home=None, depth=0, cwd=None):
     """The first deny rule the parsed script matches, or None. Code the script runs through
-    a shell (`bash -c 'rm -rf /'`, `eval ...`) is parsed and matched too."""
+    a shell (`bash -c 'rm -rf /'`, `eval ...`) is parsed and matched too. With `cwd`, the
+    directory the script starts in, relative targets are resolved (`cd / && rm -rf .`)."""
     home = home or posixpath.normpath(os.path.expanduser("~"))
-    rule = _matching_rule(policy, script, home)
+    rule = _matching_rule(policy, script, home, _run_dirs(script, cwd, home))
     if rule is not None or depth >= _MAX_NESTING:
         return rule
     for code in _nested_code(policy, script):
@@ -197,13 +240,13 @@ def matching_rule(policy, script, home=None, depth=0):
             inner = parse(code)
         except (ShellParseError, RecursionError):
             continue  # not parseable: the command is refused anyway (no allow)
-        rule = matching_rule(policy, inner, home, depth + 1)
+        rule = matching_rule(policy, inner, home, depth + 1, cwd)
         if rule is not None:
             return rule
     return None
 
 
-def _matching_rule(policy, script, home):
+def _matching_rule(policy, script, home, cwds=()):
     for rule in policy.deny_rules:
         if rule.get("special") == "fork_bomb":
             hit = _fork_bomb(script)
@@ -214,7 +257,7 @@ def _matching_rule(policy, script, home):
         elif rule.get("redirect_globs"):
             hit = _redirect_rule(rule, script)
         else:
-            hit = _command_rule(rule, script, policy, home)
+            hit = _command_rule(rule, script, policy, home, cwds)
         if hit:
             return rule
     return None
@@ -243,11 +286,11 @@ def scan(ctx):
         if ctx.parse_error is None or len(ctx.text) > _FRAGMENT_SCAN_MAX:
             return None
         for fragment in _fragment_scripts(ctx):
-            rule = matching_rule(ctx.policy, fragment)
+            rule = matching_rule(ctx.policy, fragment, cwd=ctx.cwd)
             if rule is not None:
                 return ctx.deny(PHASE, "GW750", rule["message"], rule=f"deny:{rule['id']}")
         return None
-    rule = matching_rule(ctx.policy, script)
+    rule = matching_rule(ctx.policy, script, cwd=ctx.cwd)
     if rule is not None:
         return ctx.deny(PHASE, "GW750", rule["message"], rule=f"deny:{rule['id']}")
     if ctx.settings is not None:

@@ -96,3 +96,16 @@ def test_beyond_the_deny_scan_bound_it_is_ask_not_allow(judge):
 def test_a_cwd_the_os_cannot_encode_is_refused(policy, project, cwd):
     v = validate("ls", cwd, project, policy)
     assert (v.decision.name, v.code) == ("ASK", "GW904"), v.message
+
+
+@pytest.mark.parametrize("command,home", [
+    ("rm -rf ~/..", "/home/alice"),        # the directory holding every home directory
+    ("rm -rf $HOME/../..", "/home/alice"),  # the root
+    ("cd ~/.. && rm -rf alice", "/home/alice"),
+    ("rm -rf ../alice", "/home/alice"),    # from /home/bob: the home directory by another name
+])
+def test_deny_targets_are_resolved_paths(judge, monkeypatch, command, home):
+    monkeypatch.setenv("HOME", home)
+    v = judge(command, cwd="/home/bob")
+    assert (v.decision.name, v.code, v.rule) == ("DENY", "GW750", "deny:rm-recursive-root"), \
+        v.message
