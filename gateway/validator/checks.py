@@ -59,9 +59,10 @@ def sed(ctx, spec, words, cwd):
     return None, files, []
 
 
-def _skip_regex(s, i, delim):
+def _skip_regex(s, i, delim, brackets=True):
     """Index just past the closing delimiter of a regex starting at s[i] (after the opening
-    delimiter), or -1."""
+    delimiter), or -1. GNU sed skips bracket expressions in regexes (`s/[/]/x/`) but not in
+    the operands of `y`, which are plain characters (`brackets=False`)."""
     n = len(s)
     while i < n:
         c = s[i]
@@ -72,7 +73,7 @@ def _skip_regex(s, i, delim):
             return -1
         if c == delim:
             return i + 1
-        if c == "[" and delim != "[":
+        if c == "[" and delim != "[" and brackets:
             j = i + 1
             if j < n and s[j] == "^":
                 j += 1
@@ -218,10 +219,10 @@ def sed_program_problem(s: str) -> str:
             if i + 1 >= n:
                 return "bad y command"
             delim = s[i + 1]
-            j = _skip_regex(s, i + 2, delim)
+            j = _skip_regex(s, i + 2, delim, brackets=False)
             if j < 0:
                 return "unterminated y command"
-            k = _skip_regex(s, j, delim)
+            k = _skip_regex(s, j, delim, brackets=False)
             if k < 0:
                 return "unterminated y command"
             i = k
@@ -261,17 +262,27 @@ def awk(ctx, spec, words, cwd):
     return None, cands, []
 
 
-def _awk_tokens(prog: str):
-    """Yield (kind, text) with strings and regex literals removed: kinds are word, op."""
+_AWK_KEYWORDS = frozenset(("print", "printf", "return", "in", "if", "else", "while", "for",
+                           "do", "case", "delete", "exit", "getline", "BEGIN", "END",
+                           "BEGINFILE", "ENDFILE"))
+
+
+def _awk_tokens(prog: str, regex_after_operator: bool = False, brackets: bool = False):
+    """Yield (kind, text) with strings and regex literals removed: kinds are word, op, str.
+
+    Where a `/` starts a regex literal and whether a regex literal skips bracket expressions
+    (`/[/"]/`) are decided by awk's grammar, not by its lexer; the two switches pick one
+    reading of each, and awk_program_problem judges the program under every reading."""
     i = 0
     n = len(prog)
     prev = ""
+    prev_kind = ""
     while i < n:
         c = prog[i]
         if c in " \t\n\r":
             if c == "\n":
                 yield "op", "\n"
-                prev = "\n"
+                prev, prev_kind = "\n", "op"
             i += 1
             continue
         if c == "#":
@@ -283,17 +294,34 @@ def _awk_tokens(prog: str):
             while j < n and prog[j] != '"':
                 j += 2 if prog[j] == "\\" else 1
             yield "str", prog[i:j + 1]
-            prev = "str"
+            prev, prev_kind = "str", "str"
             i = j + 1
             continue
-        if c == "/" and (prev in ("", "\n", "op") or prev in "(,{;!~&|" or prev.endswith("~")):
+        if regex_after_operator:
+            operand = prev_kind == "str" or (prev_kind == "word" and prev not in _AWK_KEYWORDS) \
+                or prev in (")", "]", "++", "--")
+            starts_regex = c == "/" and not operand
+        else:
+            starts_regex = c == "/" and (prev in ("", "\n", "op") or prev in "(,{;!~&|"
+                                         or prev.endswith("~"))
+        if starts_regex:
             j = i + 1
             while j < n and prog[j] != "/":
                 if prog[j] == "\n":
                     break
+                if prog[j] == "[" and brackets:
+                    k = j + 1
+                    if k < n and prog[k] == "^":
+                        k += 1
+                    if k < n and prog[k] == "]":
+                        k += 1
+                    while k < n and prog[k] not in "]\n":
+                        k += 1
+                    j = k + 1 if k < n and prog[k] == "]" else k
+                    continue
                 j += 2 if prog[j] == "\\" else 1
             yield "str", prog[i:j + 1]
-            prev = "str"
+            prev, prev_kind = "str", "str"
             i = j + 1
             continue
         if c.isalnum() or c in "_@$":
@@ -302,29 +330,43 @@ def _awk_tokens(prog: str):
                 j += 1
             word = prog[i:j]
             yield "word", word
-            prev = "word"
+            prev, prev_kind = word if regex_after_operator else "word", "word"
             i = j
             continue
         two = prog[i:i + 2]
         if two in (">>", "||", "&&", "==", "!=", "<=", ">=", "!~", "++", "--", "+=", "-=",
                    "*=", "/=", "%=", "^="):
             yield "op", two
-            prev = two
+            prev, prev_kind = two, "op"
             i += 2
             continue
         yield "op", c
-        prev = c
+        prev, prev_kind = c, "op"
         i += 1
 
 
 def awk_program_problem(prog: str) -> str:
-    """Why an awk program is not read-only, or ""."""
+    """Why an awk program is not read-only, or "". The program is read every way awk
+    might tokenize it (see _awk_tokens); any reading with a problem refuses it."""
+    for regex_after_operator in (False, True):
+        for brackets in (False, True):
+            why = _awk_reading_problem(_awk_tokens(prog, regex_after_operator, brackets))
+            if why:
+                return why
+    return ""
+
+
+def _awk_reading_problem(tokens) -> str:
     in_print = False
     depth = 0
-    for kind, text in _awk_tokens(prog):
+    for kind, text in tokens:
         if kind == "word":
             if text in _AWK_BAD_WORDS:
                 return f"{text} can run commands, read other files or the environment"
+            if text in ("ARGV", "ARGC"):
+                return f"{text} can name other files to read"
+            if text.startswith("@"):
+                return f"{text}: gawk directives and indirect calls (@f() may be system())"
             if text in ("print", "printf"):
                 in_print = True
                 depth = 0
@@ -357,20 +399,26 @@ _JQ_FLAGS = frozenset({"-r", "--raw-output", "-j", "--join-output", "-c", "--com
 
 
 def jq(ctx, spec, words, cwd):
+    # jq reads options anywhere until `--`; a positional after the program is a file to read
+    # unless --args/--jsonargs came *before* it (`jq . .env --args` still reads .env), and
+    # an option after --args is still an option (`--rawfile x /etc/passwd`).
     cands = []
-    positionals = []
     program = None
     args_mode = False
+    options_done = False
     i = 0
     n = len(words)
     while i < n:
         w = words[i]
-        if w == "--":
-            positionals.extend(words[i + 1:])
-            break
-        if w.startswith("-") and len(w) > 1 and not (args_mode and program is not None):
+        if w == "--" and not options_done:
+            options_done = True
+            i += 1
+            continue
+        if w.startswith("-") and len(w) > 1 and not options_done:
             if w in _JQ_TWO_VALUES:
-                if w in ("--slurpfile", "--rawfile") and i + 2 < n:
+                if w in ("--slurpfile", "--rawfile"):
+                    if i + 2 >= n:
+                        return _unsafe(ctx, f"jq {w}", "needs a name and a file"), [], []
                     cands.append(words[i + 2])
                 i += 3
                 continue
@@ -392,16 +440,14 @@ def jq(ctx, spec, words, cwd):
             continue
         if program is None:
             program = w
-        else:
-            positionals.append(w)
+        elif not args_mode:
+            cands.append(w)  # an input file
         i += 1
     if program is None:
         return _program(ctx, "jq", "no program"), [], []
     why = jq_program_problem(program)
     if why:
         return _program(ctx, f"jq program {program!r}", why), [], []
-    if not args_mode:
-        cands.extend(positionals)
     return None, cands, []
 
 
@@ -415,7 +461,7 @@ def jq_program_problem(prog: str) -> str:
             while j < n and (prog[j].isalnum() or prog[j] in "_"):
                 j += 1
             word = prog[i:j]
-            if word in ("env", "$ENV"):
+            if word in ("env", "$ENV", "ENV"):  # `$ ENV` is $ENV to jq 1.6
                 return "reads the environment, which holds secrets"
             if word in ("import", "include"):
                 return "loads modules"
@@ -446,6 +492,40 @@ def find(ctx, spec, words, cwd):
         if w in _FIND_OPERATORS:
             continue
         cands.append(w)
+    return None, cands, []
+
+
+# --- make --------------------------------------------------------------------------------
+
+_MAKE_FILE_OPTS = ("-f", "--file", "--makefile")
+
+
+def make(ctx, spec, words, cwd):
+    """make runs the project's Makefile (trusted like scripts/), but the command line can
+    replace what it runs: `make 'x:=$(shell id)'` or `make 'x!=id'` run a command while the
+    assignment is read, `make CC=sh` changes every recipe that uses $(CC), and `-f -` reads
+    the makefile from standard input."""
+    args = argvmod.parse(words, frozenset(spec.value_flags))
+    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
+    if bad:
+        return _unsafe(ctx, f"make {bad}", "evaluates makefile text given on the command "
+                       "line"), [], []
+    for opt in args.options:
+        is_file = opt.name == "-f" or (opt.name.startswith("--") and any(
+            argvmod.long_matches(opt.name, f) for f in _MAKE_FILE_OPTS[1:]))
+        if is_file and opt.value in (None, "-"):
+            return _program(ctx, f"make {opt.word}", "the makefile comes from standard "
+                            "input"), [], []
+    for p in args.positionals:
+        if "=" in p:
+            return _program(ctx, f"make {p}", "a variable set on the command line overrides "
+                            "the makefile's and can run commands"), [], []
+        if p == "-":
+            return _program(ctx, "make -", "the makefile may come from standard input"), [], []
+    cands = list(args.positionals)
+    cands.extend(o.value for o in args.options
+                 if o.value is not None and o.name not in spec.text_flags)
+    cands.extend(args.attached)
     return None, cands, []
 
 
@@ -518,9 +598,19 @@ _CONFIG_READ = frozenset(("--get", "--get-all", "--get-regexp", "--list", "-l",
                           "--no-includes", "--type", "--default", "--bool", "--int", "--path"))
 
 
+_CONFIG_WRITE_SUBCOMMANDS = frozenset(("set", "unset", "rename-section", "remove-section",
+                                       "edit"))
+
+
 def git_config(ctx, spec, words, cwd):
     if words and words[0] in ("get", "list"):
-        return None, [], []
+        # read-only, but --file/--blob name what is read (an INI-style credentials file)
+        args = argvmod.parse(words[1:], frozenset(("--type", "--default", "--file", "-f",
+                                                   "--blob", "--value", "--url")))
+        return None, args.values("--file", "-f", "--blob") + args.attached, []
+    if words and words[0] in _CONFIG_WRITE_SUBCOMMANDS:
+        # git 2.46+ subcommands; `git config edit` opens .git/config in the editor
+        return _unsafe(ctx, f"git config {words[0]}", "changes the configuration"), [], []
     args = argvmod.parse(words, frozenset(("--type", "--default", "--file", "-f", "--blob")))
     for opt in args.options:
         if opt.name in ("--file", "-f"):
@@ -568,4 +658,5 @@ _CHECKS = {
     "git-reset": git_reset,
     "git-config": git_config,
     "gh-api": gh_api,
+    "make": make,
 }
