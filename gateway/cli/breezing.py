@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from gateway import paths
+from gateway.cli._project import PROJECT_HELP, default_project
 
 EXIT_PROBLEM = 1
 
@@ -25,9 +25,8 @@ def command():
 @command.command("phase")
 @click.argument("phase", required=False, type=click.Choice(["A", "B", "C"],
                                                            case_sensitive=False))
-@click.option("--project", type=click.Path(file_okay=False), default=None,
-              help="Project directory (default: $CLAUDE_PROJECT_DIR, else the nearest parent "
-                   "with a .claude/ directory, else the current directory).")
+@click.option("--project", type=click.Path(file_okay=False, exists=True), default=None,
+              help=PROJECT_HELP)
 def phase(phase, project):
     """Record (or, without PHASE, show) the breezing phase.
 
@@ -49,7 +48,7 @@ def phase(phase, project):
     from gateway.state import fast
     from gateway.state.store import StateError
 
-    root = os.path.abspath(project) if project else paths.project_dir(os.getcwd())
+    root = os.path.abspath(project) if project else default_project()
     try:
         if phase is None:
             rec = fast.load_phase(root)

@@ -8,8 +8,9 @@ import sys
 
 import click
 
-from gateway import paths, runtime
+from gateway import runtime
 from gateway import settings as settings_mod
+from gateway.cli._project import default_project
 from gateway.decision import ALLOW, ASK, DENY, Verdict
 from gateway.policy.errors import PolicyError
 
@@ -26,7 +27,7 @@ def _locate(cwd, project):
     if project:
         project = os.path.abspath(project)
     else:
-        project = paths.project_dir(cwd)
+        project = default_project(cwd)
     return cwd, project
 
 
@@ -59,6 +60,12 @@ def _report_policy_error(exc: PolicyError) -> int:
     return EXIT_CONFIG
 
 
+def _report_settings_error(message) -> None:
+    click.echo(f"gateway: {message}", err=True)
+    click.echo("Fix that file (Claude Code ignores an invalid settings file too), or pass "
+               "--no-settings to judge without its permissions rules.", err=True)
+
+
 def run_one(command, cwd, project, as_json, verbose, tool_name, use_settings) -> int:
     cwd, project = _locate(cwd, project)
     try:
@@ -66,7 +73,7 @@ def run_one(command, cwd, project, as_json, verbose, tool_name, use_settings) ->
     except PolicyError as exc:
         return _report_policy_error(exc)
     if verdict.code == "GW903":
-        click.echo(f"gateway: {verdict.message}", err=True)
+        _report_settings_error(verdict.message)
         return EXIT_CONFIG
     if as_json:
         click.echo(json.dumps(verdict.as_dict(), ensure_ascii=False))
@@ -240,11 +247,12 @@ def run_batch(stream, cwd, project, tool_name, use_settings) -> int:
 
 @click.command("check", epilog=EPILOG)
 @click.argument("command_text", metavar="COMMAND", required=False)
-@click.option("--cwd", type=click.Path(file_okay=False), default=None,
+@click.option("--cwd", type=click.Path(file_okay=False, exists=True), default=None,
               help="Directory the command runs in (default: the current directory).")
-@click.option("--project", type=click.Path(file_okay=False), default=None,
+@click.option("--project", type=click.Path(file_okay=False, exists=True), default=None,
               help="Project directory (default: $CLAUDE_PROJECT_DIR, else the nearest parent "
-                   "of --cwd with a .claude/ directory, else --cwd).")
+                   "of --cwd with a .claude/ other than ~/.claude, else the nearest with a "
+                   ".git, else --cwd).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("-v", "--verbose", is_flag=True, help="Show the trace of every phase.")
 @click.option("--batch", type=click.File("r", encoding="utf-8"), default=None,
@@ -300,6 +308,11 @@ def command(command_text, cwd, project, as_json, verbose, batch, tool_name, no_s
         sys.exit(run_guards(command_text, cwd, project, as_json, verbose, tool_name,
                             input_json, (agent_id, session_id, permission_mode, agent_type),
                             not no_settings))
+    if tool_name != "Bash":
+        raise click.UsageError(f"--tool {tool_name} is judged by the PreToolUse guards, which "
+                               "take the tool_input as --input JSON, e.g. --tool "
+                               f"{tool_name} --input '{{\"file_path\": \"src/a.py\"}}' "
+                               "(only Bash commands go through the validator)")
     if command_text is None:
         raise click.UsageError("missing COMMAND (or --batch FILE)")
     sys.exit(run_one(command_text, cwd, project, as_json, verbose, tool_name, not no_settings))

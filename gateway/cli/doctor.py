@@ -14,7 +14,7 @@ _MARK = {"ok": ("ok", "green"), "warn": ("warn", "yellow"), "fail": ("FAIL", "re
 
 
 @click.command("doctor", epilog=EPILOG)
-@click.option("--project", type=click.Path(file_okay=False), default=None,
+@click.option("--project", type=click.Path(file_okay=False, exists=True), default=None,
               help="Project directory (default: found from the current directory as "
                    "`gateway install` does).")
 @click.option("--no-probe", is_flag=True,

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from gateway.cli._project import PROJECT_HELP
 from gateway.install import InstallError
 
 EXIT_CONFIG = 3
@@ -20,9 +21,8 @@ def scope_options(f):
     """--scope, --project and --settings, shared with `gateway uninstall`."""
     f = click.option("--settings", "settings_file", type=click.Path(dir_okay=False),
                      default=None, help="Use this settings file instead of the scope's.")(f)
-    f = click.option("--project", type=click.Path(file_okay=False), default=None,
-                     help="Project directory (default: $CLAUDE_PROJECT_DIR, else the nearest "
-                          "parent with a .claude/ or .git, else the current directory).")(f)
+    f = click.option("--project", type=click.Path(file_okay=False, exists=True), default=None,
+                     help=PROJECT_HELP)(f)
     f = click.option("--scope", type=click.Choice(["project", "local", "user"]),
                      default="project", show_default=True,
                      help="project: .claude/settings.json (committed, shared); local: "

@@ -6,14 +6,14 @@ import sys
 
 import click
 
-from gateway import paths
+from gateway.cli._project import PROJECT_HELP, default_project
 from gateway.policy.errors import PolicyError
 
 EXIT_CONFIG = 3
 
 
 def _project(project):
-    return os.path.abspath(project) if project else paths.project_dir(os.getcwd())
+    return os.path.abspath(project) if project else default_project()
 
 
 def show(project, as_json) -> int:
@@ -128,8 +128,8 @@ def command():
 
 
 @command.command("show")
-@click.option("--project", type=click.Path(file_okay=False), default=None,
-              help="Project directory (default: found from the current directory).")
+@click.option("--project", type=click.Path(file_okay=False, exists=True), default=None,
+              help=PROJECT_HELP)
 @click.option("--json", "as_json", is_flag=True,
               help="Print JSON: the merged policy, the layer of each entry (provenance) and "
                    "the files read (sources).")
@@ -148,8 +148,8 @@ def show_command(project, as_json):
 
 @command.command("validate")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
-@click.option("--project", type=click.Path(file_okay=False), default=None,
-              help="Project directory (default: found from the current directory).")
+@click.option("--project", type=click.Path(file_okay=False, exists=True), default=None,
+              help=PROJECT_HELP)
 @click.option("--layer", type=click.Choice(["user", "project", "local"]), default=None,
               help="Validate FILES as this layer (default: guessed from the file name).")
 def validate_command(files, project, layer):

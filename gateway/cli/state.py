@@ -6,18 +6,17 @@ import sys
 
 import click
 
-from gateway import paths
+from gateway.cli._project import PROJECT_HELP, default_project
 
 EXIT_PROBLEM = 1
 
 
 def _project(project):
-    return os.path.abspath(project) if project else paths.project_dir(os.getcwd())
+    return os.path.abspath(project) if project else default_project()
 
 
-_PROJECT = click.option("--project", type=click.Path(file_okay=False), default=None,
-                        help="Project directory (default: $CLAUDE_PROJECT_DIR, else the nearest "
-                             "parent with a .claude/ directory, else the current directory).")
+_PROJECT = click.option("--project", type=click.Path(file_okay=False, exists=True),
+                        default=None, help=PROJECT_HELP)
 
 
 @click.group("state")

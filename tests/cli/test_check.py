@@ -124,3 +124,60 @@ def gateway_exe():
     exe = os.path.join(os.path.dirname(sys.executable), "gateway")
     assert os.path.exists(exe), "install the package first (pip install '.[dev]')"
     return exe
+
+
+def test_missing_directories_are_usage_errors(project, tmp_path):
+    gone = tmp_path / "no-such-dir"
+    for opt in ("--cwd", "--project"):
+        r = CliRunner().invoke(cli, ["check", opt, str(gone), "ls"])
+        assert r.exit_code == 2
+        assert r.output.endswith(f"Error: Invalid value for '{opt}': Directory '{gone}' does "
+                                 "not exist.\n")
+
+
+def test_other_tools_need_input_json(project):
+    for args in (["--tool", "Write", "src/a.py"], ["--tool", "Write"]):
+        r = CliRunner().invoke(cli, ["check", "--project", project, *args])
+        assert r.exit_code == 2
+        assert r.output.endswith(
+            "Error: --tool Write is judged by the PreToolUse guards, which take the tool_input "
+            "as --input JSON, e.g. --tool Write --input '{\"file_path\": \"src/a.py\"}' (only "
+            "Bash commands go through the validator)\n")
+
+
+def test_unreadable_settings_say_how_to_go_on(project):
+    settings = os.path.join(project, ".claude", "settings.json")
+    os.makedirs(os.path.dirname(settings), exist_ok=True)
+    with open(settings, "w") as fh:
+        fh.write('{"permissions": ')
+    try:
+        r = CliRunner().invoke(cli, ["check", "--project", project, "--cwd", project, "ls"])
+        assert r.exit_code == 3
+        assert r.output.splitlines()[-1] == (
+            "Fix that file (Claude Code ignores an invalid settings file too), or pass "
+            "--no-settings to judge without its permissions rules.")
+        r = CliRunner().invoke(cli, ["check", "--project", project, "--cwd", project,
+                                     "--no-settings", "ls"])
+        assert r.exit_code == 0
+    finally:
+        os.remove(settings)
+
+
+def test_default_project_is_not_the_home_directory(tmp_path, monkeypatch):
+    """~/.claude is Claude Code's user configuration, not a project marker: from a repository
+    without .claude/ yet, `gateway check` judges for the repository, as `gateway install`
+    and the hooks (CLAUDE_PROJECT_DIR) do, so `..` out of it is outside."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / "secret.txt").write_text("x")
+    repo = home / "src" / "app"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(repo / "src")
+    r = CliRunner().invoke(cli, ["check", "--no-settings", "--json", "cat ../../../secret.txt"])
+    got = json.loads(r.output)
+    assert (r.exit_code, got["decision"], got["code"]) == (10, "ask", "GW501")
+    r = CliRunner().invoke(cli, ["check", "--no-settings", "--json", "cat ../README.md"])
+    assert json.loads(r.output)["code"] == "GW700"
