@@ -25,6 +25,20 @@ class Reading:
     def __init__(self):
         self.skipped = 0
         self.files = []
+        self.bad = []  # (file, line number) of the first skipped lines
+
+    def skip(self, path, lineno) -> None:
+        self.skipped += 1
+        if len(self.bad) < 3:
+            self.bad.append((path, lineno))
+
+    def skipped_note(self) -> str:
+        """One line for stderr: how many lines were skipped, and where the first ones are."""
+        where = ", ".join(f"{f} line {n}" for f, n in self.bad)
+        more = ", ..." if self.skipped > len(self.bad) else ""
+        return (f"gateway: skipped {self.skipped} line(s) that are not JSON objects ({where}"
+                f"{more}); a torn last line is harmless, other damage means the file was "
+                "edited by hand")
 
 
 def parse_when(text: str, now: datetime | None = None) -> datetime:
@@ -72,14 +86,16 @@ def read(path: str, reading: Reading, since=None, until=None, decisions=(), even
     for f in log_files(path):
         reading.files.append(f)
         with open(f, "rb") as fh:
-            for line in fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
                 try:
                     entry = json.loads(line)
                 except ValueError:
-                    reading.skipped += 1
+                    reading.skip(f, lineno)
                     continue
                 if not isinstance(entry, dict):
-                    reading.skipped += 1
+                    reading.skip(f, lineno)
                     continue
                 if since or until:
                     when = entry_time(entry)

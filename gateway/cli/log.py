@@ -26,6 +26,23 @@ class When(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+def check_range(since, until) -> None:
+    if since is not None and until is not None and since >= until:
+        raise click.BadParameter("--since is not before --until, so nothing can match",
+                                 param_hint="'--since' / '--until'")
+
+
+def check_codes(codes) -> tuple:
+    """The codes, upper-cased; a usage error naming the first one that is not a reason code."""
+    from gateway.codes import CODES
+
+    for code in codes:
+        if code.upper() not in CODES:
+            raise click.BadParameter(f"{code!r} is not a reason code; `gateway explain --list` "
+                                     "lists them", param_hint="'--code'")
+    return tuple(c.upper() for c in codes)
+
+
 def log_file_option(f):
     return click.option("--file", "log_file", type=click.Path(dir_okay=False), default=None,
                         help="The audit log to read (default: $GATEWAY_AUDIT_LOG, else "
@@ -37,6 +54,12 @@ def resolve_log(log_file) -> str:
     from gateway import audit
 
     if log_file:
+        from gateway.cli._auditlog import log_files
+
+        if not log_files(log_file):
+            click.echo(f"gateway: {log_file}: no such file (the audit log is "
+                       f"{audit.log_path() or 'off'}; --file names another one)", err=True)
+            sys.exit(EXIT_CONFIG)
         return log_file
     path = audit.log_path()
     if path is None:
@@ -92,6 +115,8 @@ def command(since, until, decisions, codes, events, tools, sessions, grep, limit
       gateway log --code GW703 -n 20               # the last 20 unknown commands
       gateway log --since 1w --json | jq -r .command | sort | uniq -c | sort -rn
     """
+    check_range(since, until)
+    codes = check_codes(codes)
     path = resolve_log(log_file)
     reading = Reading()
     entries = read(path, reading, since, until, set(decisions), set(events), codes,
@@ -115,6 +140,5 @@ def command(since, until, decisions, codes, events, tools, sessions, grep, limit
     elif not as_json and count == 0:
         click.echo("no matching decisions", err=True)
     if reading.skipped:
-        click.echo(f"gateway: skipped {reading.skipped} line(s) that are not JSON objects",
-                   err=True)
+        click.echo(reading.skipped_note(), err=True)
     sys.exit(0)

@@ -6,7 +6,7 @@ import sys
 import click
 
 from gateway.cli._auditlog import WHEN_HELP, Reading, read
-from gateway.cli.log import EXIT_CONFIG, When, log_file_option, one_line, resolve_log
+from gateway.cli.log import EXIT_CONFIG, When, check_range, log_file_option, one_line, resolve_log
 
 EPILOG = """\b
 Exit codes: 0 done, 2 usage error, 3 the audit log is off or cannot be read, or a proposal
@@ -47,6 +47,7 @@ def command(since, until, top, events, yaml_only, as_json, log_file):
     from gateway.cli import _proposals
     from gateway.policy.load import user_rules_path
 
+    check_range(since, until)
     path = resolve_log(log_file)
     reading = Reading()
     try:
@@ -54,6 +55,8 @@ def command(since, until, top, events, yaml_only, as_json, log_file):
     except OSError as exc:
         click.echo(f"gateway: cannot read the audit log {path}: {exc.strerror or exc}", err=True)
         sys.exit(EXIT_CONFIG)
+    if reading.skipped:
+        click.echo(reading.skipped_note(), err=True)
     env = _proposals.Env()
     groups, now_allowed = _proposals.collect(entries, env)
     _proposals.propose(groups, env, top)

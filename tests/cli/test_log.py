@@ -101,8 +101,41 @@ def test_cli_errors(tmp_path):
     assert r.exit_code == 2 and "30m, 2h" in r.output
     r = invoke(env={"GATEWAY_AUDIT_LOG": "off"})
     assert r.exit_code == 3 and "audit log is off" in r.output
+    r = invoke("--file", str(tmp_path / "none.jsonl"), env={"GATEWAY_AUDIT_LOG": "/l.jsonl"})
+    assert (r.exit_code, r.output) == (3, f"gateway: {tmp_path}/none.jsonl: no such file (the "
+                                          "audit log is /l.jsonl; --file names another one)\n")
+    (tmp_path / "none.jsonl.1").write_text(json.dumps(entry(1)) + "\n")  # only a rotated file
     r = invoke("--file", str(tmp_path / "none.jsonl"))
-    assert r.exit_code == 0 and "no audit log yet" in r.output
+    assert r.exit_code == 0 and "frob x" in r.output
+
+
+def test_default_log_not_written_yet_is_not_an_error(tmp_path):
+    path = tmp_path / "none.jsonl"
+    r = invoke(env={"GATEWAY_AUDIT_LOG": str(path)})
+    assert (r.exit_code, r.output) == (0, f"gateway: no audit log yet at {path} (decisions are "
+                                          "recorded once the hooks run; `gateway install` "
+                                          "registers them)\n")
+
+
+def test_unknown_code_and_empty_range_are_usage_errors(log):
+    r = invoke("--file", str(log), "--code", "GW7O3")
+    assert r.exit_code == 2
+    assert r.output.endswith("Error: Invalid value for '--code': 'GW7O3' is not a reason code; "
+                             "`gateway explain --list` lists them\n")
+    r = invoke("--file", str(log), "--code", "gw703", "--json")
+    assert r.exit_code == 0 and len([x for x in r.output.splitlines() if "cmd" in x]) == 4
+    r = invoke("--file", str(log), "--since", "2026-11-30", "--until", "2026-11-01")
+    assert r.exit_code == 2
+    assert r.output.endswith("Error: Invalid value for '--since' / '--until': --since is not "
+                             "before --until, so nothing can match\n")
+
+
+def test_skipped_lines_are_located(log):
+    r = invoke("--file", str(log), "--json")
+    assert r.exit_code == 0
+    assert r.output.splitlines()[-1] == (
+        f"gateway: skipped 2 line(s) that are not JSON objects ({log}.1 line 5, {log} line 5);"
+        " a torn last line is harmless, other damage means the file was edited by hand")
 
 
 def test_reads_what_the_hook_writes(tmp_path, project, monkeypatch):

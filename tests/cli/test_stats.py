@@ -237,3 +237,19 @@ def test_cli_table_and_yaml(logfile, tmp_path, monkeypatch):
     data = json.loads(r.output)
     assert data["prompts"] == 7 and len(data["groups"]) == 1
     assert data["groups"][0]["proposal"]["saves"] == 4
+
+
+def test_cli_reports_skipped_lines_and_usage_errors(tmp_path):
+    path = tmp_path / "audit.jsonl"
+    path.write_text("garbage\n")
+    r = CliRunner().invoke(cli, ["stats", "--file", str(path)])
+    assert (r.exit_code, r.output) == (0, (
+        f"gateway: skipped 1 line(s) that are not JSON objects ({path} line 1); a torn last "
+        "line is harmless, other damage means the file was edited by hand\n"
+        "0 prompt(s) in the log\n"))
+    r = CliRunner().invoke(cli, ["stats", "--file", str(tmp_path / "nope.jsonl")],
+                           env={"GATEWAY_AUDIT_LOG": "off"})
+    assert (r.exit_code, r.output) == (3, f"gateway: {tmp_path}/nope.jsonl: no such file (the "
+                                          "audit log is off; --file names another one)\n")
+    r = CliRunner().invoke(cli, ["stats", "--since", "1d", "--until", "2d"])
+    assert r.exit_code == 2 and "--since is not before --until" in r.output
