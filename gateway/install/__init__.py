@@ -14,4 +14,9 @@ layers over it, and the tests call it directly.
 
 class InstallError(Exception):
     """Something the user must fix before the settings can be changed (the message says what,
-    where and how)."""
+    where and how). `problem` is the message without what install and uninstall add about
+    themselves ("nothing was changed"), for reports that are not about a change."""
+
+    def __init__(self, message, problem=None):
+        super().__init__(message)
+        self.problem = problem or message

@@ -63,8 +63,12 @@ def run(project, env=None, probe=True, claude=None) -> list:
     except InstallError as exc:
         checks.append(Check("fail", f"a hook module is broken: {exc}", "reinstall gateway"))
         specs = []
-    regs = _registrations(project, env, checks)
-    checks.extend(_coverage(specs, regs))
+    from gateway import settings as settings_mod
+
+    settings_errors = settings_mod.load(project, env).errors
+    unusable = []
+    regs = _registrations(project, env, checks, unusable, settings_errors)
+    checks.extend(_coverage(specs, regs, unusable))
     seen = set()
     for reg in regs:
         key = json.dumps(reg.handler, sort_keys=True)
@@ -72,7 +76,7 @@ def run(project, env=None, probe=True, claude=None) -> list:
             continue
         seen.add(key)
         checks.append(_runs(reg, project, env, probe))
-    checks.extend(_rules(project, env))
+    checks.extend(_rules(project, env, unusable, settings_errors))
     checks.append(_audit(env))
     checks.append(_claude_version(claude, env))
     return checks
@@ -83,7 +87,9 @@ def _short(path) -> str:
     return "~" + path[len(home):] if path.startswith(home + "/") else path
 
 
-def _registrations(project, env, checks) -> list:
+def _registrations(project, env, checks, unusable, settings_errors=()) -> list:
+    """The gateway's handlers in every settings file; the files that cannot be read are
+    reported (once) and appended to `unusable`."""
     regs = []
     for scope, path in settings_files(project, env):
         if not os.path.exists(path):
@@ -91,9 +97,13 @@ def _registrations(project, env, checks) -> list:
         try:
             loaded = jsonfile.load(path)
         except InstallError as exc:
-            checks.append(Check("fail", f"{scope} settings unusable: {exc}",
-                                f"fix {path}: Claude Code ignores an invalid settings file and "
-                                "the gateway cannot honour its permission rules"))
+            unusable.append(path)
+            asks = any(e.startswith(f"{path}:") for e in settings_errors)
+            checks.append(Check("fail", f"{scope} settings file cannot be used: {exc.problem}"
+                                + (". Claude Code ignores it, and the gateway asks for every "
+                                   "command (GW903) because it cannot honour its permission "
+                                   "rules" if asks else ""),
+                                f"fix {path} (or move it away), then run gateway doctor again"))
             continue
         if loaded.data.get("disableAllHooks") is True:
             checks.append(Check("fail", f"{_short(path)} sets disableAllHooks: no hook runs, "
@@ -104,7 +114,7 @@ def _registrations(project, env, checks) -> list:
     return regs
 
 
-def _coverage(specs, regs) -> list:
+def _coverage(specs, regs, unusable=()) -> list:
     out = []
     names = {s.name for s in specs}
     for spec in specs:
@@ -116,8 +126,14 @@ def _coverage(specs, regs) -> list:
                                  f"{_short(r.path)}; it answers {spec.event} only",
                                  f"gateway install --scope {r.scope}"))
         if not right:
-            out.append(Check("fail", f"{spec.event} ({spec.name}) is not registered in any "
-                             "settings file", "gateway install"))
+            if unusable:
+                out.append(Check("fail", f"{spec.event} ({spec.name}) is not registered in any "
+                                 "settings file that can be used",
+                                 f"fix {unusable[0]} first; if it does not register the "
+                                 "gateway either, then gateway install"))
+            else:
+                out.append(Check("fail", f"{spec.event} ({spec.name}) is not registered in "
+                                 "any settings file", "gateway install"))
             continue
         for r in right:
             where = f"{r.scope} {_short(r.path)}"
@@ -279,8 +295,7 @@ def _http_listening(url) -> Check:
                      "skipped and Claude Code's own prompts decide", "start `gateway serve`")
 
 
-def _rules(project, env) -> list:
-    from gateway import settings as settings_mod
+def _rules(project, env, unusable=(), settings_errors=()) -> list:
     from gateway.policy.errors import PolicyError
     from gateway.policy.merge import merge
     from gateway.validator.examples import check
@@ -298,10 +313,10 @@ def _rules(project, env) -> list:
                                              if len(exc.errors) > 3 else "")
         out.append(Check("fail", f"the rules cannot be loaded, so every command asks: {first}",
                          "fix the file(s) named; `gateway rules validate` re-checks them"))
-    s = settings_mod.load(project, env)
-    if s.errors:
+    errors = [e for e in settings_errors if not any(e.startswith(f"{p}:") for p in unusable)]
+    if errors:
         out.append(Check("fail", f"a settings file cannot be read, so every command asks "
-                         f"(GW903): {s.errors[0]}", "fix that settings file"))
+                         f"(GW903): {errors[0]}", "fix that settings file"))
     return out
 
 

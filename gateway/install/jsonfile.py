@@ -151,14 +151,16 @@ def parse(raw: bytes, path: str = "settings") -> tuple:
     try:
         data = json.loads(body, object_pairs_hook=_no_duplicates(path))
     except json.JSONDecodeError as exc:
-        raise InstallError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}. Fix "
-                           "the file (Claude Code ignores an invalid settings file) and run "
-                           "the command again; nothing was changed") from None
+        problem = f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}"
+        raise InstallError(f"{problem}. Fix the file (Claude Code ignores an invalid settings "
+                           "file) and run the command again; nothing was changed",
+                           problem) from None
     except RecursionError:
         raise InstallError(f"{path}: nested too deeply to be a settings file") from None
     if not isinstance(data, dict):
-        raise InstallError(f"{path}: the top level must be a JSON object ({{...}}), not "
-                           f"{type(data).__name__}; nothing was changed")
+        problem = (f"{path}: the top level must be a JSON object ({{...}}), not "
+                   f"{type(data).__name__}")
+        raise InstallError(f"{problem}; nothing was changed", problem)
     return data, detect_style(text, data)
 
 

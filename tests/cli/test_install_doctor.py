@@ -88,7 +88,19 @@ def test_broken_rules_and_settings_fail(project):
     (project / ".claude" / "settings.local.json").write_text("{oops")
     checks = doctor.run(str(project), probe=False)
     assert find(checks, "fail", "the rules cannot be loaded")
-    assert find(checks, "fail", "local settings unusable")
+    local = project / ".claude" / "settings.local.json"
+    titles = [(c.status, c.title, c.fix) for c in checks if c.status == "fail"]
+    assert (
+        "fail", f"local settings file cannot be used: {local}:1:2: invalid JSON: Expecting "
+        "property name enclosed in double quotes. Claude Code ignores it, and the gateway asks "
+        "for every command (GW903) because it cannot honour its permission rules",
+        f"fix {local} (or move it away), then run gateway doctor again") in titles
+    # the unreadable file is reported once, and install is not proposed before it is fixed
+    assert not [t for t in titles if "GW903" in t[1] and t[1].startswith("a settings file")]
+    assert ("fail", "PreToolUse (pre-tool-use) is not registered in any settings file that can "
+            "be used", f"fix {local} first; if it does not register the gateway either, then "
+            "gateway install") in titles
+    assert not [t for t in titles if "nothing was changed" in t[1]]
 
 
 def test_claude_version_reporting(tmp_path):
