@@ -571,7 +571,15 @@ def command(runs, batch_lines, serve_requests, only, as_json):
     """Measure the hook's cost against the bare interpreter, check --batch throughput, the
     growth with command size, and `gateway serve`'s time per decision; print the ratios.
 
-    Timing varies with machine load: run it on a quiet machine and read the medians.
+    Timing varies with machine load: run it on a quiet machine and read the medians. With the
+    defaults it takes about 20 s; progress goes to stderr, the report to stdout.
+
+    \b
+    Examples:
+      gateway bench                          # everything (docs/performance.md has a run)
+      gateway bench --only processes         # just the hook's process cost
+      gateway bench --runs 5 --batch-lines 500 --serve-requests 50   # a quick look
+      gateway bench --json > bench.json
     """
     parts = set(only) or {"processes", "batch", "growth", "serve"}
     def echo(message):

@@ -58,8 +58,9 @@ def markdown() -> str:
 
 
 def list_codes() -> int:
+    width = max(len(entry[0]) for entry in CODES.values())
     for code, (phase, decision, title, _text, _ex) in CODES.items():
-        click.echo(f"{code}  {phase:>5}  {decision:5}  {title}")
+        click.echo(f"{code}  {phase:<{width}}  {decision:5}  {title}")
     return 0
 
 

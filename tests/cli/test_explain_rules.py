@@ -24,6 +24,11 @@ def test_explain_list_has_every_code():
     from gateway.codes import CODES
     out = CliRunner().invoke(cli, ["explain", "--list"]).output
     assert [line.split()[0] for line in out.splitlines()] == list(CODES)
+    lines = out.splitlines()
+    assert lines[0] == "GW001  S0              ask    NUL byte in the input"
+    assert "GW820  guard:delegate  deny   delegate mode: tool not allowed" in lines
+    assert len({line.index(" ask ") if " ask " in line else line.index(" deny ")
+                for line in lines if " info " not in line and " allow " not in line}) == 1
 
 
 def test_rules_show_names_layers(project, tmp_path):
