@@ -76,11 +76,13 @@ def validate(files, project, layer) -> int:
     problems = []
     if files:
         base = merge(None)
+        checked = []
         for f in files:
             lay = layer or _guess_layer(f)
             if not os.path.exists(f):
                 problems.append(f"{f}: no such file")
                 continue
+            checked.append(f"{f} ({lay} layer)")
             try:
                 read = read_layer(lay, f)
                 problems.extend(_apply(base, lay, f, *read))
@@ -88,19 +90,39 @@ def validate(files, project, layer) -> int:
                 problems.extend(exc.errors)
         if not problems:
             problems.extend(_examples(base))
+        what = ", ".join(checked)
     else:
+        from gateway.policy.load import layer_paths
+
+        root = _project(project)
         try:
-            merged = merge(_project(project))
+            merged = merge(root)
             problems.extend(_examples(merged))
         except PolicyError as exc:
             problems.extend(exc.errors)
+        else:
+            read = [(lay, p) for lay, p in merged.sources if lay != "builtin"]
+            if read:
+                what = "built-in, " + ", ".join(f"{lay} {_short(p)}" for lay, p in read)
+            else:
+                absent = [_short(p) for lay, p in layer_paths(root) if lay != "builtin"]
+                what = "built-in only (no " + ", ".join(absent[:-1]) + f" or {absent[-1]})"
     if problems:
         for line in problems:
             click.echo(line, err=True)
         click.echo(f"{len(problems)} problem(s)", err=True)
         return EXIT_CONFIG
-    click.echo("rules are valid")
+    click.echo(f"rules are valid: {what}")
     return 0
+
+
+def _short(path) -> str:
+    """A path as the user would type it: relative below the current directory, ~ for home."""
+    home = os.path.expanduser("~")
+    rel = os.path.relpath(path)
+    if not rel.startswith(".."):
+        return rel
+    return "~" + path[len(home):] if path.startswith(home + "/") else path
 
 
 def _examples(merged):

@@ -51,7 +51,9 @@ def test_rules_show_json(project):
 
 def test_rules_validate_ok(project):
     result = CliRunner().invoke(cli, ["rules", "validate", "--project", project])
-    assert (result.exit_code, result.output) == (0, "rules are valid\n")
+    assert (result.exit_code, result.output) == (
+        0, "rules are valid: built-in only (no ~/no-user-rules.yaml, "
+        f"{project}/.claude/gateway.yaml or {project}/.claude/gateway.local.yaml)\n")
 
 
 def test_rules_validate_reports_located_errors(tmp_path):
