@@ -19,6 +19,15 @@ _MAX_PEEL = 8
 _SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"))
 _SHELL_OPTS_WITH_VALUE = frozenset(("-o", "+o", "-O", "+O", "--rcfile", "--init-file"))
 _MAX_NESTING = 4
+#: Commands that run the command named by their arguments but are not wrappers of phase 7A
+#: (it refuses them outright): `exec rm -rf /` and `busybox rm -rf /` are `rm -rf /`.
+_RUNNERS = {"exec": {"value_flags": ["-a"]}, "busybox": {}}
+#: Commands that hand a code string to a shell: the option that carries it.
+_CODE_OPTIONS = {"su": ("-c", "--command"), "runuser": ("-c", "--command"),
+                 "script": ("-c", "--command"), "flock": ("-c", "--command")}
+#: Commands that join their arguments into one shell command line (`watch 'rm -rf /'`,
+#: `sudo -s 'rm -rf /'`).
+_JOINING = frozenset(("watch",))
 #: Commands bashlex rejected are split and parsed piece by piece up to this length.
 _FRAGMENT_SCAN_MAX = 65536
 
@@ -32,7 +41,7 @@ def _names(policy, argv):
         name = posixpath.basename(argv[0]).lower()
         argv = [name] + list(argv[1:])
         out.append(argv)
-        wrapper = policy.wrappers.get(name)
+        wrapper = policy.wrappers.get(name) or _RUNNERS.get(name)
         if wrapper is None:
             break
         argv = peel_wrapper(argv, wrapper)
@@ -119,9 +128,24 @@ def _argv_matches(rule, argv, home, cwds=()) -> bool:
         if not any(_norm_target(w, home, cwds) & targets for w in rest if not w.startswith("-")):
             return False
     if rule.get("arg_globs"):
-        if not any(fnmatch.fnmatchcase(w, g) for w in rest for g in rule["arg_globs"]):
+        if not any(fnmatch.fnmatchcase(v, g) for w in rest for v in _spellings(w)
+                   for g in rule["arg_globs"]):
             return False
     return True
+
+
+def _fold(path: str) -> str:
+    """An absolute path with `.`, `..` and repeated slashes folded (`//dev/./sda`)."""
+    return "/" + posixpath.normpath(path).lstrip("/") if path.startswith("/") else path
+
+
+def _spellings(word: str) -> set:
+    """`word` as written and with its path (or the path after `key=`) folded."""
+    out = {word, _fold(word)}
+    key, eq, value = word.partition("=")
+    if eq:
+        out.add(key + "=" + _fold(value))
+    return out
 
 
 def _command_rule(rule, script, policy, home, cwds=()) -> bool:
@@ -133,9 +157,18 @@ def _command_rule(rule, script, policy, home, cwds=()) -> bool:
 
 
 def _name_of(policy, cmd):
+    """The names a command runs as: its own and those behind wrappers, each also without a
+    version suffix (python3.11 is python, perl5.36 is perl)."""
     if cmd is None or not cmd.words:
         return set()
-    return {argv[0] for argv in _names(policy, [w.value for w in cmd.words])}
+    names = {argv[0] for argv in _names(policy, [w.value for w in cmd.words])}
+    return names | {n.rstrip("0123456789.-") for n in names} - {""}
+
+
+def _nested(script, cmd):
+    """Commands inside `cmd`'s text: its process and command substitutions."""
+    return [c for c in script.all_commands
+            if c is not cmd and cmd.start <= c.start and c.end <= cmd.end]
 
 
 def _pipe_rule(rule, script, policy) -> bool:
@@ -145,6 +178,9 @@ def _pipe_rule(rule, script, policy) -> bool:
         seen_src = False
         for cmd in cmds:
             names = _name_of(policy, cmd)
+            if seen_src and cmd is not None:  # `| tee >(sh)`
+                for inner in _nested(script, cmd):
+                    names = names | _name_of(policy, inner)
             if seen_src and names & dst:
                 return True
             if names & src:
@@ -170,7 +206,8 @@ def _redirect_rule(rule, script) -> bool:
     for cmd in script.all_commands:
         for r in cmd.redirects:
             if r.target is not None and r.op not in ("<", "<<<", "<<", "<<-"):
-                if any(fnmatch.fnmatchcase(r.target.value, g) for g in rule["redirect_globs"]):
+                if any(fnmatch.fnmatchcase(v, g) for v in _spellings(r.target.value)
+                       for g in rule["redirect_globs"]):
                     return True
     return False
 
@@ -212,17 +249,88 @@ def _shell_code(argv):
     return argv[i] if has_c and i < len(argv) else None
 
 
-def _nested_code(policy, script):
-    """Code strings the script hands to a shell to run: `bash -c CODE`, `eval WORDS`,
-    also behind wrappers (sudo bash -c ...)."""
+def _reads_stdin(argv) -> bool:
+    """Does this shell read its program from standard input (no -c, no script)?"""
+    for w in argv[1:]:
+        if w in ("-s", "-"):
+            return True
+        if w.startswith("-") or w.startswith("+"):
+            if w[0] == "-" and not w.startswith("--") and "c" in w[1:]:
+                return False
+            continue
+        return False
+    return True
+
+
+def _option_value(argv, names):
+    """The value of the first of `names` (`-c CODE`, `--command=CODE`, `-cCODE`)."""
+    for i, w in enumerate(argv[1:], 1):
+        for name in names:
+            if w == name and i + 1 < len(argv):
+                return argv[i + 1]
+            if name.startswith("--") and w.startswith(name + "="):
+                return w[len(name) + 1:]
+            if not name.startswith("--") and w.startswith(name) and len(w) > len(name):
+                return w[len(name):]
+            if (not name.startswith("--") and w.startswith("-") and not w.startswith("--")
+                    and w.endswith(name[1]) and i + 1 < len(argv)):
+                return argv[i + 1]  # in a cluster: script -qc CODE
+    return None
+
+
+def _stdin_code(policy, script):
+    """Literal text a shell reads as its program: `bash <<< CODE`, `echo CODE | sh`."""
     for cmd in script.all_commands:
         for argv in _names(policy, [w.value for w in cmd.words]):
-            if argv[0] in _SHELLS:
+            if argv[0] in _SHELLS and _reads_stdin(argv):
+                for r in cmd.redirects:
+                    if r.op == "<<<" and r.target is not None:
+                        yield r.target.value
+    for cmds in script.all_pipelines:
+        texts = []
+        for cmd in cmds:
+            if cmd is None or not cmd.words:
+                continue
+            argv = [w.value for w in cmd.words]
+            if argv[0] in ("echo", "printf"):
+                args = argv[1:]
+                while args and argv[0] == "echo" and args[0] in ("-n", "-e", "-E", "-ne",
+                                                                 "-en"):
+                    args = args[1:]
+                texts.append(" ".join(args))
+                continue
+            for inner in _names(policy, argv):
+                if inner[0] in _SHELLS and _reads_stdin(inner):
+                    yield from texts
+
+
+def _nested_code(policy, script):
+    """Code strings the script hands to a shell to run: `bash -c CODE`, `eval WORDS`,
+    `trap CODE`, `su -c CODE`, `watch WORDS`, also behind wrappers (sudo bash -c ...), and
+    literal text piped or here-stringed into a shell."""
+    for cmd in script.all_commands:
+        for argv in _names(policy, [w.value for w in cmd.words]):
+            name = argv[0]
+            if name in _SHELLS:
                 code = _shell_code(argv)
                 if code:
                     yield code
-            elif argv[0] == "eval" and len(argv) > 1:
+            elif name == "eval" and len(argv) > 1:
                 yield " ".join(argv[1:])
+            elif name == "trap" and len(argv) > 1:
+                args = argv[2:] if argv[1] == "--" else argv[1:]
+                if args and not args[0].startswith("-"):
+                    yield args[0]
+            elif name in _CODE_OPTIONS:
+                code = _option_value(argv, _CODE_OPTIONS[name])
+                if code:
+                    yield code
+            elif name in _JOINING or (name == "sudo" and any(
+                    w in ("-s", "-i", "--shell", "--login") for w in argv[1:])):
+                inner = peel_wrapper(argv, policy.wrappers.get(name, {}))
+                if inner:
+                    yield " ".join(inner)
+    yield from _stdin_code(policy, script)
 
 
 def matching_rule(policy, script, home=None, depth=0, cwd=None):
@@ -269,13 +377,23 @@ def _fragment_scripts(ctx):
     from gateway.shell.parse import ShellParseError, parse
 
     fragments = split(ctx.text)
-    if len(fragments) < 2:
-        return  # the one fragment is the text bashlex already rejected
     for fragment in fragments:
-        try:
-            yield parse(fragment)
-        except (ShellParseError, RecursionError):
-            continue
+        texts = [fragment] if len(fragments) > 1 else []
+        # `time [-p] PIPELINE` and `coproc COMMAND` run what follows; bashlex implements
+        # neither, so the rest is parsed on its own
+        words = fragment.split(None, 2)
+        if words and words[0] in ("time", "coproc"):
+            rest = fragment[len(words[0]):].lstrip()
+            if rest.startswith("-p") and rest[2:3] in (" ", "\t"):
+                rest = rest[2:].lstrip()
+            if rest.startswith("--") and rest[2:3] in (" ", "\t"):
+                rest = rest[2:].lstrip()
+            texts.append(rest)
+        for text in texts:
+            try:
+                yield parse(text)
+            except (ShellParseError, RecursionError):
+                continue
 
 
 def scan(ctx):
