@@ -251,6 +251,13 @@ CODES = {
               "new agent would have its own identity, would not inherit the role, and an "
               "unregistered session is taken for the Lead.",
               "Agent {\"prompt\": ...}   (as the reviewer)"),
+    "GW809": ("guard:role", "deny", "implementer widens its own owns",
+              "A registered implementer re-registered (a role marker Write of its own) with an "
+              "owns glob that is not provably inside the globs it already owns. It may keep or "
+              "narrow them; the Lead assigns wider ones by writing the marker the implementer "
+              "registered from.",
+              "Write breezing-role-impl-1.json {\"role\": \"implementer\", \"owns\": "
+              "[\"**\"]}   (owns: [\"src/auth/**\"])"),
     "GW810": ("guard:codex", "deny", "codex mode: write outside state and Markdown files",
               "While breezing-active.json has impl_mode \"codex\", Codex writes the code: every "
               "session may write only .claude/state/breezing*, .claude/state/review* and *.md "

@@ -79,6 +79,7 @@ class Request:
         self.roots = paths.Roots(self.project)
         self.trace = []
         self.subject = ""  # the command or file path, for the audit log
+        self.assign_only = False  # delegate mode let a role marker Write through (assignment)
         if self.tool_input is not None:
             for key in ("command", "file_path", "notebook_path"):
                 if isinstance(self.tool_input.get(key), str):

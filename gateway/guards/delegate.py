@@ -10,7 +10,9 @@ or a subagent registered as lead under its own agent_id (not one that merely sha
 Lead's session_id). Teammates and subagents are not restricted (old clients' teammates inheriting
 the mode was a bug, anthropics/claude-code#25037).
 
-Allowed: TaskCreate, TaskUpdate, TaskList, TaskGet, SendMessage; with an old client's
+Allowed: TaskCreate, TaskUpdate, TaskList, TaskGet, SendMessage, and the Write of a role
+marker a registered teammate registered from (the Lead assigning it its owns: nothing else
+through that Write, role.register checks it again inside the lock); with an old client's
 delegate mode also its team tools TeamCreate, TeamDelete and Task (Agent is the same tool
 under its current name). In Phase B the single Bash command `gateway breezing phase C` is
 also allowed, so the Lead can end the phase when every task is done and approved.
@@ -46,6 +48,28 @@ def is_phase_c_command(command) -> bool:
             and trusted_program(argv[0]) and argv[1:] == ["breezing", "phase", "C"])
 
 
+def is_assignment(req) -> bool:
+    """A Write of a role marker another identity registered from (an assignment)."""
+    from gateway.guards import files, role
+    from gateway.guards.context import PATH_MAX
+
+    ti = req.tool_input
+    raw = ti.get("file_path") if isinstance(ti, dict) else None
+    if not isinstance(raw, str) or not raw.strip() or "\x00" in raw or len(raw) > PATH_MAX:
+        return False
+    target = files.Target(raw, req.cwd, req.roots)
+    if not target.is_role_marker:
+        return False
+    from gateway.state import fast
+    from gateway.state.store import StateError
+
+    try:
+        roles = fast.load_session_roles(req.project)
+    except StateError:
+        return False  # the Write is then refused (GW820)
+    return bool(role.bound_to_other(req, roles, posixpath.basename(target.rel_real)))
+
+
 def check(req, state):
     by_mode = req.permission_mode == "delegate"
     by_phase = state.phase is not None and state.phase.phase == "B"
@@ -60,6 +84,13 @@ def check(req, state):
         req.step(PHASE, "pass", "", f"{source}: restricts the Lead only")
         return None
     allowed = TOOLS + (OLD_CLIENT_TOOLS if by_mode else ())
+    if req.tool == "Write" and is_assignment(req):
+        # the Lead hands a registered teammate its owns (seed 001: at its first task claim,
+        # which is in Phase B); role.register refuses it unless it is exactly that
+        req.assign_only = True
+        req.step(PHASE, "pass", "", f"{source}: a role marker Write that assigns a registered "
+                 "teammate its role and owns")
+        return None
     if req.tool in allowed:
         req.step(PHASE, "pass", "", f"{source}: {req.tool} is a delegate tool")
         return None

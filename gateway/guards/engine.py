@@ -91,7 +91,7 @@ def _file_tool(req, state, record):
         if verdict is not None:
             return verdict
     if target.is_role_marker:
-        verdict = role.register(req, state, target, record)
+        verdict = role.register(req, state, target, record, assign_only=req.assign_only)
         if verdict is not None:
             return verdict
     return req.passed()

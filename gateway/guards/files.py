@@ -310,3 +310,120 @@ def owns_match(patterns, rel, absolute):
         if _owns_regex(p).match(subject):
             return pat
     return ""
+
+
+# --- owns containment ----------------------------------------------------------------------
+#
+# An implementer may re-register only with owns it already has (or narrower ones), and a Bash
+# command may remove or move a tree only when everything below it is owned. Both need "does
+# glob A admit only paths glob B admits?". Decided conservatively on path components: True
+# only when it can be shown; anything unusual (character classes, `..`, mixed absolute and
+# relative forms) is contained only in an identical pattern.
+
+_STAR = "**"
+
+
+def _owns_forms(pat):
+    """The (absolute, components) forms `pat` stands for in owns_match, or None when it can
+    be compared only as an identical string. A component is ("lit", text), ("glob", text) or
+    ("**",) (any number of components)."""
+    if not isinstance(pat, str) or not pat or ".." in pat.split("/") or "[" in pat \
+            or "]" in pat:
+        return None
+    p = pat
+    absolute = p.startswith("/")
+    if not absolute:
+        while p.startswith("./"):
+            p = p[2:]
+        if not p:
+            return None
+    if p.endswith("/"):
+        texts = [p + _STAR]
+    elif not any(ch in p for ch in "*?"):
+        texts = [p, p + "/" + _STAR]  # the path itself and everything below it
+    else:
+        texts = [p]
+    return [(absolute, [_component(c) for c in t.split("/")]) for t in texts]
+
+
+def _component(text):
+    if text == _STAR:
+        return (_STAR,)
+    return ("glob", text) if any(ch in text for ch in "*?") else ("lit", text)
+
+
+def _never_empty(comp) -> bool:
+    """The component never matches the empty string (a `**` between components stands for
+    non-empty components only)."""
+    if comp[0] == "lit":
+        return comp[1] != ""
+    return comp[0] == "glob" and comp[1].replace("*", "") != ""
+
+
+def _comp_within(a, b) -> bool:
+    """Single component a (not **) admits only what component b (not **) admits."""
+    if a == b:
+        return True
+    if b[0] == "glob" and b[1].replace("*", "") == "":
+        return True  # `*` admits any one component
+    if a[0] == "lit" and b[0] == "glob":
+        return bool(_owns_regex(b[1]).match(a[1]))
+    return False
+
+
+def _seq_within(a, b, i=0, j=0, memo=None) -> bool:
+    """Every path components a[i:] admit, components b[j:] admit."""
+    memo = {} if memo is None else memo
+    key = (i, j)
+    if key in memo:
+        return memo[key]
+    memo[key] = False  # (no cycles: every step advances i or j)
+    if j == len(b):
+        out = i == len(a)
+    elif b[j][0] == _STAR and j == len(b) - 1:
+        # a trailing ** is ".*": anything after "<prefix>/" (the bare ** anything at all)
+        out = j == 0 or i < len(a)
+    elif b[j][0] == _STAR:
+        # zero or more non-empty components, each followed by "/"
+        out = _seq_within(a, b, i, j + 1, memo)
+        if not out and i < len(a):
+            if a[i][0] == _STAR:
+                # a's own ** in the middle fits in b's; a trailing one (".*") does not
+                out = i < len(a) - 1 and _seq_within(a, b, i + 1, j, memo)
+            elif _never_empty(a[i]):
+                out = _seq_within(a, b, i + 1, j, memo)
+    elif i == len(a) or a[i][0] == _STAR:
+        out = False
+    else:
+        out = _comp_within(a[i], b[j]) and _seq_within(a, b, i + 1, j + 1, memo)
+    memo[key] = out
+    return out
+
+
+def _forms_within(forms, patterns) -> bool:
+    others = [f for q in patterns for f in (_owns_forms(q) or ())]
+    return all(any(ab == bb and _seq_within(ac, bc) for bb, bc in others)
+               for ab, ac in forms)
+
+
+def owns_within(new, current) -> bool:
+    """Glob `new` admits only paths some pattern of `current` admits (conservative: False
+    unless it can be shown; an identical pattern always is)."""
+    if new in current:
+        return True
+    forms = _owns_forms(new)
+    return forms is not None and _forms_within(forms, current)
+
+
+def owns_tree(patterns, rel, absolute) -> bool:
+    """The path `rel` (project-relative, or None; `absolute` its absolute form) and everything
+    below it are admitted by `patterns` (a tree write: rm -r, mv, find -delete)."""
+    if not owns_match(patterns, rel, absolute):
+        return False
+    forms = []
+    if rel is not None:
+        forms.append((False, ([("lit", c) for c in rel.split("/")] if rel else [])
+                      + [(_STAR,)]))
+    if absolute:
+        forms.append((True, [("lit", c) for c in absolute.split("/")] + [(_STAR,)]))
+    return any(_forms_within([f], patterns) for f in forms)

@@ -64,8 +64,7 @@ def check_write(req, state, target):
         owns = state.role.owns
         pat = files.owns_match(owns, target.rel_real, target.real) if target.inside else ""
         if not pat:
-            what = ("owns nothing yet (owns: [])" if not owns
-                    else "owns " + ", ".join(owns[:5]) + (" ..." if len(owns) > 5 else ""))
+            what = _owns_text(owns)
             return req.deny(PHASE, "GW803", f"this implementer {what}; {target.raw!r} "
                             f"(canonical {target.rel_real or target.real}) is not among its "
                             "files. Ask the Lead to assign it", rule="role:implementer:owns")
@@ -113,14 +112,88 @@ def check_bash(req, state, effects):
             return req.deny(PHASE, "GW804", "an implementer does not commit or push (the Lead "
                             "commits after review): " + "; ".join(found[:2]),
                             rule="role:implementer:git")
-        req.step(PHASE, "pass", "", "implementer: no commit or push")
+        verdict = _implementer_bash_writes(req, state, effects)
+        if verdict is not None:
+            return verdict
+        req.step(PHASE, "pass", "", "implementer: no commit or push; every write it names is "
+                 "among its files")
         return None
     req.step(PHASE, "pass", "", f"{role or 'unregistered'}: no role restriction on Bash")
     return None
 
 
-class _Escalation(Exception):
-    pass
+def _owns_text(owns):
+    return ("owns nothing yet (owns: [])" if not owns
+            else "owns " + ", ".join(owns[:5]) + (" ..." if len(owns) > 5 else ""))
+
+
+#: State files other roles read as the workflow's word (the review verdict, signals injected
+#: into the Lead's prompt, the timeline, the Lead's and the gateway's files): not scratch.
+_SHARED_STATE = ("breezing", "review", "gateway")
+
+
+def _scratch_state(rel) -> bool:
+    """A file directly in .claude/state/ that is the caller's scratch space or a role marker
+    (a Bash write registers nothing), not one of the workflow's shared files."""
+    import fnmatch
+
+    from gateway.state.layout import ROLE_MARKER_GLOB
+
+    prefix = files.STATE_REL + "/"
+    if not rel.startswith(prefix) or "/" in rel[len(prefix):] or rel == prefix:
+        return False
+    name = rel[len(prefix):]
+    if fnmatch.fnmatchcase(name, ROLE_MARKER_GLOB):
+        return True
+    return not name.lower().startswith(_SHARED_STATE) and not name.startswith(".")
+
+
+def _implementer_bash_writes(req, state, effects):
+    """GW803 for Bash: every write the analyzer names must be among the implementer's files
+    (its owns, judged on the canonical path; a tree write needs the whole tree), or a scratch
+    file in .claude/state/; a known writer whose target cannot be named is refused."""
+    from gateway.paths import real
+
+    owns = state.role.owns
+    rule = "role:implementer:owns"
+
+    def deny(why):
+        return req.deny(PHASE, "GW803", f"this implementer {_owns_text(owns)}; {why}. Name "
+                        "the files literally, or ask the Lead to assign them", rule=rule)
+
+    if effects.unresolved:
+        return deny(effects.unresolved[0])
+    if effects.worktree:
+        return deny(effects.worktree[0] + " (any of them may lie outside its owns)")
+    roots = req.roots
+    for w in effects.writes:
+        if not w.paths:
+            return deny(f"{w.via} writes {w.target!r} in a directory that cannot be known")
+        for p in w.paths:
+            for form in dict.fromkeys((p, real(p))):
+                rel = files.rel_to(form, roots.project, roots.project_real)
+                if rel is not None and not w.tree and _scratch_state(rel):
+                    continue
+                if rel is None:
+                    ok = False
+                elif w.tree:
+                    ok = files.owns_tree(owns, rel, form)
+                else:
+                    ok = bool(files.owns_match(owns, rel, form))
+                if not ok:
+                    where = rel if rel is not None else form
+                    return deny(f"{w.via} writes {w.target!r} ({where}"
+                                + (" and everything below it" if w.tree else "")
+                                + "), which is not among its files")
+    return None
+
+
+class _Refused(Exception):
+    def __init__(self, code, message, rule):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.rule = rule
 
 
 def _effective(roles, agent_id, session_id):
@@ -130,9 +203,87 @@ def _effective(roles, agent_id, session_id):
     return None
 
 
-def register(req, state, target, record=True):
+def is_the_lead(req, state) -> bool:
+    """The Lead itself: the main thread (registered as lead or unregistered), or a subagent
+    registered as lead under its own agent_id -- not a subagent that only shares the Lead's
+    session_id (the same test as the delegate guard's)."""
+    return state.is_lead and not (req.agent_id and state.role_key != req.agent_id)
+
+
+def bound_to_other(req, roles, name):
+    """The keys of the registrations made from the role marker `name` by another identity
+    than the caller."""
+    key = req.agent_id or req.session_id
+    return [k for k, e in roles.items() if e.marker == name and k != key]
+
+
+def _plan(req, lead, roles, marker, name):
+    """(key, new entry, what) for a role marker Write, judged on the registrations `roles`;
+    raises _Refused. The same function runs before (dry run, early answer) and inside the
+    file lock (the write)."""
+    from gateway.state import fast
+
+    rank = fast.ROLE_RANK
+    key = req.agent_id or req.session_id
+    others = bound_to_other(req, roles, name)
+    if others:
+        # the marker another identity registered from: the Lead assigns that identity its
+        # role and owns through it (seed 001: owns "updated at first task claim with patterns
+        # from Lead"); nobody else may touch another identity's registration
+        if not lead:
+            raise _Refused("GW806", f"{name} is the role marker of another registration "
+                           f"({others[0]}); only the Lead assigns a role through it. Register "
+                           "with a marker of your own (another breezing-role-*.json name)",
+                           "role:register:other")
+        if len(others) > 1:
+            raise _Refused("GW806", f"{name} is bound to several registrations "
+                           f"({', '.join(others[:3])}); the assignment would be ambiguous. "
+                           "Run `gateway state clean` and have the teammates register again",
+                           "role:register:other")
+        if marker.role == "lead":
+            raise _Refused("GW805", f"the Lead assigns teammates the implementer or reviewer "
+                           f"role, not lead ({name} belongs to {others[0]})",
+                           "role:escalation")
+        cur = roles[others[0]]
+        entry = fast.role_entry(marker.role, marker.owns, cur.agent_type, marker=name)
+        return others[0], entry, (f"assign {others[0]} (registered from {name}) the role "
+                                  f"{marker.role}")
+    current = _effective(roles, req.agent_id, req.session_id)
+    if current is not None and rank[marker.role] > rank[current.role]:
+        raise _Refused("GW805", f"a registered {current.role} may not re-register as "
+                       f"{marker.role} (no self-escalation)", "role:escalation")
+    if req.agent_id and marker.role == "lead":
+        # the Lead is the main thread (no agent_id); an unregistered subagent has no role
+        # restrictions but is not the Lead (GW807), and must not make itself one
+        raise _Refused("GW805", "a subagent (agent_id) may not register as lead: the Lead is "
+                       "the main session; register as implementer or reviewer",
+                       "role:escalation")
+    if current is not None and current.role == "implementer" and marker.role == "implementer":
+        from gateway.guards.files import owns_within
+
+        wider = [g for g in marker.owns if not owns_within(g, current.owns)]
+        if wider:
+            have = ", ".join(current.owns[:5]) if current.owns else "nothing (owns: [])"
+            raise _Refused("GW809", f"a registered implementer may keep or narrow its owns, not "
+                           f"widen them: {wider[0]!r} is not inside what it owns ({have}). "
+                           f"The Lead assigns owns by writing this implementer's role marker",
+                           "role:escalation:owns")
+    mine = roles.get(key)
+    bound = mine.marker if mine is not None and mine.marker else name
+    agent_type = req.agent_type if req.agent_type and len(req.agent_type) <= 256 else None
+    if agent_type is None and mine is not None:
+        agent_type = mine.agent_type
+    where = "agent_id" if req.agent_id else "session_id"
+    return key, fast.role_entry(marker.role, marker.owns, agent_type, marker=bound), \
+        f"register {where} {key} as {marker.role}"
+
+
+def register(req, state, target, record=True, assign_only=False):
     """The role-marker Write: validate, refuse escalation, record. Returns a deny verdict or
-    None (the Write itself then gets no decision)."""
+    None (the Write itself then gets no decision). `assign_only`: the Lead in delegate mode
+    may only assign (write a marker another identity registered from)."""
+    import posixpath
+
     from gateway.state import fast
     from gateway.state.store import StateError
 
@@ -149,48 +300,42 @@ def register(req, state, target, record=True):
     except StateError as exc:
         return req.deny(PHASE, "GW806", f"cannot register this role marker: {exc}",
                         rule="role:register")
-    key = req.agent_id or req.session_id
-    if not key:
+    if not (req.agent_id or req.session_id):
         return req.deny(PHASE, "GW806", "cannot register a role: the call has neither an "
                         "agent_id nor a session_id", rule="role:register")
-    rank = fast.ROLE_RANK
+    name = posixpath.basename(target.rel_real)
+    lead = is_the_lead(req, state)
 
-    def escalation(current):
-        if current is not None and rank[marker.role] > rank[current.role]:
-            return (f"a registered {current.role} may not re-register as {marker.role} (no "
-                    "self-escalation)")
-        return ""
-
-    why = escalation(state.role)
-    if not why and req.agent_id and marker.role == "lead":
-        # the Lead is the main thread (no agent_id); an unregistered subagent has no role
-        # restrictions but is not the Lead (GW807), and must not make itself one
-        why = ("a subagent (agent_id) may not register as lead: the Lead is the main "
-               "session; register as implementer or reviewer")
-    if why:
-        return req.deny(PHASE, "GW805", why, rule="role:escalation")
-    where = "agent_id" if req.agent_id else "session_id"
-    if not record:
-        req.step(PHASE, "info", "", f"dry run: would register {where} {key} as {marker.role}")
-        return None
-    agent_type = req.agent_type if req.agent_type and len(req.agent_type) <= 256 else None
-
-    def apply(roles):
-        problem = escalation(_effective(roles, req.agent_id, req.session_id))
-        if problem:
-            raise _Escalation(problem)
-        roles[key] = fast.role_entry(marker.role, marker.owns, agent_type)
-        return roles
+    def plan(roles):
+        out = _plan(req, lead, roles, marker, name)
+        if assign_only and out[0] == (req.agent_id or req.session_id):
+            raise _Refused("GW820", f"delegate mode: the Lead writes a role marker only to "
+                           f"assign a registered teammate its owns; no teammate registered "
+                           f"from {name}", "delegate:Write")
+        return out
 
     try:
+        if not record:
+            _key, _entry, what = plan(fast.load_session_roles(req.project))
+            req.step(PHASE, "info", "", f"dry run: would {what}")
+            return None
+        done = []
+
+        def apply(roles):
+            key, entry, what = plan(roles)
+            roles[key] = entry
+            done.append(what)
+            return roles
+
         fast.update_session_roles(req.project, apply)
-    except _Escalation as exc:
-        return req.deny(PHASE, "GW805", str(exc), rule="role:escalation")
+    except _Refused as exc:
+        phase = "guard:delegate" if exc.code == "GW820" else PHASE
+        return req.deny(phase, exc.code, exc.message, rule=exc.rule)
     except ValueError as exc:
         return req.deny(PHASE, "GW806", f"cannot register this role: {exc}",
                         rule="role:register")
     except StateError as exc:
         return req.deny("guard:state", "GW890", f"cannot record the role registration: {exc}")
-    req.step(PHASE, "info", "", f"registered {where} {key} as {marker.role}"
-             + (f" owning {', '.join(marker.owns[:5])}" if marker.owns else ""))
+    req.step(PHASE, "info", "", "done: " + done[0] + (f" owning {', '.join(marker.owns[:5])}"
+                                           if marker.owns else ""))
     return None

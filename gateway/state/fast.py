@@ -92,12 +92,13 @@ def _keys(obj: dict, allowed: tuple, loc: str) -> None:
 # costs a hook call ~2.5 ms); the fields and their types are in the comments.
 
 
-class RoleView(namedtuple("RoleView", ("role", "owns", "agent_type", "registered_at"),
-                          defaults=((), None, None))):
-    """One role registration (or a parsed role marker: agent_type/registered_at are None).
+class RoleView(namedtuple("RoleView", ("role", "owns", "agent_type", "registered_at",
+                                       "marker"), defaults=((), None, None, None))):
+    """One role registration (or a parsed role marker: agent_type/registered_at/marker are None).
 
     role: str; owns: tuple[str, ...] = (); agent_type: str | None = None;
-    registered_at: str | None = None
+    registered_at: str | None = None; marker: str | None = None (the role marker's file name
+    the identity first registered from: the Lead assigns it owns by writing that marker)
     """
 
     __slots__ = ()
@@ -108,10 +109,12 @@ class RoleView(namedtuple("RoleView", ("role", "owns", "agent_type", "registered
             d["agent_type"] = self.agent_type
         if self.registered_at is not None:
             d["registered_at"] = self.registered_at
+        if self.marker is not None:
+            d["marker"] = self.marker
         return d
 
 
-_ENTRY_KEYS = ("role", "owns", "agent_type", "registered_at")
+_ENTRY_KEYS = ("role", "owns", "agent_type", "registered_at", "marker")
 _MARKER_KEYS = ("role", "owns")
 
 
@@ -143,7 +146,8 @@ def check_role_entry(obj, loc: str = "") -> RoleView:
     ts = _str(obj.get("registered_at"), pre + "registered_at", MAX_KEY, optional=True)
     if ts is not None and parse_iso(ts) is None:
         raise ValueError(f"{pre}registered_at: must be an ISO-8601 timestamp")
-    return RoleView(role, owns, agent_type, ts)
+    marker = _str(obj.get("marker"), pre + "marker", MAX_KEY, optional=True)
+    return RoleView(role, owns, agent_type, ts, marker)
 
 
 def check_session_roles(obj) -> dict[str, RoleView]:
@@ -235,12 +239,14 @@ def update_session_roles(project_dir,
 
 
 def role_entry(role: str, owns=(), agent_type: str | None = None,
-               registered_at: str | None = None) -> RoleView:
+               registered_at: str | None = None, marker: str | None = None) -> RoleView:
     """Build a validated RoleView (``registered_at`` defaults to now)."""
     raw = {"role": role, "owns": list(owns)}
     if agent_type is not None:
         raw["agent_type"] = agent_type
     raw["registered_at"] = registered_at if registered_at is not None else now_iso()
+    if marker is not None:
+        raw["marker"] = marker
     return check_role_entry(raw)
 
 

@@ -480,7 +480,8 @@ def show(project_dir) -> str:
         lines.append(f"session roles: {len(roles)}")
         for k, v in sorted(roles.root.items()):
             owns = f" owns [{', '.join(t(g, 60) for g in v.owns[:10])}]" if v.owns else ""
-            lines.append(f"  {t(k, 40)}: {v.role}{owns}")
+            src = f" (from {t(v.marker, 60)})" if v.marker else ""
+            lines.append(f"  {t(k, 40)}: {v.role}{owns}{src}")
     for p, m in load_role_markers(lay).items():
         state = f"ERROR {m}" if isinstance(m, StateError) else m.role
         lines.append(f"role marker {t(os.path.basename(p))}: {state}")

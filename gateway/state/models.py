@@ -261,6 +261,9 @@ class RoleEntry(BaseModel):
     owns: Annotated[list[Glob], Field(max_length=256)] = []
     agent_type: ShortText | None = None
     registered_at: ShortText | None = None
+    #: the role marker (file name) this identity first registered from: the Lead assigns it
+    #: its role and owns by writing that marker (gateway.guards.role.register)
+    marker: ShortText | None = None
 
     @field_validator("registered_at")
     @classmethod

@@ -163,17 +163,26 @@ def test_moving_down_or_sideways_is_allowed(guard, proj, current, new):
         register(proj, IMP, "lead", ["src/a/**"])
     else:
         assert silent(guard("Write", marker(proj, "me", current, ["src/a/**"]), agent_id=IMP))
-    assert silent(guard("Write", marker(proj, "me", new, ["src/b/**"]), agent_id=IMP))
+    # sideways for an implementer keeps or narrows its owns (GW809 otherwise)
+    assert silent(guard("Write", marker(proj, "me", new, ["src/a/sub/**"]), agent_id=IMP))
     assert roles_on_disk(proj)[IMP]["role"] == new
-    assert roles_on_disk(proj)[IMP]["owns"] == ["src/b/**"]
+    assert roles_on_disk(proj)[IMP]["owns"] == ["src/a/sub/**"]
 
 
 def test_implementer_gets_its_owns_at_first_claim(guard, proj):
-    """owns: [] at spawn, updated with the Lead's globs at the first task claim."""
+    """owns: [] at spawn; at the first task claim the Lead writes the implementer's marker
+    with its globs (the implementer itself may not widen them: GW809)."""
     assert silent(guard("Write", marker(proj, "impl-1", "implementer", []), agent_id=IMP))
+    assert roles_on_disk(proj)[IMP]["marker"] == "breezing-role-impl-1.json"
     assert denied(guard("Write", write(proj, "src/auth/login.py"), agent_id=IMP), "GW803")
-    assert silent(guard("Write", marker(proj, "impl-1", "implementer", ["src/auth/**"]),
-                        agent_id=IMP))
+    v = guard("Write", marker(proj, "impl-1", "implementer", ["src/auth/**"]), agent_id=IMP)
+    assert denied(v, "GW809"), (v.code, v.message)
+    assert roles_on_disk(proj)[IMP]["owns"] == []
+    # the Lead (the main thread) assigns them through the implementer's marker
+    assert silent(guard("Write", marker(proj, "impl-1", "implementer", ["src/auth/**"])))
+    roles = roles_on_disk(proj)
+    assert roles[IMP]["owns"] == ["src/auth/**"] and roles[IMP]["role"] == "implementer"
+    assert LEAD_SESSION not in roles  # the Lead's own role is unchanged
     assert silent(guard("Write", write(proj, "src/auth/login.py"), agent_id=IMP))
 
 
@@ -382,9 +391,10 @@ def test_implementer_with_no_owns_writes_no_code(guard, proj):
         v = guard("Write", write(proj, rel), agent_id=IMP)
         assert denied(v, "GW803"), rel
         assert "owns nothing" in v.message
-    # its own marker stays writable (the Lead hands it the globs through it)
-    assert silent(guard("Write", marker(proj, "impl-2", "implementer", ["src/**"]),
-                        agent_id=IMP))
+    # its own marker stays writable, but it cannot hand itself globs (GW809): the Lead does
+    assert silent(guard("Write", marker(proj, "impl-2", "implementer", []), agent_id=IMP))
+    assert denied(guard("Write", marker(proj, "impl-2", "implementer", ["src/**"]),
+                        agent_id=IMP), "GW809")
 
 
 def test_implementer_registered_on_the_session_id(guard, proj):

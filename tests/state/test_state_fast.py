@@ -206,6 +206,7 @@ entry = st.one_of(_obj({
     "owns": st.one_of(globs, json_value),
     "agent_type": json_scalar,
     "registered_at": json_scalar,
+    "marker": json_scalar,
     "extra": json_value,
 }), json_value)
 
@@ -226,7 +227,8 @@ def test_roles_fast_agrees_with_model(data):
     if ok_m:
         assert mod.root.keys() == fst.keys()
         for k, e in mod.root.items():
-            assert fst[k] == fast.RoleView(e.role, tuple(e.owns), e.agent_type, e.registered_at)
+            assert fst[k] == fast.RoleView(e.role, tuple(e.owns), e.agent_type, e.registered_at,
+                                          e.marker)
 
 
 @settings(max_examples=300, deadline=None)
