@@ -196,7 +196,7 @@ class Effects:
     """What a command may change. See the module docstring."""
 
     __slots__ = ("command", "writes", "unknown", "git", "commit_push", "commit_push_maybe",
-                 "gateway_ops", "surface_ops", "agents", "script")
+                 "gateway_ops", "surface_ops", "agents", "script", "unresolved", "worktree")
 
     def __init__(self, command=""):
         self.command = command
@@ -208,6 +208,13 @@ class Effects:
         self.gateway_ops = []
         self.surface_ops = []
         self.agents = []  # commands that start another agent session (claude -p ...)
+        #: known writers whose targets cannot be named (a computed argument or redirection
+        #: target, arguments added at run time by xargs, sed -i without files); each also
+        #: has an `unknown` entry
+        self.unresolved = []
+        #: git subcommands that rewrite working-tree files they do not name (checkout of a
+        #: branch, reset --hard, stash, apply...); each also has a `git` entry
+        self.worktree = []
         self.script = None  # the top-level parse (gateway.shell.parse.Script) or None
 
     @property
@@ -230,7 +237,7 @@ class Effects:
 
     def merge(self, other):
         for name in ("writes", "unknown", "git", "commit_push", "commit_push_maybe",
-                     "gateway_ops", "surface_ops", "agents"):
+                     "gateway_ops", "surface_ops", "agents", "unresolved", "worktree"):
             getattr(self, name).extend(getattr(other, name))
 
     def as_dict(self) -> dict:
@@ -241,7 +248,8 @@ class Effects:
                 "commit_push": list(self.commit_push),
                 "commit_push_maybe": list(self.commit_push_maybe),
                 "gateway_ops": list(self.gateway_ops), "surface_ops": list(self.surface_ops),
-                "agents": list(self.agents)}
+                "agents": list(self.agents), "unresolved": list(self.unresolved),
+                "worktree": list(self.worktree)}
 
     def __repr__(self) -> str:
         return f"Effects(readonly={self.readonly}, {self.reasons()[:3]})"
@@ -391,7 +399,9 @@ def _redirect(eff, r, env):
     if not target.literal:
         value = _home_value(target, env.home)
         if value is None:
-            eff.unknown.append(f"output redirection {r.op} to a computed target {target.raw!r}")
+            why = f"output redirection {r.op} to a computed target {target.raw!r}"
+            eff.unknown.append(why)
+            eff.unresolved.append(why)
             return
         return _write(eff, value, f"redirection {r.op}", env)
     if target.value in _HARMLESS_TARGETS or target.value.startswith("/dev/fd/"):
@@ -541,9 +551,26 @@ def _argv(eff, words, env):
         if env.extra and lname not in _EXTRA_OK:
             eff.unknown.append(f"{lname} gets more arguments at run time (xargs, find -exec)")
         if not _literal(eff, words[1:], lname):
+            # a writer (or a command that writes with these options) whose targets may be
+            # any of the computed words (an unquoted one may even be several)
+            trial = Effects()
+            check(trial, [lname] + [w.value if w.literal else _COMPUTED for w in words[1:]],
+                  env)
+            if lname in _WRITERS or trial.writes or trial.unresolved:
+                bad = next(w for w in words[1:] if not w.literal)
+                eff.unresolved.append(f"{lname} has a computed argument {bad.raw!r}, so what "
+                                      "it writes is not known")
             if lname in _WRITERS:  # still record the targets that are known
                 known = [w.value if w.literal else _home_value(w, env.home) for w in words[1:]]
                 check(eff, [lname] + [v for v in known if v is not None], env)
+            return
+        if env.extra == "xargs":
+            trial = Effects()
+            check(trial, argv, env)
+            eff.merge(trial)
+            if lname in _WRITERS or trial.writes or trial.unresolved:
+                eff.unresolved.append(f"xargs gives {lname} more arguments at run time, so "
+                                      "what it writes is not known")
             return
         return check(eff, argv, env)
     if lname in SHELLS:
@@ -552,6 +579,10 @@ def _argv(eff, words, env):
                                                   "node", "lua")):
         return _interpreter(eff, lname, words, env)
     eff.unknown.append(f"{name} is not known to be read-only")
+
+
+#: Stands for a computed word when a command is tried with its literal words only.
+_COMPUTED = "\ufffdcomputed\ufffd"
 
 
 class _W:
@@ -575,6 +606,11 @@ def _wrapper(eff, name, words, env):
         w = words[i]
         if not w.literal:
             eff.unknown.append(f"{name} has a computed argument {w.raw!r}")
+            writer = next((x.value for x in words[i + 1:] if x.literal and posixpath.basename(
+                x.value).lower() in _WRITERS | _INPLACE), None)
+            if writer:  # `xargs -I{} cp {} dir`: the command it runs may write anywhere
+                eff.unresolved.append(f"{name} has a computed argument {w.raw!r} and runs "
+                                      f"{writer}, so what it writes is not known")
             return
         v = w.value
         if v == "--":
@@ -610,7 +646,7 @@ def _wrapper(eff, name, words, env):
         break
     if i >= n:
         return  # env alone prints the environment; xargs alone echoes its input
-    inner_env = env.derive(extra=True) if name == "xargs" else env
+    inner_env = env.derive(extra="xargs") if name == "xargs" else env
     _argv(eff, words[i:], inner_env)
 
 
@@ -734,6 +770,8 @@ def _interpreter(eff, name, words, env):
             files = files[1:]  # the first positional is the script
         for f in files:
             _write(eff, f, f"{name} -i", env)
+        if not files or any(a is None for a in argv):
+            eff.unresolved.append(f"{name} -i edits files it does not name")
     eff.unknown.append(f"{name} runs a program (inline code or a script) whose effects are "
                        "not visible")
     if any(_mentions_commit_push(a) for a in argv):
@@ -873,7 +911,72 @@ def _git_sub(eff, sub, args, env, label):
                                   for a in args):
         for d in (env.cwds or ()):
             eff.writes.append(Write(".", "git clean", True, (d,)))
+    _git_worktree(eff, sub, args, env, label)
     eff.git.append(label)
+
+
+#: git subcommands that rewrite working-tree files, mostly ones they do not name.
+_GIT_WORKTREE = frozenset(("checkout", "switch", "restore", "reset", "stash", "apply",
+                           "read-tree", "checkout-index", "clone", "worktree", "submodule",
+                           "sparse-checkout", "merge-file", "rm", "mv", "init", "bisect"))
+
+
+def _pathspecs(eff, args, env, via, value_flags=frozenset()):
+    """Record the literal pathspecs in `args` as tree writes; False when one cannot be
+    named (pathspec magic, globs, --pathspec-from-file)."""
+    opts, pos = _split(args, value_flags)
+    if _has(opts, "--pathspec-from-file"):
+        return False
+    if not pos:
+        return False
+    for p in pos:
+        if p.startswith(":") or any(c in p for c in "*?[\\"):
+            return False
+    for p in pos:
+        _write(eff, p, via, env, tree=True)
+    return True
+
+
+def _git_worktree(eff, sub, args, env, label):
+    """Working-tree writes of a git subcommand: named targets become `writes`; the rest is
+    recorded in `worktree` (an implementer may not run them: they may rewrite any file)."""
+    if sub not in _GIT_WORKTREE:
+        return
+    opts = _git_opts(args)
+    if sub == "reset" and not any(_long(o, n) for o in opts
+                                  for n in ("--hard", "--merge", "--keep")):
+        return  # --soft / --mixed / paths: the index and HEAD only
+    if sub == "rm":
+        if any(_long(o, "--cached") for o in opts) or any(
+                o in ("-n",) or _long(o, "--dry-run") for o in opts):
+            return
+        if _pathspecs(eff, args, env, "git rm"):
+            return
+    if sub == "mv":
+        _o, pos = _split(args)
+        if len(pos) >= 2 and not any(p.startswith(":") for p in pos):
+            into = tuple(posixpath.basename(p.rstrip("/")) or p for p in pos[:-1])
+            _write(eff, pos[-1], "git mv", env, tree=True, into=into)
+            for p in pos[:-1]:
+                _write(eff, p, "git mv (source)", env, tree=True)
+            return
+    if sub == "restore":
+        staged = any(o in ("-S",) or _long(o, "--staged") for o in opts)
+        worktree = any(o in ("-W",) or _long(o, "--worktree") for o in opts)
+        if staged and not worktree:
+            return
+        if _pathspecs(eff, args, env, "git restore",
+                      frozenset(("-s", "--source", "--conflict", "--pathspec-from-file"))):
+            return
+    if sub == "checkout" and "--" in args:
+        if _pathspecs(eff, args[args.index("--") + 1:], env, "git checkout --"):
+            return
+    if sub == "apply" and any(_long(o, "--cached") for o in opts) and not any(
+            _long(o, "--index") for o in opts):
+        return
+    if sub == "stash" and args[:1] in (["drop"], ["clear"], ["create"], ["store"]):
+        return
+    eff.worktree.append(f"{label} rewrites working-tree files it does not name")
 
 
 def _git_branch_reads(args):
@@ -1170,6 +1273,7 @@ def _sed(eff, argv, env):
             _write(eff, f, "sed -i", env)
         if not files:
             eff.unknown.append("sed -i without files")
+            eff.unresolved.append("sed -i without files (they come from elsewhere)")
 
 
 def _awk(eff, argv, env):
@@ -1196,6 +1300,8 @@ def _awk(eff, argv, env):
         files = [p for p in pos[1:] if "=" not in p]
         for f in files:
             _write(eff, f, "awk -i inplace", env)
+        if not files:
+            eff.unresolved.append("awk -i inplace without files (they come from elsewhere)")
 
 
 def _find(eff, argv, env):
@@ -1348,5 +1454,7 @@ _CHECKS = {
 _WRITERS = frozenset(("rm", "rmdir", "unlink", "shred", "truncate", "touch", "mkdir", "mkfifo",
                       "mknod", "chmod", "chown", "chgrp", "chattr", "setfacl", "cp", "mv",
                       "install", "ln", "dd", "tee"))
+#: Programs that write the files they are given with an in-place option.
+_INPLACE = frozenset(("sed", "gsed", "awk", "gawk", "mawk", "nawk", "perl", "ruby", "sort"))
 #: Checkers whose verdict does not change when more arguments arrive at run time.
 _EXTRA_OK = frozenset()

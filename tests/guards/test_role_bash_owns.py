@@ -1,0 +1,140 @@
+"""An implementer's Bash writes stay inside its owns (open limit 2 of the role guard): the
+write targets the analyzer names (redirections, tee, sed -i, cp/mv/ln/install/touch/mkdir/
+rm/dd...) are judged on their canonical paths like the file tools' (GW803); a known writer
+whose target cannot be named is refused; read-only commands and programs whose effects are
+not visible (interpreters, test runners) are left to the normal permission flow."""
+
+import os
+
+import pytest
+
+from tests.guards.support import denied, marker, register, roles_on_disk, silent
+
+IMP = "agent-impl-1"
+
+
+@pytest.fixture()
+def impl(guard, proj):
+    assert silent(guard("Write", marker(proj, "impl-1", "implementer", []), agent_id=IMP))
+    assert silent(guard("Write", marker(proj, "impl-1", "implementer", ["src/auth/**"])))
+    assert roles_on_disk(proj)[IMP]["owns"] == ["src/auth/**"]
+    os.makedirs(os.path.join(proj, "src/auth"), exist_ok=True)
+    os.makedirs(os.path.join(proj, "src/authz"), exist_ok=True)
+    return IMP
+
+
+OUTSIDE = [
+    "echo x > src/authz/x", "echo x >> src/authz/x", "echo x >| src/authz/x",
+    "echo x &> src/authz/x", "cat a | tee src/authz/x", "tee -a src/authz/x < a",
+    "sed -i s/a/b/ src/authz/x", "sed -i.bak -e s/a/b/ src/authz/x", "gsed -i s/a/b/ src/authz/x",
+    "awk -i inplace '{print}' src/authz/x", "perl -pi -e s/a/b/ src/authz/x",
+    "cp src/auth/a src/authz/x", "cp src/auth/a src/authz/", "cp -r src/auth src/authz",
+    "cp -t src/authz src/auth/a", "mv src/auth/a src/authz/x", "mv src/authz/x src/auth/x",
+    "ln -s /etc/passwd src/authz/x", "ln src/auth/a src/authz/x",
+    "install -m 644 src/auth/a src/authz/x", "install -d src/authz/new", "touch src/authz/x",
+    "mkdir src/authz/new", "mkdir -p src/authz/a/b", "rm src/authz/x", "rm -rf src/authz",
+    "rm -rf src", "rm -rf src/auth/../authz", "rmdir src/authz", "unlink src/authz/x",
+    "truncate -s 0 src/authz/x", "shred src/authz/x", "chmod +x src/authz/x",
+    "dd if=/dev/zero of=src/authz/x count=1", "sort -o src/authz/x src/auth/a",
+    "uniq src/auth/a src/authz/x", "find src/authz -delete", "find src -name x -delete",
+    "cd src/authz && echo x > y", "cd src && rm -f authz/x", "pushd src/authz; touch y",
+    "echo x > ./src/authz/x", "echo x > src//authz/x", "echo x > src/auth/../authz/x",
+    "echo x > README.md", "echo x > /tmp/outside", "echo x > ~/x", "echo x > $HOME/x",
+    "echo x > src/auth", "bash -c 'echo x > src/authz/x'", "sh -c 'cp a src/authz/x'",
+    "true && echo x > src/authz/x", "echo $(touch src/authz/x)", "(cd src && touch authz/x)",
+    "nice -n 5 touch src/authz/x", "env touch src/authz/x", "command cp a src/authz/x",
+    "timeout 5 tee src/authz/x < a", "/bin/cp a src/authz/x", "/usr/bin/touch src/authz/x",
+    "git rm src/authz/x", "git rm -r src/authz", "git mv src/auth/a src/authz/a",
+    "git checkout -- src/authz/x", "git restore src/authz/x", "git restore -W src/authz/x",
+    "xargs rm < list", "xargs -I{} cp {} src/auth/ < list", "find src -exec rm {} +",
+    "echo x > \"$F\"", "touch \"$F\"", "cp a \"$D\"", "cp \"$SRC\" src/auth/x", "rm $X",
+    "sed -i s/a/b/ \"$F\"", "sed -i \"s/$A/b/\" src/authz/x", "tee \"$F\" < a",
+    "dd if=a of=$OUT", "cd \"$D\" && touch x", "ls | xargs sed -i s/a/b/",
+    "git checkout main", "git checkout -- '*.py'", "git checkout .", "git switch main",
+    "git reset --hard", "git stash", "git stash pop", "git apply fix.patch",
+    "git restore src", "git sparse-checkout set x",
+    "git submodule update", "git worktree add ../x", "git read-tree -u HEAD",
+    "git checkout-index -a -f", "git clone https://example.com/x y", "git restore -s HEAD '*'",
+    "echo x > .claude/state/breezing-signals.jsonl", "echo {} > .claude/state/review-result.json",
+    "cp a .claude/state/Review-Result.json", "echo x > .claude/state/gateway-x.json",
+    "echo x > .claude/state/sub/x", "rm -rf .claude/state/scratch",
+]
+
+
+@pytest.mark.parametrize("command", OUTSIDE)
+def test_implementer_bash_writes_outside_its_owns_are_denied(guard, proj, impl, command):
+    v = guard("Bash", {"command": command}, agent_id=IMP)
+    assert denied(v, "GW803"), (command, v.code, v.message)
+    assert v.rule == "role:implementer:owns"
+
+
+INSIDE = [
+    "echo x > src/auth/x", "echo x >> src/auth/deep/x.py", "cat a | tee src/auth/x",
+    "sed -i s/a/b/ src/auth/x", "cp README.md src/auth/x", "cp README.md src/auth/",
+    "mv src/auth/a src/auth/b", "touch src/auth/x", "mkdir -p src/auth/a/b",
+    "rm src/auth/x", "rm -rf src/auth/build", "cd src/auth && echo x > src/auth/y",
+    "echo x > src/auth/x 2>/dev/null", "dd if=/dev/zero of=src/auth/x count=1",
+    "git rm src/auth/x", "git checkout -- src/auth/x", "git restore src/auth/x",
+    "git mv src/auth/a src/auth/b", "git restore --staged src/authz/x",
+    "git rm --cached src/authz/x", "git reset", "git reset -- src/authz/x",
+    "git stash list", "git add src/auth/x", "git status", "git diff src/authz",
+    # scratch files and role markers in the state directory (a Bash write registers nothing)
+    "echo x > .claude/state/impl-1-notes.txt", "echo {} > .claude/state/breezing-role-x.json",
+    # read-only, or effects that are not visible (left to the normal permission flow)
+    "cat src/authz/x", "grep -rn x src", "ls -la", "python3 -m pytest -q", "npm test",
+    "make", "python3 -c 'print(1)'", "sh ./scripts/build.sh",
+    "echo x > /dev/null", "echo x 2>&1", "sed -n 1p src/authz/x", "sed s/a/b/ src/authz/x",
+]
+
+
+@pytest.mark.parametrize("command", INSIDE)
+def test_implementer_bash_inside_its_owns_gets_no_decision(guard, proj, impl, command):
+    v = guard("Bash", {"command": command}, agent_id=IMP)
+    assert silent(v), (command, v.code, v.message)
+
+
+def test_implementer_bash_symlink_out_of_its_owns(guard, proj, impl):
+    os.symlink("../authz", os.path.join(proj, "src/auth/link"))
+    for command in ("echo x > src/auth/link/x", "cp a src/auth/link/", "touch src/auth/link/x",
+                    "cd src/auth/link && touch x", "cd -P src/auth/link && touch x"):
+        v = guard("Bash", {"command": command}, agent_id=IMP)
+        assert denied(v, "GW803"), (command, v.code, v.message)
+    v = guard("Bash", {"command": "echo x > src/auth/link/x"}, agent_id=IMP)
+    assert "src/authz/x" in v.message
+
+
+@pytest.mark.parametrize("command,code", [
+    # trees that contain the gateway's own files are refused for everyone first (GW835)
+    ("git clean -fd", "GW835"), ("git restore .claude", "GW835"),
+    ("find . -exec rm {} +", "GW835"), ("echo {} > .claude/state/breezing-session-roles.json",
+                                         "GW835"),
+    ("echo {} > .claude/state/breezing-active.json", "GW807"),
+    ("git checkout -- .claude/settings.json", "GW835"), ("git rm .claude/settings.json", "GW835"),
+    # a cd that may not happen: the write is judged in both directories
+    ("cd src/auth && echo x > y", "GW803"),
+])
+def test_implementer_bash_other_denies(guard, proj, impl, command, code):
+    v = guard("Bash", {"command": command}, agent_id=IMP)
+    assert denied(v, code), (command, v.code, v.message)
+
+
+def test_implementer_bash_from_another_cwd(guard, proj, impl):
+    assert silent(guard("Bash", {"command": "echo x > x.py"}, cwd="src/auth", agent_id=IMP))
+    v = guard("Bash", {"command": "echo x > x.py"}, cwd="src/authz", agent_id=IMP)
+    assert denied(v, "GW803")
+    v = guard("Bash", {"command": "echo x > ../authz/x.py"}, cwd="src/auth", agent_id=IMP)
+    assert denied(v, "GW803")
+
+
+def test_implementer_with_no_owns_writes_nothing_through_bash(guard, proj):
+    register(proj, IMP, "implementer", [])
+    for command in ("echo x > src/a.py", "touch src/auth/x", "cp a b"):
+        v = guard("Bash", {"command": command}, agent_id=IMP)
+        assert denied(v, "GW803"), command
+        assert "owns nothing" in v.message
+    assert silent(guard("Bash", {"command": "git status"}, agent_id=IMP))
+
+
+def test_only_implementers_are_held_to_owns(guard, proj, impl):
+    for ident in ({}, {"agent_id": "agent-unregistered"}):
+        assert silent(guard("Bash", {"command": "echo x > src/authz/x"}, **ident)), ident
