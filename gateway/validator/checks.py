@@ -187,10 +187,12 @@ def sed_program_problem(s: str) -> str:
             i = nl
             continue
         if c in "aic":
-            nl = s.find("\n", i)
-            while nl >= 0 and nl > 0 and s[nl - 1] == "\\":
-                nl = s.find("\n", nl + 1)
-            i = n if nl < 0 else nl + 1
+            # the text runs to the first newline not escaped by a backslash; `\\` is an
+            # escaped backslash, so `a foo\\<newline>w /tmp/x` ends the text and writes
+            i += 1
+            while i < n and s[i] != "\n":
+                i += 2 if s[i] == "\\" else 1
+            i += 1
             continue
         if c == "s":
             if i + 1 >= n or s[i + 1] in "\n\\":
