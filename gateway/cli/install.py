@@ -57,6 +57,19 @@ def show_result(res, verb: str) -> None:
         click.echo(note)
 
 
+def _refuse_home_as_project(scope, found) -> None:
+    """Run in the home directory, the project's .claude/ is ~/.claude, Claude Code's user
+    configuration: a "project" install would quietly apply to every project."""
+    home = os.path.realpath(os.path.expanduser("~"))
+    if os.path.realpath(found) != home:
+        return
+    name = "settings.json" if scope == "project" else "settings.local.json"
+    raise click.UsageError(
+        f"no project here: {found} is your home directory, and its .claude/{name} is Claude "
+        "Code's user settings (every project). Run it inside a project (a folder with .git or "
+        ".claude/), pass --project DIR, or use --scope user to mean every project")
+
+
 @click.command("install", epilog=EPILOG)
 @scope_options
 @click.option("--dry-run", is_flag=True, help="Show what would change (a diff); write nothing.")
@@ -105,6 +118,8 @@ def command(scope, project, settings_file, dry_run, http, port, launcher, gatewa
             sys.exit(0)
         if port is not None and not http:
             raise click.UsageError("--port goes with --http")
+        if scope in ("project", "local") and project is None and settings_file is None:
+            _refuse_home_as_project(scope, ops.find_project())
         if gateway_path and launcher == "lean":
             raise click.UsageError("--gateway-path names a console script: it goes with "
                                    "--launcher script")
