@@ -49,6 +49,30 @@ def check_write(req, state, target):
     return None
 
 
+def check_mcp(req, state):
+    """An MCP tool that writes files is held to the file tools' rule (GW810)."""
+    if not state.codex or not req.tool.startswith("mcp__"):
+        return None
+    from gateway.guards import files, role
+
+    if not role.tool_words(req.tool) & role.FILE_VERBS:
+        return None
+    targets = role.tool_paths(req.tool_input)
+    for raw in targets:
+        if "\x00" in raw or len(raw) > 4096:
+            targets = []
+            break
+        target = files.Target(raw, req.cwd, req.roots)
+        if target.symlinked or not allowed_target(target):
+            break
+    else:
+        if targets:
+            return None
+    return req.deny(PHASE, "GW810", f"codex mode (impl_mode \"codex\"): {req.tool} may write "
+                    "files other than .claude/state/breezing*, .claude/state/review* and *.md",
+                    rule="codex:tool")
+
+
 def check_bash(req, state, effects):
     if not state.codex:
         return None

@@ -398,6 +398,12 @@ def _redirect(eff, r, env):
         return
     if not target.literal:
         value = _home_value(target, env.home)
+        expanded = _expand_words([target], env) if value is None else None
+        if expanded:
+            for v in expanded:
+                if v not in _HARMLESS_TARGETS:
+                    _write(eff, v, f"redirection {r.op}", env)
+            return
         if value is None:
             why = f"output redirection {r.op} to a computed target {target.raw!r}"
             eff.unknown.append(why)
@@ -426,6 +432,87 @@ def _write(eff, target, via, env, tree=False, into=()):
             else:
                 paths.append(p)
     eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths))))
+
+
+_MAX_EXPANSIONS = 256
+
+
+def _brace(text):
+    """Bash brace expansion of `text` ({a,b}, nested; {x..y} is not expanded), or None."""
+    depth = 0
+    start = -1
+    for i, c in enumerate(text):
+        if c == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                body = text[start + 1:i]
+                parts, d, cur = [], 0, ""
+                for ch in body:
+                    if ch == "," and d == 0:
+                        parts.append(cur)
+                        cur = ""
+                        continue
+                    d += ch == "{"
+                    d -= ch == "}"
+                    cur += ch
+                parts.append(cur)
+                if len(parts) < 2:
+                    if ".." in body:
+                        return None
+                    continue  # {x} stays as it is
+                out = []
+                for part in parts:
+                    for rest in (_brace(text[:start] + part + text[i + 1:]) or [None]):
+                        if rest is None:
+                            return None
+                        out.append(rest)
+                        if len(out) > _MAX_EXPANSIONS:
+                            return None
+                return out
+    return [text]
+
+
+def _expand_words(words, env):
+    """The words bash passes after brace and pathname expansion (matched on the file system
+    now, hidden names too), when every computed word is only a glob or a brace; else None."""
+    import glob as globmod
+
+    out = []
+    computed = False
+    for w in words:
+        if w.literal:
+            out.append(w.value)
+            continue
+        kinds = {k for k, _ in (getattr(w, "issues", None) or ())}
+        if not kinds or not kinds <= {"glob", "brace"} or env.cwds is None:
+            return None
+        computed = True
+        texts = _brace(w.value) if "brace" in kinds else [w.value]
+        if texts is None:
+            return None
+        for t in texts:
+            if not any(c in t for c in "*?["):
+                out.append(t)
+                continue
+            matches = []
+            for d in env.cwds:
+                pattern = t if t.startswith("/") else posixpath.join(d, t)
+                try:
+                    found = sorted(globmod.glob(pattern, include_hidden=True))
+                except (OSError, ValueError):
+                    return None
+                for f in found:
+                    rel = f if t.startswith("/") else posixpath.relpath(f, d)
+                    if rel not in matches:
+                        matches.append(rel)
+            out.extend(matches or [t])  # no match: bash passes the pattern itself
+            if len(out) > _MAX_EXPANSIONS:
+                return None
+    return out if computed else None
 
 
 def _literal(eff, words, what) -> bool:
@@ -548,6 +635,10 @@ def _argv(eff, words, env):
         return
     check = _CHECKS.get(lname)
     if check is not None:
+        expanded = _expand_words(words[1:], env)
+        if expanded is not None:  # globs and braces: the words bash will pass
+            words = [first] + [_W(v) for v in expanded]
+            argv = [lname] + expanded
         if env.extra and lname not in _EXTRA_OK:
             eff.unknown.append(f"{lname} gets more arguments at run time (xargs, find -exec)")
         if not _literal(eff, words[1:], lname):

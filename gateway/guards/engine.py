@@ -65,6 +65,9 @@ def _evaluate(req, record):
         return _file_tool(req, state, record)
     if req.tool == "Bash":
         return _bash(req, state)
+    verdict = _mcp_surface(req) or role.check_mcp(req, state) or codex.check_mcp(req, state)
+    if verdict is not None:
+        return verdict
     return req.passed()
 
 
@@ -95,6 +98,25 @@ def _file_tool(req, state, record):
         if verdict is not None:
             return verdict
     return req.passed()
+
+
+def _mcp_surface(req):
+    """An MCP tool whose name says it writes, on a path of the permission surface, a secret or
+    the gateway's state: denied for everyone, as the file tools are (GW832-GW834)."""
+    if not req.tool.startswith("mcp__") or not role.tool_words(req.tool) & role.FILE_VERBS:
+        return None
+    surface = None
+    for raw in role.tool_paths(req.tool_input):
+        if "\x00" in raw or len(raw) > 4096:
+            continue
+        target = files.Target(raw, req.cwd, req.roots)
+        surface = surface or files.Surface(req.roots, req.policy, req.env)
+        hit = surface.check(target.lex, target.real)
+        if hit:
+            code, rule, what = hit
+            return req.deny("guard:files", code, f"{req.tool} writes {raw!r}, which is "
+                            f"protected: {what} ({rule})", rule=f"protected:{rule}")
+    return None
 
 
 def _file_target(req, state, target):

@@ -40,6 +40,82 @@ def check_spawn(req, state):
     return None
 
 
+#: Words in an MCP tool's name that say it changes files (or runs code, for a reviewer).
+FILE_VERBS = frozenset(("write", "edit", "create", "delete", "remove", "rm", "move", "mv",
+                        "rename", "copy", "cp", "patch", "replace", "insert", "append", "save",
+                        "mkdir", "touch", "truncate", "put", "upload", "overwrite", "modify",
+                        "update", "set", "chmod", "unlink", "apply", "commit", "push"))
+RUN_VERBS = frozenset(("run", "exec", "execute", "shell", "command", "eval", "spawn", "bash",
+                       "terminal", "script", "start", "kill", "install"))
+_PATH_KEYS = ("path", "file", "filename", "source", "destination", "dest", "target", "dir",
+              "directory", "from", "to", "uri", "notebook")
+
+
+def tool_words(name):
+    import re
+
+    tail = name.split("__")[-1]
+    tail = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", tail)
+    return {w for w in re.split(r"[^A-Za-z0-9]+", tail.lower()) if w}
+
+
+def tool_paths(tool_input):
+    """String values of an MCP tool's input that name files (keys like path, file_path,
+    destination, ...; one level of lists and objects)."""
+    out = []
+
+    def visit(key, value, depth):
+        k = key.lower() if isinstance(key, str) else ""
+        if isinstance(value, str):
+            if any(p in k for p in _PATH_KEYS) and value.strip():
+                out.append(value[7:] if value.startswith("file://") else value)
+        elif isinstance(value, list) and depth < 2:
+            for v in value[:64]:
+                visit(key, v, depth + 1)
+        elif isinstance(value, dict) and depth < 2:
+            for k2, v in list(value.items())[:64]:
+                visit(k2, v, depth + 1)
+
+    if isinstance(tool_input, dict):
+        for k, v in list(tool_input.items())[:64]:
+            visit(k, v, 0)
+    return out
+
+
+def check_mcp(req, state):
+    """MCP tools (mcp__server__tool) that write files are file tools by another name: a
+    reviewer may not use one that writes or runs anything (GW801), an implementer only on
+    its own files (GW803)."""
+    role = state.role_name
+    if not req.tool.startswith("mcp__") or role not in ("reviewer", "implementer"):
+        return None
+    words = tool_words(req.tool)
+    writes = bool(words & FILE_VERBS)
+    if role == "reviewer":
+        if writes or words & RUN_VERBS:
+            return req.deny(PHASE, "GW801", f"a reviewer is read-only: {req.tool} may change "
+                            "files or run commands", rule="role:reviewer:tool")
+        return None
+    if not writes:
+        return None
+    targets = tool_paths(req.tool_input)
+    for raw in targets:
+        if "\x00" in raw or len(raw) > 4096:
+            return req.deny(PHASE, "GW803", f"{req.tool}: a path argument is not usable",
+                            rule="role:implementer:tool")
+        target = files.Target(raw, req.cwd, req.roots)
+        if target.inside and files.owns_match(state.role.owns, target.rel_real, target.real) \
+                and files.owns_match(state.role.owns, target.rel_lex, target.lex):
+            continue
+        return req.deny(PHASE, "GW803", f"this implementer {_owns_text(state.role.owns)}; "
+                        f"{req.tool} writes {raw!r} (canonical {target.rel_real or target.real}"
+                        "), which is not among its files", rule="role:implementer:tool")
+        return None
+    # a tool with a write word but no argument naming a file (an issue tracker's create_...)
+    # is not taken for a file tool: the normal permission flow decides
+    return None
+
+
 def check_lead_only_file(req, state, target):
     if target.is_active_file and not state.is_lead:
         who = state.role_name or "an unregistered subagent"

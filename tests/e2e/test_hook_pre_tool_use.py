@@ -443,3 +443,40 @@ def test_hook_path_imports_no_cli_framework(gateway_exe, hook_env, proj):
                        timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.decode().strip() == "", r.stdout
+
+
+# --- owns: who widens them, and Bash writes (raw JSON through the real hook) ------------------
+
+def test_owns_are_assigned_by_the_lead_and_hold_for_bash(hook, proj):
+    imp = {"agent_id": "agent-impl-1"}
+    assert silent(hook(marker(proj, "impl-1", "implementer", [], **imp)))
+    # the implementer cannot hand itself owns, with its own marker or another one
+    denied(hook(marker(proj, "impl-1", "implementer", ["src/**"], **imp)), "GW809")
+    denied(hook(marker(proj, "impl-9", "implementer", ["**"], **imp)), "GW809")
+    assert roles(proj)["agent-impl-1"]["owns"] == []
+    # the Lead assigns them through the implementer's marker; nobody else may
+    denied(hook(marker(proj, "impl-1", "implementer", ["**"], agent_id="agent-other")), "GW806")
+    assert silent(hook(marker(proj, "impl-1", "implementer", ["src/auth/**"])))
+    assert roles(proj)["agent-impl-1"]["owns"] == ["src/auth/**"]
+    assert SESSION not in roles(proj)
+    os.makedirs(os.path.join(proj, "src/auth"), exist_ok=True)
+    for command in ("echo x > src/authz/x", "cp README.md src/authz/", "sed -i s/a/b/ src/authz/x",
+                    "cat README.md | tee src/other.py", "mv src/auth/x src/authz/x",
+                    "touch \"$F\"", "git checkout main"):
+        denied(hook(bash(command, proj, **imp)), "GW803")
+    for command in ("echo x > src/auth/x", "cp README.md src/auth/", "git status",
+                    "python3 -m pytest -q"):
+        assert silent(hook(bash(command, proj, **imp))), command
+
+
+def test_globs_and_mcp_tools_do_not_reach_the_roles_file(hook, proj):
+    assert silent(hook(marker(proj, "rev", "reviewer", agent_id="agent-rev")))
+    for ident in ({}, {"agent_id": "agent-u"}):
+        denied(hook(bash("cp /tmp/x .claude/state/breezing-session-rol*.json", proj, **ident)),
+               "GW835")
+        denied(hook(event("mcp__filesystem__write_file", {
+            "path": os.path.join(proj, ".claude/state/breezing-session-roles.json"),
+            "content": "{}"}, proj, **ident)), "GW834")
+    denied(hook(event("mcp__filesystem__write_file", {
+        "path": os.path.join(proj, "src/x.py"), "content": "x"}, proj, agent_id="agent-rev")),
+        "GW801")
