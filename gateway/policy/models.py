@@ -101,7 +101,7 @@ class GlobalOptions(_Strict):
 
 
 CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-restore", "git-reset", "git-config",
-          "gh-api", "make")
+          "gh-api", "make", "go")
 
 
 class CommandEntry(_Strict):

@@ -531,6 +531,39 @@ def make(ctx, spec, words, cwd):
     return None, cands, []
 
 
+# --- go ----------------------------------------------------------------------------------
+
+
+def go(ctx, spec, words, cwd):
+    """go build/test/run/vet/list: packages are import paths (text) or directories and .go
+    files (paths, which must stay inside the project); `pkg@version` downloads a module
+    and builds or runs it (`go run example.com/x@latest`)."""
+    # go's flags are whole words, one or two dashes, value after = or in the next word
+    # (`-count=1` is not a cluster); the tool flags hand options to the compiler and the
+    # linker (-ldflags=-extld=/tmp/x runs a program)
+    unsafe = set(spec.unsafe_flags) | {"-ldflags", "-gcflags", "-asmflags", "-gccgoflags",
+                                        "-compiler"}
+    positionals = []
+    for i, w in enumerate(words):
+        if w == "--":
+            positionals.extend(words[i + 1:])
+            break
+        if w.startswith("-") and len(w) > 1:
+            name = "-" + w.lstrip("-").split("=", 1)[0]
+            if name in unsafe:
+                return _unsafe(ctx, f"go {name}", "runs other programs, writes files or "
+                               "works elsewhere"), [], []
+            continue
+        positionals.append(w)
+    cands = []
+    for p in positionals:
+        if "@" in p:
+            return _unsafe(ctx, f"go {p}", "downloads a module to build or run it"), [], []
+        if p.startswith(("/", ".")) or p.endswith(".go"):
+            cands.append(p)
+    return None, cands, []
+
+
 # --- git ---------------------------------------------------------------------------------
 
 _CHECKOUT_UNSAFE = ("-f", "--force", "-p", "--patch", "--ours", "--theirs", "-m", "--merge",
@@ -661,4 +694,5 @@ _CHECKS = {
     "git-config": git_config,
     "gh-api": gh_api,
     "make": make,
+    "go": go,
 }
