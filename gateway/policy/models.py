@@ -100,8 +100,8 @@ class GlobalOptions(_Strict):
                          "anywhere_value_flags")(lambda cls, v: _check_flags(v))
 
 
-CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-restore", "git-reset", "git-config",
-          "gh-api", "make", "go")
+CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
+          "git-restore", "git-reset", "git-config", "gh-api", "make", "go")
 
 
 class CommandEntry(_Strict):

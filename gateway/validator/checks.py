@@ -594,6 +594,82 @@ def git_checkout(ctx, spec, words, cwd):
         if target in (".", "..") or os.path.lexists(lexical(target, cwd)):
             return _unsafe(ctx, f"git checkout {target}", "names a file: restoring it "
                            "discards uncommitted changes"), [], []
+        return _unsafe(ctx, f"git checkout {target}", _SWITCHES_TREE), [], []
+    return None, [], []
+
+
+_FETCH_VALUE = frozenset(("--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j",
+                          "--jobs", "-o", "--server-option", "--negotiation-tip", "--filter",
+                          "--refmap", "--recurse-submodules-default", "--submodule-prefix"))
+_FETCH_UNSAFE = ("--upload-pack", "--refmap")
+
+
+def git_fetch(ctx, spec, words, cwd):
+    """Fetching is reading, unless a refspec stores into a ref that something else then
+    trusts: refs/stash (which `git stash pop` applies) or any ref outside heads, tags and
+    remotes."""
+    args = argvmod.parse(words, _FETCH_VALUE)
+    bad = argvmod.first_unsafe(args, _FETCH_UNSAFE, words)
+    if bad:
+        return _unsafe(ctx, f"git fetch {bad}", "runs or redirects what git fetches with"), [], []
+    for spec_ in args.positionals[1:]:
+        dst = spec_.split(":", 1)[1] if ":" in spec_ else ""
+        # a short name is looked up as refs/<name> first: `x:stash` is refs/stash if it exists
+        if dst and not dst.startswith("refs/") and \
+                dst.split("/")[0].lower() in ("stash", "replace", "notes", "head"):
+            dst = "refs/" + dst
+        if dst.startswith("refs/") and not dst.startswith(("refs/heads/", "refs/tags/",
+                                                           "refs/remotes/")):
+            return _unsafe(ctx, f"git fetch ... {spec_}", f"stores into {dst} (refs/stash is "
+                           "what `git stash pop` applies)"), [], []
+    return None, [], []
+
+
+#: Why moving the working tree to another commit is not auto-allowed: git keeps uncommitted
+#: changes, but every tracked file may change, the agent's own settings and hooks, and the
+#: scripts/ that run without a prompt, among them (a fetched pull request can carry both).
+_SWITCHES_TREE = ("replaces the project's tracked files with another commit's (the agent's "
+                  "settings, hooks and scripts/ among them); only a new branch at HEAD "
+                  "(`-b NAME`, `-c NAME`) is auto-allowed")
+
+_SWITCH_VALUE = frozenset(("-c", "--create", "-C", "--force-create", "--orphan", "--conflict"))
+_SWITCH_OK = frozenset(("-c", "--create", "-t", "--track", "--no-track", "-q", "--quiet",
+                        "--progress", "--no-progress", "--guess", "--no-guess",
+                        "--recurse-submodules", "--no-recurse-submodules"))
+
+
+def git_switch(ctx, spec, words, cwd):
+    """`git switch -c NAME` (a new branch at HEAD: no file changes) and nothing else."""
+    args = argvmod.parse(words, _SWITCH_VALUE)
+    for opt in args.options:
+        if opt.name not in _SWITCH_OK:
+            return _unsafe(ctx, f"git switch {opt.name}", "not a form that keeps the working "
+                           "tree (only `git switch -c NAME` is auto-allowed)"), [], []
+    creates = args.has("-c", "--create")
+    if args.positionals or not creates:
+        what = args.positionals[0] if args.positionals else ""
+        return _unsafe(ctx, f"git switch {what}".rstrip(), _SWITCHES_TREE), [], []
+    return None, [], []
+
+
+def _stash_ref(ref: str) -> bool:
+    """stash@{N} or N."""
+    if ref.startswith("stash@{") and ref.endswith("}"):
+        ref = ref[7:-1]
+    return ref.isascii() and ref.isdigit()
+
+
+def git_stash_apply(ctx, spec, words, cwd):
+    """`git stash apply|pop [-q] [--index] [stash@{N}|N]`: the stash is changes made here.
+    Any other commit (`git stash apply FETCH_HEAD`) is applied as if it were one."""
+    args = argvmod.parse(words)
+    for opt in args.options:
+        if opt.name not in ("-q", "--quiet", "--index"):
+            return _unsafe(ctx, f"git stash {opt.name}", "unknown option"), [], []
+    for ref in args.positionals:
+        if not _stash_ref(ref):
+            return _unsafe(ctx, f"git stash apply {ref}", "applies a commit that is not one "
+                           "of this repository's stashes (stash@{N})"), [], []
     return None, [], []
 
 
@@ -689,6 +765,9 @@ _CHECKS = {
     "jq": jq,
     "find": find,
     "git-checkout": git_checkout,
+    "git-switch": git_switch,
+    "git-fetch": git_fetch,
+    "git-stash-apply": git_stash_apply,
     "git-restore": git_restore,
     "git-reset": git_reset,
     "git-config": git_config,
