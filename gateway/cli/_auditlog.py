@@ -1,7 +1,8 @@
 """Reading the audit log (gateway/audit.py writes it) for `gateway log` and `gateway stats`.
 
 The log and its rotated files (.3 oldest ... .1, then the live file) are read in time order.
-A line that is not a JSON object is skipped and counted, never fatal: the log is written by
+A line that is not an audit entry (a JSON object with a time and a decision) is skipped and
+counted, never fatal: the log is written by
 many hook processes and may end in a torn line.
 """
 
@@ -36,7 +37,7 @@ class Reading:
         """One line for stderr: how many lines were skipped, and where the first ones are."""
         where = ", ".join(f"{f} line {n}" for f, n in self.bad)
         more = ", ..." if self.skipped > len(self.bad) else ""
-        return (f"gateway: skipped {self.skipped} line(s) that are not JSON objects ({where}"
+        return (f"gateway: skipped {self.skipped} line(s) that are not audit entries ({where}"
                 f"{more}); a torn last line is harmless, other damage means the file was "
                 "edited by hand")
 
@@ -94,7 +95,8 @@ def read(path: str, reading: Reading, since=None, until=None, decisions=(), even
                 except ValueError:
                     reading.skip(f, lineno)
                     continue
-                if not isinstance(entry, dict):
+                if not isinstance(entry, dict) or not isinstance(entry.get("time"), str) \
+                        or not isinstance(entry.get("decision"), str):
                     reading.skip(f, lineno)
                     continue
                 if since or until:

@@ -22,8 +22,11 @@ def show(project, as_json) -> int:
     try:
         m = merge(_project(project))
     except PolicyError as exc:
+        click.echo("gateway: the rules cannot be loaded, so there is no effective policy to "
+                   "show; until it is fixed the hooks allow nothing (GW901, GW891):", err=True)
         for line in exc.errors:
-            click.echo(line, err=True)
+            click.echo(f"  {line}", err=True)
+        click.echo("Fix the file(s) above; `gateway rules validate` re-checks them.", err=True)
         return EXIT_CONFIG
     if as_json:
         click.echo(json.dumps({"policy": m.policy, "provenance": m.provenance,

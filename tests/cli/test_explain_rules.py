@@ -72,3 +72,15 @@ def test_rules_validate_checks_examples(tmp_path):
     result = CliRunner().invoke(cli, ["rules", "validate", "--layer", "user", str(f)])
     assert result.exit_code == 3
     assert "example 'mytool /etc/passwd' should be allowed but got ask (GW501" in result.output
+
+
+def test_rules_show_with_broken_rules_says_what_to_do(tmp_path):
+    f = tmp_path / ".claude" / "gateway.yaml"
+    f.parent.mkdir()
+    f.write_text("always_ask: 5\n")
+    result = CliRunner().invoke(cli, ["rules", "show", "--project", str(tmp_path)])
+    assert (result.exit_code, result.output) == (3, (
+        "gateway: the rules cannot be loaded, so there is no effective policy to show; until "
+        "it is fixed the hooks allow nothing (GW901, GW891):\n"
+        f"  {f}:1: always_ask: Input should be a valid list\n"
+        "Fix the file(s) above; `gateway rules validate` re-checks them.\n"))

@@ -134,7 +134,7 @@ def test_skipped_lines_are_located(log):
     r = invoke("--file", str(log), "--json")
     assert r.exit_code == 0
     assert r.output.splitlines()[-1] == (
-        f"gateway: skipped 2 line(s) that are not JSON objects ({log}.1 line 5, {log} line 5);"
+        f"gateway: skipped 2 line(s) that are not audit entries ({log}.1 line 5, {log} line 5);"
         " a torn last line is harmless, other damage means the file was edited by hand")
 
 
@@ -156,3 +156,14 @@ def test_reads_what_the_hook_writes(tmp_path, project, monkeypatch):
                                                                   r.output.splitlines())]
     assert got == [("ls", "allow", "GW700"), ("kill -9 1", "ask", "GW701"),
                    ("rm -rf /", "deny", "GW750")]
+
+
+def test_objects_that_are_not_entries_are_skipped_not_printed_as_blanks(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"ts": 5}\n' + json.dumps(entry(1)) + "\n")
+    r = invoke("--file", str(path))
+    assert r.exit_code == 0
+    assert r.output.splitlines() == [
+        "2026-11-18 09:00:00Z  ask    GW703  Bash  frob x",
+        f"gateway: skipped 1 line(s) that are not audit entries ({path} line 1); a torn last "
+        "line is harmless, other damage means the file was edited by hand"]

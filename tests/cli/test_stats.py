@@ -244,7 +244,7 @@ def test_cli_reports_skipped_lines_and_usage_errors(tmp_path):
     path.write_text("garbage\n")
     r = CliRunner().invoke(cli, ["stats", "--file", str(path)])
     assert (r.exit_code, r.output) == (0, (
-        f"gateway: skipped 1 line(s) that are not JSON objects ({path} line 1); a torn last "
+        f"gateway: skipped 1 line(s) that are not audit entries ({path} line 1); a torn last "
         "line is harmless, other damage means the file was edited by hand\n"
         "0 prompt(s) in the log\n"))
     r = CliRunner().invoke(cli, ["stats", "--file", str(tmp_path / "nope.jsonl")],
