@@ -82,6 +82,15 @@ def _norm_target(v: str, home: str, cwds=()) -> set:
     return out
 
 
+def _hits_target(spellings, targets) -> bool:
+    """A spelling equals a target, or is a glob that bash may expand to one (`/u*`, `/[u]sr`;
+    a glob is matched against the target names, never the file system)."""
+    if spellings & targets:
+        return True
+    return any(fnmatch.fnmatchcase(t, v) for v in spellings if any(c in v for c in "*?[")
+               for t in targets)
+
+
 def _run_dirs(script, cwd, home):
     """The directories the script's commands may run in: the payload's cwd and the
     destination of every `cd`/`pushd` in it whose argument is a plain path (over-approximated:
@@ -125,7 +134,8 @@ def _argv_matches(rule, argv, home, cwds=()) -> bool:
         return False
     if rule.get("targets"):
         targets = {t for t in rule["targets"]}
-        if not any(_norm_target(w, home, cwds) & targets for w in rest if not w.startswith("-")):
+        if not any(_hits_target(_norm_target(w, home, cwds), targets)
+                   for w in rest if not w.startswith("-")):
             return False
     if rule.get("arg_globs"):
         if not any(fnmatch.fnmatchcase(v, g) for w in rest for v in _spellings(w)
