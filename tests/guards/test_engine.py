@@ -3,6 +3,7 @@ every role, malformed input (GW892), unreadable state (GW890, naming the file an
 never replacing it), broken rules (GW891), internal errors (GW893); deny or no decision, never
 allow."""
 
+import errno
 import json
 import os
 
@@ -336,13 +337,24 @@ def test_oversized_state_file_denies(guard, proj):
     assert denied(v, "GW890") and path in v.message
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a mode-000 file")
-def test_unreadable_permissions_deny(guard, proj):
+def test_unreadable_permissions_deny(guard, proj, monkeypatch):
     path = _put(proj, SESSION_ROLES, "{}")
     os.chmod(path, 0)
+    if os.geteuid() == 0:  # root reads a mode-000 file: make the kernel's EACCES by hand
+        from gateway.state import store
+
+        real_open = store.os.open
+
+        def eacces(p, *a, **k):
+            if os.path.abspath(p) == os.path.abspath(path):
+                raise PermissionError(errno.EACCES, "Permission denied", p)
+            return real_open(p, *a, **k)
+
+        monkeypatch.setattr(store.os, "open", eacces)
     try:
         v = guard("Bash", {"command": "ls"})
         assert denied(v, "GW890") and path in v.message
+        assert "Permission denied" in v.message, v.message
     finally:
         os.chmod(path, 0o600)
 
