@@ -257,8 +257,24 @@ def is_secret(paths, policy) -> str:
     return ""
 
 
-def is_protected(paths, roots: Roots, policy) -> str:
-    """The protected-path pattern one of `paths` matches, or ""."""
+def _holds(rel: str, pattern: str) -> bool:
+    """Can a protected `pattern` name something inside the directory `rel` ("" is the root)?
+    Compared on the pattern's leading components without glob characters, case-insensitively
+    like glob_match."""
+    lead = []
+    for part in pattern.split("/"):
+        if any(c in part for c in "*?["):
+            break
+        lead.append(part)
+    head = "/".join(lead).lower()
+    rel = rel.lower()
+    return rel == "" or head.startswith(rel + "/") or (head == rel and len(lead) <
+                                                         len(pattern.split("/")))
+
+
+def is_protected(paths, roots: Roots, policy, as_dir=False) -> str:
+    """The protected-path pattern one of `paths` matches, or "". With `as_dir`, a directory
+    that holds a protected path counts too (a build's output directory, `.claude`)."""
     home = posixpath.normpath(os.path.expanduser("~"))
     for p in paths:
         rels = []
@@ -267,11 +283,16 @@ def is_protected(paths, roots: Roots, policy) -> str:
                 rels.append(("", p[len(root):].lstrip("/")))
         if is_within(p, home) and p != home:
             rels.append(("~/", p[len(home):].lstrip("/")))
+        if as_dir and p in (roots.project, roots.project_real):
+            rels.append(("", ""))
+        if as_dir and p == home:
+            rels.append(("~/", ""))
         for pat in policy.protected_paths:
             for prefix, rel in rels:
                 if pat.startswith("~/"):
-                    if prefix == "~/" and glob_match(pat[2:], rel):
+                    if prefix == "~/" and (glob_match(pat[2:], rel) or
+                                           as_dir and _holds(rel, pat[2:])):
                         return pat
-                elif prefix == "" and glob_match(pat, rel):
+                elif prefix == "" and (glob_match(pat, rel) or as_dir and _holds(rel, pat)):
                     return pat
     return ""

@@ -8,7 +8,7 @@ class CommandSpec:
     """A catalogue entry (or a subcommand entry) ready for lookups."""
 
     __slots__ = ("name", "args", "max_positionals", "writes", "value_flags", "text_flags",
-                 "unsafe_flags", "safe_flags", "check", "recursive", "subcommands", "default_subcommand",
+                 "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "subcommands", "default_subcommand",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global")
 
@@ -20,6 +20,7 @@ class CommandSpec:
         self.value_flags = frozenset(data.get("value_flags", ()))
         self.text_flags = frozenset(data.get("text_flags", ()))
         self.unsafe_flags = tuple(data.get("unsafe_flags", ()))
+        self.write_flags = frozenset(data.get("write_flags", ()))
         safe = data.get("safe_flags")
         self.safe_flags = frozenset(safe) if safe is not None else None
         self.check = data.get("check")

@@ -111,6 +111,9 @@ class CommandEntry(_Strict):
     value_flags: list[str] = []
     text_flags: list[str] = []
     unsafe_flags: list[str] = []
+    # options whose value is a file or directory the command writes (--outDir DIR): judged as
+    # a write (containment and the protected surface); an abbreviation of one asks
+    write_flags: list[str] = []
     safe_flags: list[str] | None = None
     check: str | None = None
     # the command reads whole directory trees, walked as this kind (phase5_recursive)
@@ -120,7 +123,7 @@ class CommandEntry(_Strict):
     global_: GlobalOptions | None = Field(default=None, alias="global")
     examples: Examples | None = None
 
-    _v = field_validator("value_flags", "text_flags", "unsafe_flags")(
+    _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags")(
         lambda cls, v: _check_flags(v))
 
     @field_validator("check")
@@ -136,7 +139,7 @@ class CommandEntry(_Strict):
                                             and self.default_subcommand in self.subcommands):
             raise ValueError(f"default_subcommand {self.default_subcommand!r} is not one of "
                              "the subcommands")
-        missing = set(self.text_flags) - set(self.value_flags)
+        missing = (set(self.text_flags) | set(self.write_flags)) - set(self.value_flags)
         if missing and self.check is None:
             # text flags take a value too; list them in value_flags as well
             object.__setattr__(self, "value_flags", list(self.value_flags) + sorted(missing))

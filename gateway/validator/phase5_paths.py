@@ -27,10 +27,10 @@ def run(ctx, candidates, cwd, writes=(), containment=True):
             return ctx.ask(PHASE, "GW503", f"{cand!r} is a secret file ({secret})",
                            rule=f"secrets:{secret}")
         if cand in writes and res.status != "special":
-            prot = is_protected((res.lex, res.real), roots, pol)
+            prot = is_protected((res.lex, res.real), roots, pol, as_dir=True)
             if prot:
-                return ctx.ask(PHASE, "GW504", f"{cand!r} is part of the agent's permission "
-                               f"surface ({prot})", rule=f"protected_paths:{prot}")
+                return ctx.ask(PHASE, "GW504", f"{cand!r} is or holds part of the agent's "
+                               f"permission surface ({prot})", rule=f"protected_paths:{prot}")
         if not containment or res.status in ("inside", "special"):
             continue
         if res.status == "symlink_out":

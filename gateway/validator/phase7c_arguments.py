@@ -79,6 +79,17 @@ def run(ctx, name, argv, cwd) -> Arguments:
     if bad:
         return Arguments(verdict=ctx.ask(PHASE, "GW704", f"{label} {bad} is not a safe use "
                                          f"of {label}", rule=f"{rule}:{bad}"))
+    written = []
+    if spec.write_flags:
+        for opt in args.options:
+            if opt.name in spec.write_flags:
+                if opt.value is not None:
+                    written.append(opt.value)
+            elif opt.name.startswith("--") and any(argvmod.long_matches(opt.name, w)
+                                                   for w in spec.write_flags):
+                return Arguments(verdict=ctx.ask(PHASE, "GW704", f"{label} {opt.name}: an "
+                                                 "abbreviation of an option that writes a "
+                                                 "file; spell it out", rule=rule))
     if spec.safe_flags is not None:
         for opt in args.options:
             if opt.name not in spec.safe_flags:
@@ -107,5 +118,5 @@ def run(ctx, name, argv, cwd) -> Arguments:
         if opt.value is not None and opt.name not in spec.text_flags:
             cands.append(opt.value)
     cands.extend(args.attached)
-    writes = [p for p in pos] if spec.writes else []
+    writes = ([p for p in pos] if spec.writes else []) + written
     return Arguments(cands, writes, cwd, rule, walk=walk)
