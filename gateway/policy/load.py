@@ -142,6 +142,59 @@ def format_loc(loc) -> str:
     return out or "(top level)"
 
 
+def unknown_key_message(loc) -> str:
+    """'unknown key X' with the closest known key, for a key pydantic calls an extra input."""
+    import difflib
+
+    known = _keys_at(loc[:-1])
+    key = str(loc[-1])
+    msg = f"unknown key {key!r}"
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.75) if known else []
+    if close:
+        return f"{msg}; did you mean {close[0]!r}?"
+    if known and len(known) <= 10:
+        return f"{msg}; the keys here are " + ", ".join(sorted(known))
+    return msg + " (docs/rules.md lists every key)"
+
+
+def _keys_at(loc) -> set:
+    """The keys a mapping at `loc` of a rules file may have (empty when unknown)."""
+    import types
+    import typing
+
+    from pydantic import BaseModel
+
+    from gateway.policy.models import RulesFile
+
+    def models(tp):
+        origin = typing.get_origin(tp)
+        if origin in (typing.Union, types.UnionType):
+            return [m for a in typing.get_args(tp) for m in models(a)]
+        return [tp]
+
+    current = [RulesFile]
+    for part in loc:
+        nxt = []
+        for tp in current:
+            for m in models(tp):
+                origin = typing.get_origin(m)
+                if isinstance(m, type) and issubclass(m, BaseModel) and isinstance(part, str):
+                    for name, field in m.model_fields.items():
+                        if part in (name, field.alias):
+                            nxt.append(field.annotation)
+                elif origin is dict and isinstance(part, str):
+                    nxt.append(typing.get_args(m)[1])
+                elif origin is list and isinstance(part, int):
+                    nxt.append(typing.get_args(m)[0])
+        current = nxt
+    keys = set()
+    for tp in current:
+        for m in models(tp):
+            if isinstance(m, type) and issubclass(m, BaseModel):
+                keys.update(f.alias or n for n, f in m.model_fields.items())
+    return keys
+
+
 def read_layer(layer: str, path: str):
     """Read and validate one layer file. Returns (RulesFile, lines) or None if absent."""
     if not os.path.exists(path):
@@ -162,6 +215,8 @@ def read_layer(layer: str, path: str):
             # pydantic appends the validator kind for function validators; drop non-path parts
             loc = tuple(p for p in loc if not (isinstance(p, str) and p.startswith("function-")))
             msg = err.get("msg", "invalid").removeprefix("Value error, ")
+            if err.get("type") == "extra_forbidden" and loc:
+                msg = unknown_key_message(loc)
             errors.append(f"{locate(path, lines, loc)}: {msg}")
         raise PolicyError(errors) from None
     return model, lines

@@ -84,3 +84,17 @@ def test_rules_show_with_broken_rules_says_what_to_do(tmp_path):
         "it is fixed the hooks allow nothing (GW901, GW891):\n"
         f"  {f}:1: always_ask: Input should be a valid list\n"
         "Fix the file(s) above; `gateway rules validate` re-checks them.\n"))
+
+
+def test_rules_validate_names_an_unknown_key_and_the_one_meant(tmp_path):
+    f = tmp_path / "rules.yaml"
+    f.write_text("catalog:\n  foo: {}\ncatalogue:\n  bar:\n    safe_flag: [-x]\n    args: none\n"
+                 "limits:\n  zzz: 1\nzzz: 2\n")
+    result = CliRunner().invoke(cli, ["rules", "validate", str(f)])
+    assert (result.exit_code, result.output) == (3, (
+        f"{f}:8: limits.zzz: unknown key 'zzz'; the keys here are max_command_length, "
+        "max_segments\n"
+        f"{f}:5: catalogue.bar.safe_flag: unknown key 'safe_flag'; did you mean 'safe_flags'?\n"
+        f"{f}:1: catalog: unknown key 'catalog'; did you mean 'catalogue'?\n"
+        f"{f}:9: zzz: unknown key 'zzz' (docs/rules.md lists every key)\n"
+        "4 problem(s)\n"))

@@ -55,8 +55,8 @@ def test_located_type_error(tmp_path):
 
 def test_located_unknown_key(tmp_path):
     errs = _errors(tmp_path, user_text="limits:\n  max_length: 5\n")
-    assert errs == [f"{tmp_path}/user-rules.yaml:2: limits.max_length: Extra inputs are not "
-                    "permitted"]
+    assert errs == [f"{tmp_path}/user-rules.yaml:2: limits.max_length: unknown key "
+                    "'max_length'; the keys here are max_command_length, max_segments"]
 
 
 def test_yaml_syntax_error_is_located(tmp_path):
