@@ -226,13 +226,18 @@ def run_batch(stream, cwd, project, tool_name, use_settings) -> int:
             continue
         command, line_cwd, line_tool = _parse_line(line)
         if line_cwd is not None and (not isinstance(line_cwd, str) or "\x00" in line_cwd):
-            verdict = Verdict(ASK, "S0", "GW904", "", "the line's cwd is not a valid path: "
-                              f"{line_cwd!r}", command=command if isinstance(command, str)
-                              else repr(command))
+            problem = f"the line's cwd is not a valid path: {line_cwd!r}"
+        elif line_cwd is not None and not os.path.isdir(os.path.join(base_cwd, line_cwd)):
+            problem = f"the line's cwd is not a directory here: {line_cwd!r}"
+        else:
+            problem = None
+        if problem:
+            verdict = Verdict(ASK, "S0", "GW904", "", problem,
+                              command=command if isinstance(command, str) else repr(command))
             out.write(json.dumps(verdict.as_dict()) + "\n")
             continue
         if line_cwd is not None:
-            c, p = _locate(line_cwd, project)
+            c, p = _locate(os.path.join(base_cwd, line_cwd), project)
         else:
             c, p = base_cwd, base_project
         try:
@@ -257,8 +262,8 @@ def run_batch(stream, cwd, project, tool_name, use_settings) -> int:
 @click.option("-v", "--verbose", is_flag=True, help="Show the trace of every phase.")
 @click.option("--batch", type=click.File("r", encoding="utf-8"), default=None,
               help="Read commands from FILE ('-' for stdin), one per line: plain text or a JSON "
-                   "object with command and optional cwd, tool_name. Writes one JSON result "
-                   "per line.")
+                   "object with command and optional cwd (relative to --cwd; a directory that "
+                   "does not exist asks, GW904), tool_name. Writes one JSON result per line.")
 @click.option("--tool", "tool_name", default="Bash", show_default=True,
               help="Tool name to judge as (the validator judges Bash; with --input the "
                    "PreToolUse guards judge any tool).")

@@ -181,3 +181,16 @@ def test_default_project_is_not_the_home_directory(tmp_path, monkeypatch):
     assert (r.exit_code, got["decision"], got["code"]) == (10, "ask", "GW501")
     r = CliRunner().invoke(cli, ["check", "--no-settings", "--json", "cat ../README.md"])
     assert json.loads(r.output)["code"] == "GW700"
+
+
+def test_batch_line_cwd_must_be_a_directory_and_is_relative_to_cwd(project, tmp_path):
+    lines = [json.dumps({"command": "ls", "cwd": str(tmp_path / "gone")}),
+             json.dumps({"command": "cat ../README.md", "cwd": "src"}), "ls"]
+    r = CliRunner().invoke(cli, ["check", "--project", project, "--cwd", project,
+                                 "--no-settings", "--batch", "-"], input="\n".join(lines))
+    out = [json.loads(line) for line in r.output.splitlines()]
+    assert r.exit_code == 0
+    assert [(o["decision"], o["code"], o["message"]) for o in out][0] == (
+        "ask", "GW904", f"the line's cwd is not a directory here: '{tmp_path / 'gone'}'")
+    assert [(o["decision"], o["code"]) for o in out][1:] == [("allow", "GW700"),
+                                                              ("allow", "GW700")]
