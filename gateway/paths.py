@@ -13,16 +13,21 @@ SPECIAL_OK = frozenset(("/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr",
 
 
 def project_dir(payload_cwd, env=None) -> str:
-    """CLAUDE_PROJECT_DIR, else the payload's cwd walked up to the nearest .claude/, else cwd."""
+    """CLAUDE_PROJECT_DIR, else the payload's cwd walked up to the nearest .claude/, else cwd.
+    The home directory and / are never found by the walk: ~/.claude is Claude Code's user
+    configuration, and taking home (or /) for the project would put every file in it
+    "inside"."""
     env = os.environ if env is None else env
     explicit = env.get("CLAUDE_PROJECT_DIR")
     if explicit and os.path.isabs(explicit):
         return posixpath.normpath(explicit)
     cwd = payload_cwd if payload_cwd and os.path.isabs(payload_cwd) else os.getcwd()
     cwd = posixpath.normpath(cwd)
+    home = env.get("HOME") or os.path.expanduser("~")
+    skip = {"/", posixpath.normpath(home)} if os.path.isabs(home) else {"/"}
     probe = cwd
     while True:
-        if os.path.isdir(os.path.join(probe, ".claude")):
+        if probe not in skip and os.path.isdir(os.path.join(probe, ".claude")):
             return probe
         parent = posixpath.dirname(probe)
         if parent == probe:

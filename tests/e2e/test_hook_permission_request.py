@@ -172,3 +172,23 @@ def test_missing_or_relative_cwd_gives_no_decision(run_hook, project, cwd):
         data["cwd"] = cwd
     proc = run_hook("permission-request", data, env_extra={"CLAUDE_PROJECT_DIR": project})
     assert decision(proc) is None
+
+
+def test_home_is_never_taken_for_the_project(run_hook, hook_env):
+    """Without CLAUDE_PROJECT_DIR the walk up to a .claude/ skips ~/.claude (Claude Code's
+    user configuration): otherwise every file in the home directory would be "inside"."""
+    import os
+    home = hook_env["HOME"]
+    os.makedirs(os.path.join(home, ".claude"), exist_ok=True)
+    repo = os.path.join(home, "work", "repo")
+    os.makedirs(os.path.join(repo, "src"))
+    with open(os.path.join(home, "notes.txt"), "w") as fh:
+        fh.write("x\n")
+    # from inside the repo (no .claude/ of its own), a file elsewhere in home is outside
+    assert decision(run_hook("permission-request", payload("cat ../../notes.txt", repo))) is None
+    assert decision(run_hook("permission-request", payload("cat src/../x", repo))) == ALLOW
+    # once the repo has its own .claude/, it is the project, as before
+    os.makedirs(os.path.join(repo, ".claude"))
+    sub = os.path.join(repo, "src")
+    assert decision(run_hook("permission-request", payload("cat ../x", sub))) == ALLOW
+    assert decision(run_hook("permission-request", payload("cat ../../x", sub))) is None
