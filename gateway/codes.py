@@ -289,8 +289,10 @@ CODES = {
     "GW832": ("guard:files", "deny", "write to the permission surface",
               "The path is part of the agent's own permission surface: Claude Code settings "
               "and hook files, the gateway's rules, cache and audit log, anything under .git/ "
-              "(hooks, config), .gitmodules (see protected_paths in the rules). No tool may "
-              "write it, and no tree containing it may be removed or moved.",
+              "(hooks, config), .gitmodules (see protected_paths in the rules); outside the "
+              "project too, any .claude/settings*.json, .claude/hooks/, .git/hooks/ and "
+              ".git/config. No tool may write it, and no tree containing it may be removed "
+              "or moved.",
               "Write .claude/settings.local.json"),
     "GW833": ("guard:files", "deny", "write to a secret",
               "The path is a secret: .env files (not templates such as .env.example), private "

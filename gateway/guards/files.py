@@ -210,6 +210,13 @@ class Surface:
                                           r, "hooks/**")))):
                     return ("GW832", "$CLAUDE_CONFIG_DIR/" + (r or "."),
                             "Claude Code's own settings or hooks")
+        # any other project's Claude Code settings and hooks, any repository's git hooks and
+        # config: they run code the next time someone works there
+        for p in forms:
+            hit = _foreign_surface(p, tree)
+            if hit:
+                return ("GW832", hit, "another project's Claude Code settings or hooks, or a "
+                        "repository's git hooks or config")
         # secrets
         pat = paths.is_secret(forms, self.policy)
         if not pat:
@@ -427,3 +434,26 @@ def owns_tree(patterns, rel, absolute) -> bool:
     if absolute:
         forms.append((True, [("lit", c) for c in absolute.split("/")] + [(_STAR,)]))
     return any(_forms_within([f], patterns) for f in forms)
+
+
+def _foreign_surface(path: str, tree: bool) -> str:
+    """The pattern `path` matches among <dir>/.claude/settings*.json, <dir>/.claude/hooks/**,
+    <dir>/.git/hooks/** and <dir>/.git/config, anywhere; with `tree`, also a directory
+    holding one. Case-insensitive, like the protected paths."""
+    parts = path.split("/")
+    for i, c in enumerate(parts):
+        low = c.lower()
+        if low not in (".claude", ".git"):
+            continue
+        rest = "/".join(parts[i + 1:]).lower()
+        head = rest.split("/", 1)[0]
+        if low == ".claude":
+            if paths.glob_match("settings*.json", rest):
+                return "*/.claude/settings*.json"
+            if head == "hooks" or (tree and rest == ""):
+                return "*/.claude/hooks/**"
+        elif head == "hooks" or (tree and rest == ""):
+            return "*/.git/hooks/**"
+        elif rest == "config":
+            return "*/.git/config"
+    return ""

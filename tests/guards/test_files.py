@@ -52,6 +52,31 @@ def test_env_template_is_not_a_secret(guard, proj):
     assert silent(guard("Write", write(proj, ".env.example")))
 
 
+@pytest.mark.parametrize("rel,rule", [
+    ("other/.claude/settings.json", "*/.claude/settings*.json"),
+    ("other/.claude/settings.local.json", "*/.claude/settings*.json"),
+    ("other/.Claude/hooks/x.sh", "*/.claude/hooks/**"),
+    ("other/.git/hooks/pre-commit", "*/.git/hooks/**"),
+    ("other/.git/config", "*/.git/config"),
+])
+def test_another_projects_surface_is_protected(guard, proj, tmp_path, rel, rule):
+    """Outside the project: Claude Code settings and hooks, git hooks and config anywhere run
+    code the next time someone works there."""
+    v = guard("Write", write(proj, str(tmp_path / rel)))
+    assert denied(v, "GW832") and v.rule == "protected:" + rule, (v.code, v.rule, v.message)
+
+
+@pytest.mark.parametrize("rel", ["other/src/a.py", "other/.claude/state/x.json",
+                                 "other/.claude/agents/a.md", "other/.git-notes/config"])
+def test_other_files_outside_the_project_get_no_decision(guard, proj, tmp_path, rel):
+    assert silent(guard("Write", write(proj, str(tmp_path / rel))))
+
+
+def test_removing_another_projects_claude_dir_is_denied(guard, proj, tmp_path):
+    v = guard("Bash", {"command": f"rm -rf {tmp_path}/other/.claude"})
+    assert denied(v, "GW835"), (v.code, v.message)
+
+
 def test_home_settings_and_gateway_config_are_protected(guard, proj):
     home = os.path.expanduser("~")
     for rel in (".claude/settings.json", ".claude/settings.local.json", ".claude/hooks/x.sh",
