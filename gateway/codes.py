@@ -321,10 +321,12 @@ CODES = {
     "GW892": ("guard:input", "deny", "malformed PreToolUse input",
               "The hook input is not a JSON object of the expected shape (no tool_name, a "
               "Write without file_path, a Bash call without a command). The guards cannot "
-              "decide, so they deny.", "garbage on stdin"),
+              "decide, so they deny. The Gemini CLI adapter (`gateway adapter gemini`) "
+              "denies an unreadable BeforeTool input the same way.", "garbage on stdin"),
     "GW893": ("guard:error", "deny", "internal error in the guards",
-              "The guards failed. They never let a call through on an error; please report it "
-              "with the input.", ""),
+              "The guards (or an agent adapter such as `gateway adapter gemini`) failed. "
+              "They never let a call through on an error; please report it with the input.",
+              ""),
     # --- Errors -------------------------------------------------------------------------------
     "GW901": ("error", "ask", "rules cannot be loaded",
               "A rules file is missing, invalid or tries to loosen the policy from a project "
