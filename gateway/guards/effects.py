@@ -1449,13 +1449,20 @@ def _sort(eff, argv, env):
 
 def _second_positional(name, value_flags):
     def check(eff, argv, env):
-        opts, pos = _split(argv[1:], value_flags)
-        if name == "xxd" and _has(opts, "-r", "-revert"):
-            if len(pos) < 2:
-                return  # reverse to stdout
+        _opts, pos = _split(argv[1:], value_flags)
         if len(pos) >= 2 and pos[1] != "-":
             _write(eff, pos[1], name, env)
     return check
+
+
+def _xxd(eff, argv, env):
+    # xxd's options are words before the first file (-ps is one option); the second file
+    # is written (`xxd in -x` writes a file named -x)
+    from gateway.validator.argv import xxd_parse
+
+    _names, pos, bad = xxd_parse(argv[1:])
+    if not bad and len(pos) >= 2 and pos[1] != "-":
+        _write(eff, pos[1], "xxd", env)
 
 
 def _tree(eff, argv, env):
@@ -1532,8 +1539,7 @@ _CHECKS = {
     "sort": _sort,
     "uniq": _second_positional("uniq", {"-f", "-s", "-w", "--skip-fields", "--skip-chars",
                                         "--check-chars"}),
-    "xxd": _second_positional("xxd", {"-c", "-g", "-l", "-s", "-o", "-n", "-C", "-cols",
-                                      "-len", "-seek", "-name"}),
+    "xxd": _xxd,
     "tree": _tree,
     "date": _date,
     "hostname": _hostname,

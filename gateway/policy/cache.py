@@ -31,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b
 
-_FORMAT = 3  # 3: catalogue entries carry `recursive`
+_FORMAT = 4  # 3: catalogue entries carry `recursive`; 4: `response_files`
 #: Policies loaded by this process: cache path -> (sources, Policy). Bounded.
 _LOADED = {}
 _LOADED_MAX = 16

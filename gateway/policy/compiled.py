@@ -8,7 +8,7 @@ class CommandSpec:
     """A catalogue entry (or a subcommand entry) ready for lookups."""
 
     __slots__ = ("name", "args", "max_positionals", "writes", "value_flags", "text_flags",
-                 "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "subcommands", "default_subcommand",
+                 "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files", "subcommands", "default_subcommand",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global")
 
@@ -25,6 +25,7 @@ class CommandSpec:
         self.safe_flags = frozenset(safe) if safe is not None else None
         self.check = data.get("check")
         self.recursive = data.get("recursive")
+        self.response_files = bool(data.get("response_files", False))
         subs = data.get("subcommands")
         self.subcommands = _SubSpecs(name, subs) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")

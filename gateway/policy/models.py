@@ -101,7 +101,8 @@ class GlobalOptions(_Strict):
 
 
 CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
-          "git-restore", "git-reset", "git-config", "gh-api", "make", "go")
+          "git-restore", "git-reset", "git-config", "gh-api", "make", "go", "xxd", "tsc",
+          "cargo", "ruff")
 
 
 class CommandEntry(_Strict):
@@ -117,7 +118,10 @@ class CommandEntry(_Strict):
     safe_flags: list[str] | None = None
     check: str | None = None
     # the command reads whole directory trees, walked as this kind (phase5_recursive)
-    recursive: Literal["grep", "rg", "diff", "git-grep"] | None = None
+    recursive: Literal["grep", "rg", "diff", "git-grep", "git-diff"] | None = None
+    # a word `@FILE` makes the command read more arguments from FILE (binutils, argparse's
+    # fromfile_prefix_chars, clap's argfile): they cannot be checked, so any `@word` asks
+    response_files: bool = False
     subcommands: dict[str, "CommandEntry"] | None = None
     default_subcommand: str | None = None
     global_: GlobalOptions | None = Field(default=None, alias="global")

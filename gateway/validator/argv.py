@@ -20,12 +20,13 @@ class Option:
 
 
 class Args:
-    __slots__ = ("options", "positionals", "attached")
+    __slots__ = ("options", "positionals", "attached", "rest")
 
     def __init__(self):
         self.options = []  # [Option]
         self.positionals = []  # [str]
         self.attached = []  # values glued to options nobody declared: -C/tmp, --x=/y
+        self.rest = None  # the words after `--` (also among positionals), None without it
 
     def has(self, *names) -> bool:
         return any(o.name in names for o in self.options)
@@ -44,6 +45,7 @@ def parse(words, value_flags=frozenset()) -> Args:
         i += 1
         if word == "--":
             args.positionals.extend(words[i:])
+            args.rest = list(words[i:])
             break
         if word.startswith("--") and len(word) > 2:
             name, eq, value = word.partition("=")
@@ -115,3 +117,44 @@ def first_unsafe(args: Args, unsafe, words=()) -> str:
         if base in shorts and len(base) > 2:
             return base
     return ""
+
+
+# xxd reads its options its own way: one option per word, named by its first two characters
+# (-ps is -p, -revert is -r, --len is -l), a value glued or in the next word, options only
+# before the first file; the second file is the output it writes.
+_XXD_VALUE = {"-c": "ols", "-g": "roup", "-o": "ffset", "-s": ("kip", "eek"), "-l": "en",
+              "-n": "ame", "-R": ""}
+_XXD_FLAGS = frozenset(("-a", "-b", "-e", "-u", "-p", "-i", "-C", "-d", "-r", "-E", "-v",
+                        "-h"))
+
+
+def xxd_parse(words):
+    """(option names, positionals, error) as xxd reads `words`; error is "" or the word xxd
+    would refuse (it then exits without reading or writing)."""
+    names = []
+    i = 0
+    n = len(words)
+    while i < n:
+        word = words[i]
+        pp = word[1:] if word.startswith("--") and len(word) > 2 else word
+        if pp == "--":
+            i += 1
+            break
+        if not pp.startswith("-") or len(pp) < 2:
+            break
+        key = pp[:2]
+        if key == "-c" and pp[2:].startswith("apitalize"):
+            key = "-C"
+        if key in _XXD_VALUE:
+            longs = _XXD_VALUE[key]
+            longs = longs if isinstance(longs, tuple) else (longs,)
+            glued = pp[2:] and not any(lg and pp[2:].startswith(lg) for lg in longs)
+            if not glued:
+                i += 1
+                if i >= n:
+                    return names, [], word
+        elif key not in _XXD_FLAGS:
+            return names, [], word
+        names.append(key)
+        i += 1
+    return names, list(words[i:]), ""

@@ -488,8 +488,10 @@ def find(ctx, spec, words, cwd):
                 if w == u or (w.startswith(u) and u in ("-fprint",)):
                     return _unsafe(ctx, f"find {w}", "runs commands, deletes or writes "
                                    "files"), [], []
-            if w in ("-files0-from",):
-                continue
+            if w == "-files0-from":
+                # the starting points are read from a file (or stdin): not checked
+                return _unsafe(ctx, "find -files0-from", "reads its starting points from a "
+                               "file"), [], []
             continue
         if w in _FIND_OPERATORS:
             continue
@@ -562,6 +564,128 @@ def go(ctx, spec, words, cwd):
         if p.startswith(("/", ".")) or p.endswith(".go"):
             cands.append(p)
     return None, cands, []
+
+
+# --- xxd, tsc, cargo ---------------------------------------------------------------------
+
+def xxd(ctx, spec, words, cwd):
+    """xxd reads one file and prints it; a second file is its output (`xxd -ps in out`:
+    -ps is one option to xxd, not -p -s VALUE; `xxd in -x` writes a file named -x)."""
+    names, pos, bad = argvmod.xxd_parse(words)
+    if bad:
+        return _unsafe(ctx, f"xxd {bad}", "not an option xxd knows"), [], []
+    if "-r" in names:
+        return _unsafe(ctx, "xxd -r", "turns a dump back into a file"), [], []
+    if len(pos) > 1:
+        return ctx.ask(PHASE, "GW712", f"xxd {pos[1]!r}: a second file is written"), [], []
+    return None, pos, []
+
+
+def tsc(ctx, spec, words, cwd):
+    """tsc reads options its own way: one or two dashes, names in any case (--OUTDIR is
+    --outDir), the value in the next word, `@file` reads more arguments from a file. Every
+    word that is not an option is a path (a file to compile or an option's value)."""
+    writes_opt = {w.lstrip("-").lower() for w in spec.write_flags}
+    cands = []
+    written = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w.startswith("-") and len(w) > 1:
+            name = w[2:] if w.startswith("--") else w[1:]
+            name = name.lower()
+            if "=" in name:
+                return _unsafe(ctx, f"tsc {w}", "tsc takes no --option=value"), [], []
+            if name in writes_opt:
+                if i >= len(words):
+                    return _unsafe(ctx, f"tsc {w}", "writes a file it does not name"), [], []
+                written.append(words[i])
+            continue
+        cands.append(w)
+    return None, cands + written, written
+
+
+_RUSTFMT_OK = {"--check", "-v", "--verbose", "-q", "--quiet", "-l", "--files-with-diff"}
+_RUSTFMT_VALUE = {"--edition", "--color"}
+_RUSTC_LINTS = {"-D", "-W", "-A", "-F", "--deny", "--warn", "--allow", "--forbid",
+                "--force-warn", "--cap-lints"}
+
+
+def _passthrough_problem(sub, rest):
+    """Why the words after `cargo SUB --` (handed to rustfmt, clippy-driver or the test
+    harness) are not safe, or ""."""
+    i = 0
+    while i < len(rest):
+        w = rest[i]
+        i += 1
+        if sub == "fmt":
+            name = w.split("=", 1)[0]
+            if w in _RUSTFMT_OK:
+                continue
+            if name in _RUSTFMT_VALUE:
+                i += 0 if "=" in w else 1
+                continue
+            # --config-path reads any file (its lines are shown on a parse error),
+            # --print-config writes one
+            return f"{w!r} is not among the rustfmt options allowed here"
+        if sub == "clippy":
+            name = w.split("=", 1)[0]
+            if name in _RUSTC_LINTS:
+                i += 0 if "=" in w else 1
+                continue
+            if w[:2] in ("-D", "-W", "-A", "-F") and len(w) > 2:
+                continue
+            # rustc options write files (--emit, -o), run programs (-C linker=) or read
+            # argument files (@path)
+            return f"{w!r} is not a lint level option for clippy"
+        # test, bench: the test harness; --logfile writes the results to any file
+        if w.split("=", 1)[0].startswith("--log"):
+            return f"{w!r} makes the test harness write a file"
+    return ""
+
+
+def cargo(ctx, spec, words, cwd):
+    """cargo fmt/clippy/test/bench: the options are cargo's (the catalogue's unsafe ones
+    ask); the words after `--` go to rustfmt, clippy-driver or the test harness."""
+    args = argvmod.parse(words, spec.value_flags)
+    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
+    if bad:
+        return _unsafe(ctx, f"{spec.name} {bad}", "not a safe use of cargo"), [], []
+    sub = spec.name.split()[-1]
+    why = _passthrough_problem(sub, args.rest or [])
+    if why:
+        return _unsafe(ctx, f"{spec.name} --", why), [], []
+    cands = [o.value for o in args.options if o.value is not None
+             and o.name not in spec.text_flags] + list(args.attached)
+    return None, cands, []
+
+
+def ruff(ctx, spec, words, cwd):
+    """ruff: the catalogue's options, with --config KEY=VALUE (inline configuration: a cache
+    directory or an `extend` file anywhere) refused and --cache-dir judged as a write."""
+    args = argvmod.parse(words, spec.value_flags | spec.write_flags)
+    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
+    if bad:
+        return _unsafe(ctx, f"ruff {bad}", "not a safe use of ruff"), [], []
+    written = []
+    for opt in args.options:
+        if opt.name.startswith("--") and argvmod.long_matches(opt.name, "--config") \
+                and "=" in (opt.value or ""):
+            return _unsafe(ctx, f"ruff --config {opt.value!r}", "inline configuration can "
+                           "name files and directories anywhere"), [], []
+        if opt.name in spec.write_flags:
+            if opt.value is not None:
+                written.append(opt.value)
+        elif opt.name.startswith("--") and any(argvmod.long_matches(opt.name, w)
+                                               for w in spec.write_flags):
+            return _unsafe(ctx, f"ruff {opt.name}", "an abbreviation of an option that "
+                           "writes; spell it out"), [], []
+    cands = list(args.positionals)
+    cands += [o.value for o in args.options if o.value is not None
+              and o.name not in spec.text_flags]
+    cands += args.attached
+    return None, cands, written
 
 
 # --- git ---------------------------------------------------------------------------------
@@ -774,4 +898,8 @@ _CHECKS = {
     "gh-api": gh_api,
     "make": make,
     "go": go,
+    "xxd": xxd,
+    "tsc": tsc,
+    "cargo": cargo,
+    "ruff": ruff,
 }

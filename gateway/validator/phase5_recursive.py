@@ -19,6 +19,8 @@ What each kind means (the options are taken from the parse of the arguments):
   without a slash include by base name; other globs (--iglob, negations, paths) are
   ignored, which can only make the walk see more.
 * ``diff``  recursive with -r/--recursive; diff follows symlinks.
+* ``git-diff``  with --no-index it compares two trees like diff -r (symlinks are not
+  followed).
 * ``git-grep``  with --no-index or --untracked it reads the working tree like grep -r; by
   default it reads tracked files only and is not walked.
 """
@@ -35,10 +37,14 @@ WALK_LIMIT = 20000  # entries per command; more is "not proven clean", never "cl
 class Walk:
     """What to walk and how: the start directories (as written) and the walker's rules."""
 
-    __slots__ = ("paths", "follow", "hidden", "include", "exclude", "exclude_dir")
+    __slots__ = ("paths", "follow", "hidden", "include", "exclude", "exclude_dir",
+                 "outside_git_only")
 
     def __init__(self, paths, follow=False, hidden=True, include=(), exclude=(),
-                 exclude_dir=()):
+                 exclude_dir=(), outside_git_only=False):
+        # outside_git_only: the command reads the trees only where no git work tree holds
+        # the working directory (git diff without --no-index)
+        self.outside_git_only = outside_git_only
         self.paths = list(paths)
         self.follow = follow
         self.hidden = hidden
@@ -114,7 +120,30 @@ def _diff(args, paths):
     if not any(o.name == "-r" or (o.name.startswith("--") and _long(o, "--recursive"))
                for o in args.options):
         return None
-    return Walk(paths, follow=True)
+    # --from-file=DIR / --to-file=DIR are compared with every operand: read like them
+    more = [o.value for o in args.options if o.value and o.name.startswith("--")
+            and _long(o, "--from-file", "--to-file")]
+    return Walk(list(paths) + more, follow=True)
+
+
+def _git_diff(args, paths):
+    # git diff --no-index compares two files or two whole trees, like diff -r (and prints
+    # every file of a tree that is only on one side); it follows no symlinks. Outside a git
+    # work tree, `git diff a b` is --no-index without the option.
+    no_index = any(o.name.startswith("--") and _long(o, "--no-index") for o in args.options)
+    return Walk(paths, outside_git_only=not no_index)
+
+
+def _in_git_work_tree(cwd):
+    """Is there a .git (directory or file) in `cwd` or above, as git looks for one?"""
+    probe = os.path.abspath(cwd)
+    while True:
+        if os.path.exists(os.path.join(probe, ".git")):
+            return True
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return False
+        probe = parent
 
 
 def _git_grep(args, paths):
@@ -126,7 +155,8 @@ def _git_grep(args, paths):
     return Walk(paths or ["."])
 
 
-_PLANS = {"grep": _grep, "rg": _rg, "diff": _diff, "git-grep": _git_grep}
+_PLANS = {"grep": _grep, "rg": _rg, "diff": _diff, "git-grep": _git_grep,
+          "git-diff": _git_diff}
 KINDS = tuple(_PLANS)
 
 
@@ -134,6 +164,8 @@ def run(ctx, walk, cwd):
     """Walk every directory of `walk`; an ask verdict for a secret or an unproven tree,
     None when every file the command would read is clear."""
     budget = [WALK_LIMIT]
+    if walk.outside_git_only and _in_git_work_tree(cwd):
+        return None
     for start in walk.paths:
         # the commands follow a symlink named on the command line; phase 5 has checked
         # that it stays inside the project

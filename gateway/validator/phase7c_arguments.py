@@ -71,6 +71,12 @@ def run(ctx, name, argv, cwd) -> Arguments:
             continue
         break
     rule = f"catalogue:{label}"
+    if spec.response_files:
+        for w in words:
+            if w.startswith("@"):
+                return Arguments(verdict=ctx.ask(PHASE, "GW704", f"{label} {w}: reads more "
+                                                 "arguments from a file, where they cannot be "
+                                                 "checked", rule=rule))
     if spec.check:
         verdict, cands, writes = checks.run(spec.check, ctx, spec, words, cwd)
         return Arguments(global_paths + cands, writes, cwd, rule, verdict)

@@ -57,6 +57,8 @@ WRITES = [
     ("sort --output=out.txt a.txt", "sort -o", "/proj/out.txt"),
     ("uniq a.txt b.txt", "uniq", "/proj/b.txt"),
     ("xxd a.bin b.hex", "xxd", "/proj/b.hex"),
+    ("xxd -ps a.bin b.hex", "xxd", "/proj/b.hex"),  # -ps is one option, not -p -s VALUE
+    ("xxd a.bin -x", "xxd", "/proj/-x"),  # options end at the first file
     ("find . -name x -fprint /tmp/o", "find -fprint", "/tmp/o"),
     ("find build -delete", "find -delete", "/proj/build"),
     ("git diff --output=/tmp/x", "git diff --output", "/tmp/x"),

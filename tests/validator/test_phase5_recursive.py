@@ -94,3 +94,15 @@ def test_symlinked_start_directory_is_walked_at_its_target(policy, tree):
     os.symlink(os.path.join(tree, "conf"), os.path.join(tree, "src", "c"))
     # grep -r follows a symlink named on the command line
     assert _judge(policy, tree, "grep -r x src/c") == ("ask", "GW506")
+
+
+def test_git_diff_outside_a_work_tree_compares_trees(policy, tree):
+    # outside a git work tree `git diff a b` is `git diff --no-index a b`: it prints every
+    # file of a tree that is only on one side, secrets included
+    with open(os.path.join(tree, ".env"), "w") as fh:
+        fh.write("SECRET=1\n")
+    assert _judge(policy, tree, "git diff src .") == ("ask", "GW506")
+    assert _judge(policy, tree, "git diff --no-index src .") == ("ask", "GW506")
+    os.makedirs(os.path.join(tree, ".git"))
+    assert _judge(policy, tree, "git diff src .") == ("allow", "GW700")
+    assert _judge(policy, tree, "git diff --no-index src .") == ("ask", "GW506")
