@@ -122,6 +122,8 @@ class CommandEntry(_Strict):
     # a word `@FILE` makes the command read more arguments from FILE (binutils, argparse's
     # fromfile_prefix_chars, clap's argfile): they cannot be checked, so any `@word` asks
     response_files: bool = False
+    # git: a positional (or -L value) <rev>:<path> names a file whose path may be a secret
+    revision_paths: bool = False
     subcommands: dict[str, "CommandEntry"] | None = None
     default_subcommand: str | None = None
     global_: GlobalOptions | None = Field(default=None, alias="global")

@@ -7,7 +7,7 @@ text), option values (unless they are text, like a commit message), values glued
 options (-C/tmp, --output=/x) and the value of every key=value argument (of=/dev/sda).
 """
 
-from gateway.paths import physical, resolve
+from gateway.paths import is_secret, lexical, physical, resolve
 from gateway.validator import argv as argvmod
 from gateway.validator import checks, phase5_recursive
 from gateway.validator.phase7b2_subcommands import invocation
@@ -108,6 +108,10 @@ def run(ctx, name, argv, cwd) -> Arguments:
     if spec.max_positionals is not None and len(pos) > spec.max_positionals:
         return Arguments(verdict=ctx.ask(PHASE, "GW712", f"{label} takes at most "
                                          f"{spec.max_positionals} argument(s)", rule=rule))
+    if spec.revision_paths:
+        verdict = _revision_secret(ctx, label, list(pos) + args.values("-L"), cwd, rule)
+        if verdict is not None:
+            return Arguments(verdict=verdict)
     cands = list(global_paths)
     paths = []
     if spec.args == "paths":
@@ -126,3 +130,20 @@ def run(ctx, name, argv, cwd) -> Arguments:
     cands.extend(args.attached)
     writes = ([p for p in pos] if spec.writes else []) + written
     return Arguments(cands, writes, cwd, rule, walk=walk)
+
+
+def _revision_secret(ctx, label, words, cwd, rule):
+    """git names a file in a commit or the index as <rev>:<path>, :<n>:<path> or :<path>
+    (and git log -L as <start>,<end>:<path> or :<func>:<path>): the path after any colon
+    may be a secret (HEAD:.envrc, :credentials). An ask verdict, or None."""
+    for word in words:
+        start = word.find(":")
+        while start != -1:
+            rest = word[start + 1:]
+            if rest:
+                secret = is_secret((lexical(rest, cwd),), ctx.policy)
+                if secret:
+                    return ctx.ask("5", "GW503", f"{label} {word!r} names the secret file "
+                                   f"{rest!r} ({secret})", rule=f"secrets:{secret}")
+            start = word.find(":", start + 1)
+    return None
