@@ -28,6 +28,8 @@ _CODE_OPTIONS = {"su": ("-c", "--command"), "runuser": ("-c", "--command"),
 #: Commands that join their arguments into one shell command line (`watch 'rm -rf /'`,
 #: `sudo -s 'rm -rf /'`).
 _JOINING = frozenset(("watch",))
+#: How many directories `_run_dirs` follows before it gives up (and assumes / and home).
+_MAX_RUN_DIRS = 64
 #: Commands bashlex rejected are split and parsed piece by piece up to this length.
 _FRAGMENT_SCAN_MAX = 65536
 
@@ -109,6 +111,12 @@ def _run_dirs(script, cwd, home):
         elif dest == "$HOME" or dest.startswith("$HOME/"):
             dest = home + dest[5:]
         if dest.startswith(("~", "$")):
+            continue
+        if not dest.startswith("/") and len(dirs) > _MAX_RUN_DIRS:
+            # each relative cd may double the set (`cd a && cd b && ...` is 2**n): past the
+            # cap the directory is unknown, so the root and home, the directories the rules
+            # name, are assumed (`rm -rf .` there is denied, never slow)
+            dirs.update(("/", home))
             continue
         for base in list(dirs) if not dest.startswith("/") else [""]:
             dirs.add(posixpath.normpath(posixpath.join(base or "/", dest)))

@@ -109,3 +109,25 @@ def test_deny_targets_are_resolved_paths(judge, monkeypatch, command, home):
     v = judge(command, cwd="/home/bob")
     assert (v.decision.name, v.code, v.rule) == ("DENY", "GW750", "deny:rm-recursive-root"), \
         v.message
+
+
+def test_cd_chains_are_followed_in_bounded_time(judge):
+    """Each relative cd may fail, so the directories a later command may run in double with
+    every one (`cd d0 && cd d1 && ...` is 2**n): past a bound the directory is unknown and the
+    root and home are assumed, instead of minutes and gigabytes for 24 cds."""
+    import time
+
+    from gateway.shell.parse import parse
+    from gateway.validator.deny import _MAX_RUN_DIRS, _run_dirs
+
+    chain = " && ".join(f"cd d{i}" for i in range(20))
+    started = time.monotonic()
+    dirs = _run_dirs(parse(chain + " && ls"), "/p", "/home/u")
+    assert len(dirs) <= 2 * _MAX_RUN_DIRS + 2 and {"/", "/home/u"} <= set(dirs)
+    v = judge(chain + " && rm -rf .")
+    assert (v.decision.name, v.code, v.rule) == ("DENY", "GW750", "deny:rm-recursive-root")
+    v = judge(chain + " && rm -rf build")
+    assert (v.decision.name, v.code) == ("ASK", "GW701"), v.message
+    v = judge(chain + " && ls")
+    assert (v.decision.name, v.code) == ("ALLOW", "GW700"), v.message
+    assert time.monotonic() - started < 10
