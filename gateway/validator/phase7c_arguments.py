@@ -31,6 +31,18 @@ class Arguments:
         self.verdict = verdict
 
 
+def _pattern_given(args) -> bool:
+    """A pattern option is present, so every positional is a file: -e/-f, or a long option
+    that is or may abbreviate --regexp/--file (`grep --reg=KEY .env` reads .env)."""
+    for opt in args.options:
+        if opt.name in _PATTERN_FLAGS:
+            return True
+        if opt.name.startswith("--") and any(argvmod.long_matches(opt.name, f)
+                                             for f in ("--regexp", "--file")):
+            return True
+    return False
+
+
 def run(ctx, name, argv, cwd) -> Arguments:
     spec = ctx.policy.command(name)
     if spec is None:
@@ -117,7 +129,7 @@ def run(ctx, name, argv, cwd) -> Arguments:
     if spec.args == "paths":
         paths = list(pos)
     elif spec.args == "pattern_then_paths":
-        paths = list(pos if args.has(*_PATTERN_FLAGS) else pos[1:])
+        paths = list(pos if _pattern_given(args) else pos[1:])
     cands.extend(paths)
     walk = phase5_recursive.plan(spec.recursive, args, paths) if spec.recursive else None
     if spec.args != "text":
