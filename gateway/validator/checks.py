@@ -661,30 +661,55 @@ def cargo(ctx, spec, words, cwd):
     return None, cands, []
 
 
-def ruff(ctx, spec, words, cwd):
-    """ruff: the catalogue's options, with --config KEY=VALUE (inline configuration: a cache
-    directory or an `extend` file anywhere) refused and --cache-dir judged as a write."""
+def _options(ctx, spec, words, name):
+    """The catalogue's generic reading of an entry's options, for checks that add to it:
+    (verdict, parsed args, path candidates, written candidates)."""
     args = argvmod.parse(words, spec.value_flags | spec.write_flags)
     bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
     if bad:
-        return _unsafe(ctx, f"ruff {bad}", "not a safe use of ruff"), [], []
+        return ctx.ask(PHASE, "GW704", f"{name} {bad} is not a safe use of {name}",
+                       rule=f"catalogue:{spec.name}:{bad}"), args, [], []
     written = []
     for opt in args.options:
-        if opt.name.startswith("--") and argvmod.long_matches(opt.name, "--config") \
-                and "=" in (opt.value or ""):
-            return _unsafe(ctx, f"ruff --config {opt.value!r}", "inline configuration can "
-                           "name files and directories anywhere"), [], []
         if opt.name in spec.write_flags:
             if opt.value is not None:
                 written.append(opt.value)
         elif opt.name.startswith("--") and any(argvmod.long_matches(opt.name, w)
                                                for w in spec.write_flags):
-            return _unsafe(ctx, f"ruff {opt.name}", "an abbreviation of an option that "
-                           "writes; spell it out"), [], []
+            return _unsafe(ctx, f"{name} {opt.name}", "an abbreviation of an option that "
+                           "writes; spell it out"), args, [], []
     cands = list(args.positionals)
     cands += [o.value for o in args.options if o.value is not None
               and o.name not in spec.text_flags]
     cands += args.attached
+    return None, args, cands, written
+
+
+def ruff(ctx, spec, words, cwd):
+    """ruff: the catalogue's options, with --config KEY=VALUE (inline configuration: a cache
+    directory or an `extend` file anywhere) refused and --cache-dir judged as a write."""
+    verdict, args, cands, written = _options(ctx, spec, words, "ruff")
+    if verdict is not None:
+        return verdict, [], []
+    for opt in args.options:
+        if opt.name.startswith("--") and argvmod.long_matches(opt.name, "--config") \
+                and "=" in (opt.value or ""):
+            return _unsafe(ctx, f"ruff --config {opt.value!r}", "inline configuration can "
+                           "name files and directories anywhere"), [], []
+    return None, cands, written
+
+
+def pytest(ctx, spec, words, cwd):
+    """pytest: the catalogue's options; pytest-cov's --cov-report TYPE:DEST writes DEST."""
+    verdict, args, cands, written = _options(ctx, spec, words, "pytest")
+    if verdict is not None:
+        return verdict, [], []
+    for opt in args.options:
+        if opt.name == "--cov-report" and opt.value and ":" in opt.value:
+            dest = opt.value.split(":", 1)[1]
+            if dest:
+                written.append(dest)
+                cands.append(dest)
     return None, cands, written
 
 
@@ -693,7 +718,9 @@ def ruff(ctx, spec, words, cwd):
 _CHECKOUT_UNSAFE = ("-f", "--force", "-p", "--patch", "--ours", "--theirs", "-m", "--merge",
                     "--conflict", "--overwrite-ignore", "--pathspec-from-file", "-B",
                     "--orphan", "--pathspec-file-nul")
-_CHECKOUT_VALUE = frozenset(("-b", "-B", "-t", "--track", "--orphan", "--conflict"))
+# -t/--track take no separate value (`--track=direct` only): `git checkout -t origin/x`
+# names the commit to move to, it is not the option's value
+_CHECKOUT_VALUE = frozenset(("-b", "-B", "--orphan", "--conflict"))
 _CHECKOUT_OK = frozenset(("-b", "-t", "--track", "--no-track", "-q", "--quiet", "--detach",
                           "--progress", "--no-progress", "--guess", "--no-guess",
                           "--recurse-submodules", "--no-recurse-submodules"))
@@ -726,6 +753,10 @@ _FETCH_VALUE = frozenset(("--depth", "--deepen", "--shallow-since", "--shallow-e
                           "--jobs", "-o", "--server-option", "--negotiation-tip", "--filter",
                           "--refmap", "--recurse-submodules-default", "--submodule-prefix"))
 _FETCH_UNSAFE = ("--upload-pack", "--refmap")
+#: --stdin reads more refspecs (`x:refs/stash`) than the command shows; --update-head-ok lets a
+#: refspec move the checked-out branch (`-u origin x:main`: the next `git stash` leaves x's
+#: files in the working tree).
+_FETCH_HIDDEN = ("--stdin", "-u", "--update-head-ok")
 
 
 def git_fetch(ctx, spec, words, cwd):
@@ -736,6 +767,10 @@ def git_fetch(ctx, spec, words, cwd):
     bad = argvmod.first_unsafe(args, _FETCH_UNSAFE, words)
     if bad:
         return _unsafe(ctx, f"git fetch {bad}", "runs or redirects what git fetches with"), [], []
+    bad = argvmod.first_unsafe(args, _FETCH_HIDDEN)
+    if bad:
+        return _unsafe(ctx, f"git fetch {bad}", "may store into refs the command does not show "
+                       "(refspecs read from stdin, or the checked-out branch itself)"), [], []
     for spec_ in args.positionals[1:]:
         dst = spec_.split(":", 1)[1] if ":" in spec_ else ""
         # a short name is looked up as refs/<name> first: `x:stash` is refs/stash if it exists
@@ -902,4 +937,5 @@ _CHECKS = {
     "tsc": tsc,
     "cargo": cargo,
     "ruff": ruff,
+    "pytest": pytest,
 }
