@@ -124,12 +124,17 @@ class CommandEntry(_Strict):
     response_files: bool = False
     # git: a positional (or -L value) <rev>:<path> names a file whose path may be a secret
     revision_paths: bool = False
+    # options whose value is a file read as configuration or code (a makefile, an rc file):
+    # standard input and devices (`-`, /dev/stdin) are refused, they carry another segment's
+    # text (`echo 'x:; id' | make -f /dev/stdin x`)
+    config_flags: list[str] = []
     subcommands: dict[str, "CommandEntry"] | None = None
     default_subcommand: str | None = None
     global_: GlobalOptions | None = Field(default=None, alias="global")
     examples: Examples | None = None
 
-    _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags")(
+    _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
+                         "config_flags")(
         lambda cls, v: _check_flags(v))
 
     @field_validator("check")

@@ -597,6 +597,10 @@ def tsc(ctx, spec, words, cwd):
             name = name.lower()
             if "=" in name:
                 return _unsafe(ctx, f"tsc {w}", "tsc takes no --option=value"), [], []
+            if name in ("p", "project") and i < len(words) and (
+                    words[i] == "-" or lexical(words[i], cwd).startswith(("/dev/", "/proc/"))):
+                return _program(ctx, f"tsc {w} {words[i]}", "reads its configuration from "
+                               "standard input or a device"), [], []
             if name in writes_opt:
                 if i >= len(words):
                     return _unsafe(ctx, f"tsc {w}", "writes a file it does not name"), [], []
@@ -679,6 +683,7 @@ def _options(ctx, spec, words, name):
             return _unsafe(ctx, f"{name} {opt.name}", "an abbreviation of an option that "
                            "writes; spell it out"), args, [], []
     cands = list(args.positionals)
+    cands += [p.split("=", 1)[1] for p in args.positionals if "=" in p and p[0] != "="]
     cands += [o.value for o in args.options if o.value is not None
               and o.name not in spec.text_flags]
     cands += args.attached

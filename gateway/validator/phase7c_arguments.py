@@ -89,6 +89,10 @@ def run(ctx, name, argv, cwd) -> Arguments:
                 return Arguments(verdict=ctx.ask(PHASE, "GW704", f"{label} {w}: reads more "
                                                  "arguments from a file, where they cannot be "
                                                  "checked", rule=rule))
+    if spec.config_flags:
+        verdict = _config_from_stdin(ctx, label, spec, words, cwd, rule)
+        if verdict is not None:
+            return Arguments(verdict=verdict)
     if spec.check:
         verdict, cands, writes = checks.run(spec.check, ctx, spec, words, cwd)
         return Arguments(global_paths + cands, writes, cwd, rule, verdict)
@@ -158,4 +162,24 @@ def _revision_secret(ctx, label, words, cwd, rule):
                     return ctx.ask("5", "GW503", f"{label} {word!r} names the secret file "
                                    f"{rest!r} ({secret})", rule=f"secrets:{secret}")
             start = word.find(":", start + 1)
+    return None
+
+
+def _config_from_stdin(ctx, label, spec, words, cwd, rule):
+    """An option that reads configuration or code (spec.config_flags) from standard input or
+    a device: what it reads is another segment's text (`echo ... | make -f /dev/stdin`)."""
+    flags = set(spec.config_flags)
+    args = argvmod.parse(words, spec.value_flags | flags)
+    for opt in args.options:
+        if opt.name in flags or (opt.name.startswith("--") and any(
+                argvmod.long_matches(opt.name, f) for f in flags if f.startswith("--"))):
+            value = opt.value
+            if value is None:
+                continue
+            res = resolve(value, cwd, ctx.roots)
+            if value == "-" or res.status == "special" or res.lex.startswith(("/dev/",
+                                                                                "/proc/")):
+                return ctx.ask(PHASE, "GW710", f"{label} {opt.name} {value}: reads its "
+                               "configuration or program from standard input or a device",
+                               rule=f"{rule}:{opt.name}")
     return None
