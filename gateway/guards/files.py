@@ -439,7 +439,9 @@ def owns_tree(patterns, rel, absolute) -> bool:
 def _foreign_surface(path: str, tree: bool) -> str:
     """The pattern `path` matches among <dir>/.claude/settings*.json, <dir>/.claude/hooks/**,
     <dir>/.git/hooks/** and <dir>/.git/config, anywhere; with `tree`, also a directory
-    holding one. Case-insensitive, like the protected paths."""
+    holding one. Case-insensitive, like the protected paths. The repositories inside a .git
+    directory count too: a submodule's (.git/modules/NAME/hooks/**, .../config) and a
+    worktree's (config.worktree)."""
     parts = path.split("/")
     for i, c in enumerate(parts):
         low = c.lower()
@@ -454,6 +456,12 @@ def _foreign_surface(path: str, tree: bool) -> str:
                 return "*/.claude/hooks/**"
         elif head == "hooks" or (tree and rest == ""):
             return "*/.git/hooks/**"
-        elif rest == "config":
+        elif rest in ("config", "config.worktree"):
             return "*/.git/config"
+        elif head in ("modules", "worktrees"):
+            inner = rest.split("/")
+            if "hooks" in inner[1:] or (tree and len(inner) <= 2):
+                return "*/.git/hooks/**"
+            if inner[-1] in ("config", "config.worktree"):
+                return "*/.git/config"
     return ""

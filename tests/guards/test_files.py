@@ -58,6 +58,11 @@ def test_env_template_is_not_a_secret(guard, proj):
     ("other/.Claude/hooks/x.sh", "*/.claude/hooks/**"),
     ("other/.git/hooks/pre-commit", "*/.git/hooks/**"),
     ("other/.git/config", "*/.git/config"),
+    # a submodule's and a worktree's git directories are repositories too
+    ("other/.git/modules/sub/hooks/pre-commit", "*/.git/hooks/**"),
+    ("other/.git/modules/a/modules/b/config", "*/.git/config"),
+    ("other/.git/config.worktree", "*/.git/config"),
+    ("other/.git/worktrees/w/config.worktree", "*/.git/config"),
 ])
 def test_another_projects_surface_is_protected(guard, proj, tmp_path, rel, rule):
     """Outside the project: Claude Code settings and hooks, git hooks and config anywhere run
@@ -67,7 +72,8 @@ def test_another_projects_surface_is_protected(guard, proj, tmp_path, rel, rule)
 
 
 @pytest.mark.parametrize("rel", ["other/src/a.py", "other/.claude/state/x.json",
-                                 "other/.claude/agents/a.md", "other/.git-notes/config"])
+                                 "other/.claude/agents/a.md", "other/.git-notes/config",
+                                 "other/.git/modules/sub/HEAD", "other/modules/sub/config"])
 def test_other_files_outside_the_project_get_no_decision(guard, proj, tmp_path, rel):
     assert silent(guard("Write", write(proj, str(tmp_path / rel))))
 
@@ -75,6 +81,13 @@ def test_other_files_outside_the_project_get_no_decision(guard, proj, tmp_path, 
 def test_removing_another_projects_claude_dir_is_denied(guard, proj, tmp_path):
     v = guard("Bash", {"command": f"rm -rf {tmp_path}/other/.claude"})
     assert denied(v, "GW835"), (v.code, v.message)
+
+
+@pytest.mark.parametrize("command", ["cp x {t}/other/.git/modules/s/hooks/post-checkout",
+                                     "rm -rf {t}/other/.git/modules/s"])
+def test_bash_writes_to_a_submodules_git_dir_are_denied(guard, proj, tmp_path, command):
+    v = guard("Bash", {"command": command.format(t=tmp_path)})
+    assert denied(v, "GW835") and v.rule == "protected:*/.git/hooks/**", (v.code, v.rule)
 
 
 def test_home_settings_and_gateway_config_are_protected(guard, proj):
