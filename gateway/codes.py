@@ -198,7 +198,9 @@ CODES = {
               "one would be written to or change the system.", "uniq in.txt out.txt"),
     "GW713": ("7B2", "ask", "unsafe global option",
               "A global option of git (-c, --config-env, --exec-path) can run arbitrary "
-              "programs, or an unknown option precedes the subcommand.",
+              "programs, an unknown option precedes the subcommand, or git would use a "
+              "repository inside the project other than the project's own (an embedded bare "
+              "repository, a nested clone) whose configuration can run programs.",
               "git -c core.pager=sh log"),
     "GW750": ("7B", "deny", "catastrophic command",
               "A deny rule matches: recursive removal of / or ~, writing to a block device, "

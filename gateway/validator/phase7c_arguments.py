@@ -7,7 +7,9 @@ text), option values (unless they are text, like a commit message), values glued
 options (-C/tmp, --output=/x) and the value of every key=value argument (of=/dev/sda).
 """
 
-from gateway.paths import is_secret, lexical, physical, resolve
+import os
+
+from gateway.paths import is_secret, is_within, lexical, physical, real, resolve
 from gateway.validator import argv as argvmod
 from gateway.validator import checks, phase5_recursive
 from gateway.validator.phase7b2_subcommands import invocation
@@ -62,6 +64,13 @@ def run(ctx, name, argv, cwd) -> Arguments:
                                                  "outside the project"))
             cwd = physical(value, cwd)  # git chdir()s: the kernel resolves it
         global_paths = inv.path_values
+        if name == "git":
+            why = _foreign_repository(ctx, words[:len(words) - len(inv.words)], cwd)
+            if why:
+                return Arguments(verdict=ctx.ask("7B2", "GW713", f"git: {why}; its "
+                                                 "configuration (diff.external, "
+                                                 "core.fsmonitor, aliases) can run programs",
+                                                 rule="catalogue:git"))
         words = inv.words
     while spec.subcommands is not None:
         if words and not words[0].startswith("-"):
@@ -183,3 +192,60 @@ def _config_from_stdin(ctx, label, spec, words, cwd, rule):
                                "configuration or program from standard input or a device",
                                rule=f"{rule}:{opt.name}")
     return None
+
+
+def _is_git_dir(d) -> bool:
+    """Would git take directory `d` for a repository itself (a bare one, or a .git)?"""
+    return (os.path.isfile(os.path.join(d, "HEAD"))
+            and os.path.isdir(os.path.join(d, "objects"))
+            and os.path.isdir(os.path.join(d, "refs")))
+
+
+def _foreign_repository(ctx, global_words, cwd) -> str:
+    """Why git would use a repository other than the project's own, or "". A repository
+    found inside the project (an embedded bare repository, which is ordinary tracked
+    content, or a nested clone) brings its own configuration, which runs programs
+    (`git -C vendor/x.git diff A B` with diff.external set). Submodules, whose .git file
+    points into the project's .git/modules, are the project's."""
+    root = ctx.roots.project_real
+    own = real(os.path.join(root, ".git"))
+    git_dirs = []
+    for k, w in enumerate(global_words):
+        if w == "--git-dir" and k + 1 < len(global_words):
+            git_dirs.append(global_words[k + 1])
+        elif w.startswith("--git-dir="):
+            git_dirs.append(w.split("=", 1)[1])
+    for v in git_dirs:
+        target = physical(v, cwd)
+        if not is_within(target, root):
+            continue  # outside the project: phase 5 asks (GW501)
+        if target != own and not is_within(target, os.path.join(own, "modules")):
+            return f"--git-dir {v!r} is not the project's repository"
+    if git_dirs:
+        return ""
+    d = real(cwd)
+    while is_within(d, root):
+        dotgit = os.path.join(d, ".git")
+        if os.path.lexists(dotgit):
+            if d == root:
+                return ""
+            target = real(dotgit)
+            if os.path.isfile(dotgit):
+                try:
+                    with open(dotgit, encoding="utf-8", errors="replace") as fh:
+                        line = fh.readline().strip()
+                except OSError:
+                    line = ""
+                if line.startswith("gitdir:"):
+                    target = physical(line[7:].strip(), d)
+            if is_within(target, os.path.join(own, "modules")):
+                return ""
+            return f"{os.path.relpath(d, root)!r} is another repository"
+        if _is_git_dir(d):
+            if d == own or is_within(d, own):
+                return ""
+            return f"{os.path.relpath(d, root)!r} is another repository"
+        if d == root:
+            return ""
+        d = os.path.dirname(d)
+    return ""
