@@ -102,7 +102,7 @@ class GlobalOptions(_Strict):
 
 CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
           "git-restore", "git-reset", "git-config", "gh-api", "make", "go", "xxd", "tsc",
-          "cargo", "ruff", "pytest")
+          "cargo", "ruff", "pytest", "date")
 
 
 class CommandEntry(_Strict):

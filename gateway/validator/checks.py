@@ -690,6 +690,21 @@ def _options(ctx, spec, words, name):
     return None, args, cands, written
 
 
+def date(ctx, spec, words, cwd):
+    """date prints; `-s` and a positional that is not +FORMAT (MMDDhhmm[[CC]YY][.ss]) set
+    the clock."""
+    args = argvmod.parse(words, spec.value_flags)
+    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
+    if bad:
+        return ctx.ask(PHASE, "GW704", f"date {bad} is not a safe use of date",
+                       rule=f"catalogue:date:{bad}"), [], []
+    for p in args.positionals:
+        if not p.startswith("+"):
+            return ctx.ask(PHASE, "GW712", f"date {p!r}: a date argument sets the clock",
+                           rule="catalogue:date"), [], []
+    return None, [], []
+
+
 def ruff(ctx, spec, words, cwd):
     """ruff: the catalogue's options, with --config KEY=VALUE (inline configuration: a cache
     directory or an `extend` file anywhere) refused and --cache-dir judged as a write."""
@@ -943,4 +958,5 @@ _CHECKS = {
     "cargo": cargo,
     "ruff": ruff,
     "pytest": pytest,
+    "date": date,
 }
