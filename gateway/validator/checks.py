@@ -8,7 +8,7 @@ does not understand is refused: these are allowlists, not blocklists.
 
 import os
 
-from gateway.paths import lexical
+from gateway.paths import is_secret, lexical
 from gateway.validator import argv as argvmod
 
 PHASE = "7C"
@@ -897,6 +897,10 @@ def git_config(ctx, spec, words, cwd):
         # read-only, but --file/--blob name what is read (an INI-style credentials file)
         args = argvmod.parse(words[1:], frozenset(("--type", "--default", "--file", "-f",
                                                    "--blob", "--value", "--url")))
+        blobs = args.values("--blob") + [a for a in args.attached if ":" in a]
+        verdict = revision_secret(ctx, "git config", blobs, cwd)
+        if verdict is not None:
+            return verdict, [], []
         return None, args.values("--file", "-f", "--blob") + args.attached, []
     if words and words[0] in _CONFIG_WRITE_SUBCOMMANDS:
         # git 2.46+ subcommands; `git config edit` opens .git/config in the editor
@@ -960,3 +964,20 @@ _CHECKS = {
     "pytest": pytest,
     "date": date,
 }
+
+
+def revision_secret(ctx, label, words, cwd, rule=None):
+    """git names a file in a commit or the index as <rev>:<path>, :<n>:<path> or :<path>
+    (and git log -L as <start>,<end>:<path> or :<func>:<path>): the path after any colon
+    may be a secret (HEAD:.envrc, :credentials). An ask verdict, or None."""
+    for word in words:
+        start = word.find(":")
+        while start != -1:
+            rest = word[start + 1:]
+            if rest:
+                secret = is_secret((lexical(rest, cwd),), ctx.policy)
+                if secret:
+                    return ctx.ask("5", "GW503", f"{label} {word!r} names the secret file "
+                                   f"{rest!r} ({secret})", rule=f"secrets:{secret}")
+            start = word.find(":", start + 1)
+    return None

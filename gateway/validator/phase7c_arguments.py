@@ -9,7 +9,7 @@ options (-C/tmp, --output=/x) and the value of every key=value argument (of=/dev
 
 import os
 
-from gateway.paths import is_secret, is_within, lexical, physical, real, resolve
+from gateway.paths import is_within, physical, real, resolve
 from gateway.validator import argv as argvmod
 from gateway.validator import checks, phase5_recursive
 from gateway.validator.phase7b2_subcommands import invocation
@@ -134,7 +134,7 @@ def run(ctx, name, argv, cwd) -> Arguments:
         return Arguments(verdict=ctx.ask(PHASE, "GW712", f"{label} takes at most "
                                          f"{spec.max_positionals} argument(s)", rule=rule))
     if spec.revision_paths:
-        verdict = _revision_secret(ctx, label, list(pos) + args.values("-L"), cwd, rule)
+        verdict = checks.revision_secret(ctx, label, list(pos) + args.values("-L"), cwd, rule)
         if verdict is not None:
             return Arguments(verdict=verdict)
     cands = list(global_paths)
@@ -155,43 +155,6 @@ def run(ctx, name, argv, cwd) -> Arguments:
     cands.extend(args.attached)
     writes = ([p for p in pos] if spec.writes else []) + written
     return Arguments(cands, writes, cwd, rule, walk=walk)
-
-
-def _revision_secret(ctx, label, words, cwd, rule):
-    """git names a file in a commit or the index as <rev>:<path>, :<n>:<path> or :<path>
-    (and git log -L as <start>,<end>:<path> or :<func>:<path>): the path after any colon
-    may be a secret (HEAD:.envrc, :credentials). An ask verdict, or None."""
-    for word in words:
-        start = word.find(":")
-        while start != -1:
-            rest = word[start + 1:]
-            if rest:
-                secret = is_secret((lexical(rest, cwd),), ctx.policy)
-                if secret:
-                    return ctx.ask("5", "GW503", f"{label} {word!r} names the secret file "
-                                   f"{rest!r} ({secret})", rule=f"secrets:{secret}")
-            start = word.find(":", start + 1)
-    return None
-
-
-def _config_from_stdin(ctx, label, spec, words, cwd, rule):
-    """An option that reads configuration or code (spec.config_flags) from standard input or
-    a device: what it reads is another segment's text (`echo ... | make -f /dev/stdin`)."""
-    flags = set(spec.config_flags)
-    args = argvmod.parse(words, spec.value_flags | flags)
-    for opt in args.options:
-        if opt.name in flags or (opt.name.startswith("--") and any(
-                argvmod.long_matches(opt.name, f) for f in flags if f.startswith("--"))):
-            value = opt.value
-            if value is None:
-                continue
-            res = resolve(value, cwd, ctx.roots)
-            if value == "-" or res.status == "special" or res.lex.startswith(("/dev/",
-                                                                                "/proc/")):
-                return ctx.ask(PHASE, "GW710", f"{label} {opt.name} {value}: reads its "
-                               "configuration or program from standard input or a device",
-                               rule=f"{rule}:{opt.name}")
-    return None
 
 
 def _is_git_dir(d) -> bool:
@@ -249,3 +212,23 @@ def _foreign_repository(ctx, global_words, cwd) -> str:
             return ""
         d = os.path.dirname(d)
     return ""
+
+
+def _config_from_stdin(ctx, label, spec, words, cwd, rule):
+    """An option that reads configuration or code (spec.config_flags) from standard input or
+    a device: what it reads is another segment's text (`echo ... | make -f /dev/stdin`)."""
+    flags = set(spec.config_flags)
+    args = argvmod.parse(words, spec.value_flags | flags)
+    for opt in args.options:
+        if opt.name in flags or (opt.name.startswith("--") and any(
+                argvmod.long_matches(opt.name, f) for f in flags if f.startswith("--"))):
+            value = opt.value
+            if value is None:
+                continue
+            res = resolve(value, cwd, ctx.roots)
+            if value == "-" or res.status == "special" or res.lex.startswith(("/dev/",
+                                                                                "/proc/")):
+                return ctx.ask(PHASE, "GW710", f"{label} {opt.name} {value}: reads its "
+                               "configuration or program from standard input or a device",
+                               rule=f"{rule}:{opt.name}")
+    return None
