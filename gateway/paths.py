@@ -149,10 +149,25 @@ class Resolved:
         return f"Resolved({self.arg!r}, {self.status}, real={self.real!r})"
 
 
+def _path_max() -> int:
+    try:
+        return min(4096, os.pathconf("/", "PC_PATH_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return 1024
+
+
+_PATH_MAX = _path_max()
+
+
 def resolve(arg: str, cwd: str, roots: Roots) -> Resolved:
     lex = lexical(arg, cwd)
     if lex in SPECIAL_OK:
         return Resolved(arg, lex, lex, "special")
+    if len(os.fsencode(joined(arg, cwd))) >= _PATH_MAX:
+        # too long for the kernel to resolve from / (ENAMETOOLONG), so symlinks along it
+        # cannot be resolved here; the command, relative to its working directory, can
+        # still follow them: not proven inside
+        return Resolved(arg, lex, lex, "outside")
     rp = physical(arg, cwd)
     if not roots.lexically_inside(lex):
         return Resolved(arg, lex, rp, "outside")
