@@ -476,12 +476,58 @@ def _brace(text):
     return [text]
 
 
-def _expand_words(words, env):
-    """The words bash passes after brace and pathname expansion (matched on the file system
-    now, hidden names too), when every computed word is only a glob or a brace; else None."""
+#: How many directory entries the expansion of one command's globs may look at: `/*/*/*/*`
+#: walks the whole file system (/proc included), seconds to hours in a hook.
+_MAX_GLOB_ENTRIES = 50000
+
+
+def _glob(pattern, budget):
+    """glob.glob(pattern, include_hidden=True) for an absolute `pattern`, or None once more
+    than budget[0] directory entries would be looked at (the budget is shared and spent)."""
+    import fnmatch
     import glob as globmod
 
+    dirname, basename = posixpath.split(pattern)
+    if not globmod.has_magic(pattern):
+        if basename:
+            return [pattern] if os.path.lexists(pattern) else []
+        return [pattern] if os.path.isdir(dirname) else []
+    if dirname != pattern and globmod.has_magic(dirname):
+        dirs = _glob(dirname, budget)
+        if dirs is None:
+            return None
+    else:
+        dirs = [dirname]
     out = []
+    for d in dirs:
+        if not basename:  # a trailing slash: directories only
+            if os.path.isdir(d):
+                out.append(posixpath.join(d, ""))
+            continue
+        if not globmod.has_magic(basename):
+            if os.path.lexists(posixpath.join(d, basename)):
+                out.append(posixpath.join(d, basename))
+            continue
+        names = []
+        try:
+            with os.scandir(d) as entries:
+                for entry in entries:
+                    budget[0] -= 1
+                    if budget[0] < 0:
+                        return None
+                    names.append(entry.name)
+        except OSError:
+            continue
+        out.extend(posixpath.join(d, n) for n in fnmatch.filter(names, basename))
+    return out
+
+
+def _expand_words(words, env):
+    """The words bash passes after brace and pathname expansion (matched on the file system
+    now, hidden names too), when every computed word is only a glob or a brace; else None
+    (also when matching would look at more than _MAX_GLOB_ENTRIES directory entries)."""
+    out = []
+    budget = [_MAX_GLOB_ENTRIES]
     computed = False
     for w in words:
         if w.literal:
@@ -502,9 +548,12 @@ def _expand_words(words, env):
             for d in env.cwds:
                 pattern = t if t.startswith("/") else posixpath.join(d, t)
                 try:
-                    found = sorted(globmod.glob(pattern, include_hidden=True))
+                    found = _glob(pattern, budget)
                 except (OSError, ValueError):
                     return None
+                if found is None:
+                    return None
+                found.sort()
                 for f in found:
                     rel = f if t.startswith("/") else posixpath.relpath(f, d)
                     if rel not in matches:

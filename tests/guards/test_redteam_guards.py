@@ -50,6 +50,30 @@ def test_globs_expand_to_what_bash_would_pass(guard, proj):
         assert denied(v, "GW803"), (command, v.code, v.message)
 
 
+def test_glob_expansion_is_bounded(guard, proj, monkeypatch):
+    """`/*/*/*/*/*/*` walks the whole file system (/proc included): the hook ran for more than
+    ten minutes. Past a number of directory entries a glob is a computed target: an
+    implementer's write is refused (it cannot be named), everyone else gets no decision."""
+    import time
+
+    from gateway.guards import effects
+
+    register(proj, IMP, "implementer", ["src/auth/**"])
+    started = time.monotonic()
+    for ident in ({}, {"agent_id": "agent-unregistered"}):
+        assert silent(guard("Bash", {"command": "cp x /*/*/*/*/*/*/*"}, **ident))
+    v = guard("Bash", {"command": "cp x /*/*/*/*/*/*/*"}, agent_id=IMP)
+    assert denied(v, "GW803") and "computed argument" in v.message, (v.code, v.message)
+    assert time.monotonic() - started < 20
+    os.makedirs(os.path.join(proj, "src/auth/many"))
+    for i in range(30):
+        open(os.path.join(proj, f"src/auth/many/f{i}"), "w").close()
+    assert silent(guard("Bash", {"command": "rm src/auth/many/f*"}, agent_id=IMP))
+    monkeypatch.setattr(effects, "_MAX_GLOB_ENTRIES", 20)
+    v = guard("Bash", {"command": "rm src/auth/many/f*"}, agent_id=IMP)
+    assert denied(v, "GW803") and "computed argument" in v.message, (v.code, v.message)
+
+
 # --- MCP tools ------------------------------------------------------------------------------
 
 def _mcp(proj, rel, **extra):
