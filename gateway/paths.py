@@ -163,7 +163,11 @@ def resolve(arg: str, cwd: str, roots: Roots) -> Resolved:
     lex = lexical(arg, cwd)
     if lex in SPECIAL_OK:
         return Resolved(arg, lex, lex, "special")
-    if len(os.fsencode(joined(arg, cwd))) >= _PATH_MAX:
+    try:
+        size = len(os.fsencode(joined(arg, cwd)))
+    except UnicodeError:  # a lone surrogate names no file the kernel could open
+        size = _PATH_MAX
+    if size >= _PATH_MAX:
         # too long for the kernel to resolve from / (ENAMETOOLONG), so symlinks along it
         # cannot be resolved here; the command, relative to its working directory, can
         # still follow them: not proven inside

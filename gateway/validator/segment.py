@@ -74,7 +74,9 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0):
     cands = args.candidates + inputs
     ctx.step("7C", "pass", "", f"{args.label}: {len(cands)} path candidate(s): "
              + ", ".join(repr(c) for c in cands[:8]) + (" ..." if len(cands) > 8 else ""))
-    verdict = phase5_paths.run(ctx, cands, args.cwd, writes=args.writes)
+    # the shell opens input redirections where it is, not where `git -C DIR` goes
+    verdict = (phase5_paths.run(ctx, inputs, cwd)
+               or phase5_paths.run(ctx, args.candidates, args.cwd, writes=args.writes))
     if verdict is not None:
         return verdict
     ctx.step("5", "pass", "", "every path resolves inside the project")
