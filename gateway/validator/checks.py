@@ -530,6 +530,16 @@ def make(ctx, spec, words, cwd):
     cands.extend(o.value for o in args.options
                  if o.value is not None and o.name not in spec.text_flags)
     cands.extend(args.attached)
+    # make -C DIR changes directory before reading anything: -f, -I and the targets are
+    # relative to DIR (make -C src -f lnk/Makefile, with src/lnk a symlink out)
+    where = ""
+    for opt in args.options:
+        if opt.value is not None and (opt.name == "-C" or (
+                opt.name.startswith("--") and argvmod.long_matches(opt.name, "--directory"))):
+            where = os.path.join(where, opt.value)
+    if where:
+        cands.extend(os.path.join(where, c) for c in list(cands)
+                     if c and not c.startswith("/"))
     return None, cands, []
 
 
