@@ -19,6 +19,8 @@ _MAX_PEEL = 8
 _SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"))
 _SHELL_OPTS_WITH_VALUE = frozenset(("-o", "+o", "-O", "+O", "--rcfile", "--init-file"))
 _MAX_NESTING = 4
+#: How many code strings (with their depth) one command's scan parses at most.
+_MAX_NESTED_CODES = 256
 #: Commands that run the command named by their arguments but are not wrappers of phase 7A
 #: (it refuses them outright): `exec rm -rf /` and `busybox rm -rf /` are `rm -rf /`.
 _RUNNERS = {"exec": {"value_flags": ["-a"]}, "busybox": {}}
@@ -351,22 +353,31 @@ def _nested_code(policy, script):
     yield from _stdin_code(policy, script)
 
 
-def matching_rule(policy, script, home=None, depth=0, cwd=None):
+def matching_rule(policy, script, home=None, depth=0, cwd=None, _seen=None):
     """The first deny rule the parsed script matches, or None. Code the script runs through
-    a shell (`bash -c 'rm -rf /'`, `eval ...`) is parsed and matched too. With `cwd`, the
-    directory the script starts in, relative targets are resolved (`cd / && rm -rf .`)."""
+    a shell (`bash -c 'rm -rf /'`, `eval ...`) is parsed and matched too, each distinct code
+    once per depth and at most _MAX_NESTED_CODES of them (`echo X | sh | sh | sh` hands X to
+    every sh: nested four deep that was k**4 parses, minutes for a few hundred characters;
+    code in a shell is asked about anyway). With `cwd`, the directory the script starts in,
+    relative targets are resolved (`cd / && rm -rf .`)."""
     home = home or posixpath.normpath(os.path.expanduser("~"))
+    seen = set() if _seen is None else _seen
     rule = _matching_rule(policy, script, home, _run_dirs(script, cwd, home))
     if rule is not None or depth >= _MAX_NESTING:
         return rule
     for code in _nested_code(policy, script):
         from gateway.shell.parse import ShellParseError, parse
 
+        if (code, depth) in seen:
+            continue
+        if len(seen) >= _MAX_NESTED_CODES:
+            return None
+        seen.add((code, depth))
         try:
             inner = parse(code)
         except (ShellParseError, RecursionError):
             continue  # not parseable: the command is refused anyway (no allow)
-        rule = matching_rule(policy, inner, home, depth + 1, cwd)
+        rule = matching_rule(policy, inner, home, depth + 1, cwd, seen)
         if rule is not None:
             return rule
     return None

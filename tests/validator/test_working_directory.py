@@ -131,3 +131,24 @@ def test_cd_chains_are_followed_in_bounded_time(judge):
     v = judge(chain + " && ls")
     assert (v.decision.name, v.code) == ("ALLOW", "GW700"), v.message
     assert time.monotonic() - started < 10
+
+
+def test_code_handed_to_shells_is_scanned_once(judge):
+    """`echo X | sh | sh ...` hands X to every sh; four levels of 20 took 35 s (20**4 parses
+    of the same text) in the deny scan of both hooks. Each code is parsed once per depth,
+    and what it holds is still denied."""
+    import shlex
+    import time
+
+    code = "ls"
+    for _ in range(4):
+        code = "echo " + shlex.quote(code) + " | sh" * 20
+    started = time.monotonic()
+    v = judge(code)
+    assert (v.decision.name, v.code) == ("ASK", "GW403"), v.message
+    assert time.monotonic() - started < 5
+    code = "rm -rf /"
+    for _ in range(4):
+        code = "echo " + shlex.quote(code) + " | sh" * 20
+    v = judge(code)
+    assert (v.decision.name, v.code, v.rule) == ("DENY", "GW750", "deny:rm-recursive-root")
