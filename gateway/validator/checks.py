@@ -803,7 +803,8 @@ def git_fetch(ctx, spec, words, cwd):
                        "(refspecs read from stdin, or the checked-out branch itself)"), [], []
     for spec_ in args.positionals[1:]:
         dst = spec_.split(":", 1)[1] if ":" in spec_ else ""
-        # a short name is looked up as refs/<name> first: `x:stash` is refs/stash if it exists
+        # a short name is refs/heads/<name> for fetch; stash, replace and notes are asked about
+        # anyway (an over-ask: the names say what the author meant)
         if dst and not dst.startswith("refs/") and \
                 dst.split("/")[0].lower() in ("stash", "replace", "notes", "head"):
             dst = "refs/" + dst
