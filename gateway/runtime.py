@@ -19,8 +19,9 @@ def get_policy(project_dir, env=None, use_cache=True):
 
 
 def judge_bash(command, cwd, project, tool_name="Bash", raw_input=None, env=None,
-               policy=None, settings=None) -> Verdict:
-    """The verdict for one Bash command, with the user's settings rules applied."""
+               policy=None, settings=None, deny_only=False) -> Verdict:
+    """The verdict for one Bash command, with the user's settings rules applied.
+    `deny_only`: see gateway.validator.pipeline.validate."""
     from gateway import settings as settings_mod
     from gateway.validator.pipeline import validate
 
@@ -37,4 +38,4 @@ def judge_bash(command, cwd, project, tool_name="Bash", raw_input=None, env=None
     if settings.errors:
         return Verdict(ASK, "error", "GW903", "", f"settings unreadable: {settings.errors[0]}",
                        command=command if isinstance(command, str) else "")
-    return validate(command, cwd, project, policy, tool_name, settings, raw_input)
+    return validate(command, cwd, project, policy, tool_name, settings, raw_input, deny_only)

@@ -151,11 +151,11 @@ def _bash(req, state):
     req.subject = command
     policy = req.policy
     core = runtime.judge_bash(command, req.cwd, req.project, "Bash", env=req.env,
-                              policy=policy)
+                              policy=policy, deny_only=True)
     if core.decision is DENY:
         return req.deny("guard:core", core.code, core.message, rule=core.rule)
-    req.step("guard:core", "pass", core.code, f"validator: {core.decision} ({core.code}); "
-             "only its denies are enforced here")
+    req.step("guard:core", "pass", core.code, f"validator's deny rules: none ({core.code}: "
+             f"{core.message}); only its denies are enforced here")
     effects = analyze(command, req.cwd)
     surface = files.Surface(req.roots, policy, req.env)
     for w in effects.writes:

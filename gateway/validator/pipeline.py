@@ -17,7 +17,6 @@ from gateway.validator import (
     phase2_syntax,
     phase3_parse,
     phase_s0_null,
-    segment,
 )
 from gateway.validator.context import Context
 
@@ -31,8 +30,13 @@ DENY_SCAN_MAX = 65536
 
 
 def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
-             raw_input=None) -> Verdict:
-    """Judge one Bash command. `cwd` is where it runs, `project` the project directory."""
+             raw_input=None, deny_only=False) -> Verdict:
+    """Judge one Bash command. `cwd` is where it runs, `project` the project directory.
+
+    `deny_only` (the PreToolUse hook, which enforces nothing but denies) stops after the deny
+    rules: a DENY is exactly the full validator's (only the deny rules, GW750 and GW709,
+    deny, and they run before the segments), anything else is "no deny" (GW800), never an
+    allow. Phases 4-7 are then neither run nor imported."""
     if not isinstance(command, str):
         return Verdict(ASK, "S0", "GW904", "", "the command is not a string",
                        command=repr(command))
@@ -43,7 +47,7 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
     cwd = os.path.realpath(cwd) if cwd else os.path.realpath(project)
     ctx = Context(command, cwd, project, policy, tool_name, settings, raw_input)
     try:
-        verdict = _run(ctx)
+        verdict = _run(ctx, deny_only)
     except RecursionError:
         verdict = ctx.ask("error", "GW902", "the command nests too deeply to judge")
     except Exception as exc:  # never allow on an error
@@ -53,7 +57,7 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
     return verdict
 
 
-def _run(ctx) -> Verdict:
+def _run(ctx, deny_only=False) -> Verdict:
     for phase in WHOLE_COMMAND_PHASES:
         verdict = phase.run(ctx)
         if verdict is not None:
@@ -65,6 +69,8 @@ def _run(ctx) -> Verdict:
     denied = deny.scan(ctx)
     if denied is not None:
         return denied
+    if deny_only:
+        return ctx.ask(deny.PHASE, "GW800", "no deny rule matches (phases 4-7 not run)")
     return _segments(ctx)
 
 
@@ -73,6 +79,8 @@ def _inside(ctx, cwd) -> bool:
 
 
 def _segments(ctx) -> Verdict:
+    from gateway.validator import segment
+
     # Every directory a later segment might run in: after `cd X`, X; and, since a cd can
     # fail, where we were. A segment joined by && to a cd runs only if the cd succeeded.
     all_cwds = [ctx.cwd]

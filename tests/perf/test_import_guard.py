@@ -102,6 +102,10 @@ def test_pre_tool_use_imports_nothing_heavy(project):
     assert bash["load_path"] == "cache"
     assert "gateway.guards.effects" in loaded  # the Bash path did run
     assert not loaded & {"gateway.state.fast", "gateway.state.store"}
+    # only the validator's deny rules run here: phases 4-7 are not even imported
+    assert "gateway.validator.deny" in loaded
+    assert not loaded & {"gateway.validator.segment", "gateway.validator.phase7c_arguments",
+                         "gateway.validator.checks"}
     out, write = _probe(project, env, hook="pre-tool-use", payload=_write_payload(project))
     assert out == ""
     loaded = set(write["modules"])
