@@ -1382,7 +1382,7 @@ def _tee(eff, argv, env):
 
 
 def _sed(eff, argv, env):
-    from gateway.validator.checks import sed_program_problem
+    from gateway.validator.checks.programs import sed_program_problem
 
     opts, pos = _split(argv[1:], {"-e", "--expression", "-f", "--file", "-l",
                                   "--line-length"})
@@ -1417,7 +1417,7 @@ def _sed(eff, argv, env):
 
 
 def _awk(eff, argv, env):
-    from gateway.validator.checks import awk_program_problem
+    from gateway.validator.checks.programs import awk_program_problem
 
     opts, pos = _split(argv[1:], {"-F", "--field-separator", "-v", "--assign", "-f", "--file",
                                   "-i", "--include", "-l", "--load", "-E", "--exec"})

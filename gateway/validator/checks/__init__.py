@@ -1,0 +1,46 @@
+"""Named argument checks for commands whose safety depends on more than their options:
+the program text of sed, awk and jq, find's expression, and the forms of git checkout /
+restore / reset / config and gh api that only read.
+
+Each check returns (verdict or None, path candidates, written candidates). Anything a check
+does not understand is refused: these are allowlists, not blocklists.
+
+One module per family (programs: sed, awk, jq; tools: find, make, go, ...; git: git and gh),
+imported when a command first needs its check.
+"""
+
+import sys
+
+from gateway.validator.checks._common import PHASE, revision_secret  # noqa: F401
+
+#: check name (the catalogue's `check:`) -> (module, function)
+_CHECKS = {
+    "sed": ("programs", "sed"),
+    "awk": ("programs", "awk"),
+    "jq": ("programs", "jq"),
+    "find": ("tools", "find"),
+    "make": ("tools", "make"),
+    "go": ("tools", "go"),
+    "xxd": ("tools", "xxd"),
+    "tsc": ("tools", "tsc"),
+    "cargo": ("tools", "cargo"),
+    "ruff": ("tools", "ruff"),
+    "pytest": ("tools", "pytest"),
+    "date": ("tools", "date"),
+    "git-checkout": ("git", "git_checkout"),
+    "git-switch": ("git", "git_switch"),
+    "git-fetch": ("git", "git_fetch"),
+    "git-stash-apply": ("git", "git_stash_apply"),
+    "git-restore": ("git", "git_restore"),
+    "git-reset": ("git", "git_reset"),
+    "git-config": ("git", "git_config"),
+    "gh-api": ("git", "gh_api"),
+}
+
+
+def run(name, ctx, spec, words, cwd):
+    module, func = _CHECKS[name]
+    full = f"gateway.validator.checks.{module}"
+    if full not in sys.modules:
+        __import__(full)
+    return getattr(sys.modules[full], func)(ctx, spec, words, cwd)

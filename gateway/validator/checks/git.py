@@ -1,0 +1,217 @@
+"""git checkout / switch / fetch / stash / restore / reset / config and gh api: the forms
+that only read, or change no tracked file."""
+
+import os
+
+from gateway.paths import lexical
+from gateway.validator import argv as argvmod
+from gateway.validator.checks._common import _unsafe, revision_secret
+
+# --- git ---------------------------------------------------------------------------------
+
+_CHECKOUT_UNSAFE = ("-f", "--force", "-p", "--patch", "--ours", "--theirs", "-m", "--merge",
+                    "--conflict", "--overwrite-ignore", "--pathspec-from-file", "-B",
+                    "--orphan", "--pathspec-file-nul")
+# -t/--track take no separate value (`--track=direct` only): `git checkout -t origin/x`
+# names the commit to move to, it is not the option's value
+_CHECKOUT_VALUE = frozenset(("-b", "-B", "--orphan", "--conflict"))
+_CHECKOUT_OK = frozenset(("-b", "-t", "--track", "--no-track", "-q", "--quiet", "--detach",
+                          "--progress", "--no-progress", "--guess", "--no-guess",
+                          "--recurse-submodules", "--no-recurse-submodules"))
+
+
+def git_checkout(ctx, spec, words, cwd):
+    if "--" in words:
+        return _unsafe(ctx, "git checkout -- <paths>", "discards uncommitted changes"), [], []
+    args = argvmod.parse(words, _CHECKOUT_VALUE)
+    bad = argvmod.first_unsafe(args, _CHECKOUT_UNSAFE)
+    if bad:
+        return _unsafe(ctx, f"git checkout {bad}", "can discard uncommitted changes"), [], []
+    for opt in args.options:
+        if opt.name not in _CHECKOUT_OK:
+            return _unsafe(ctx, f"git checkout {opt.name}", "unknown option"), [], []
+    pos = args.positionals
+    if len(pos) > 1:
+        return _unsafe(ctx, "git checkout <ref> <paths>", "restores files from a commit, "
+                       "discarding changes"), [], []
+    if pos:
+        target = pos[0]
+        if target in (".", "..") or os.path.lexists(lexical(target, cwd)):
+            return _unsafe(ctx, f"git checkout {target}", "names a file: restoring it "
+                           "discards uncommitted changes"), [], []
+        return _unsafe(ctx, f"git checkout {target}", _SWITCHES_TREE), [], []
+    return None, [], []
+
+
+_FETCH_VALUE = frozenset(("--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j",
+                          "--jobs", "-o", "--server-option", "--negotiation-tip", "--filter",
+                          "--refmap", "--recurse-submodules-default", "--submodule-prefix"))
+_FETCH_UNSAFE = ("--upload-pack", "--refmap")
+#: --stdin reads more refspecs (`x:refs/stash`) than the command shows; --update-head-ok lets a
+#: refspec move the checked-out branch (`-u origin x:main`: the next `git stash` leaves x's
+#: files in the working tree).
+_FETCH_HIDDEN = ("--stdin", "-u", "--update-head-ok")
+
+
+def git_fetch(ctx, spec, words, cwd):
+    """Fetching is reading, unless a refspec stores into a ref that something else then
+    trusts: refs/stash (which `git stash pop` applies) or any ref outside heads, tags and
+    remotes."""
+    args = argvmod.parse(words, _FETCH_VALUE)
+    bad = argvmod.first_unsafe(args, _FETCH_UNSAFE, words)
+    if bad:
+        return _unsafe(ctx, f"git fetch {bad}", "runs or redirects what git fetches with"), [], []
+    bad = argvmod.first_unsafe(args, _FETCH_HIDDEN)
+    if bad:
+        return _unsafe(ctx, f"git fetch {bad}", "may store into refs the command does not show "
+                       "(refspecs read from stdin, or the checked-out branch itself)"), [], []
+    for spec_ in args.positionals[1:]:
+        dst = spec_.split(":", 1)[1] if ":" in spec_ else ""
+        # a short name is refs/heads/<name> for fetch; stash, replace and notes are asked about
+        # anyway (an over-ask: the names say what the author meant)
+        if dst and not dst.startswith("refs/") and \
+                dst.split("/")[0].lower() in ("stash", "replace", "notes", "head"):
+            dst = "refs/" + dst
+        if dst.startswith("refs/") and not dst.startswith(("refs/heads/", "refs/tags/",
+                                                           "refs/remotes/")):
+            return _unsafe(ctx, f"git fetch ... {spec_}", f"stores into {dst} (refs/stash is "
+                           "what `git stash pop` applies)"), [], []
+    return None, [], []
+
+
+#: Why moving the working tree to another commit is not auto-allowed: git keeps uncommitted
+#: changes, but every tracked file may change, the agent's own settings and hooks, and the
+#: scripts/ that run without a prompt, among them (a fetched pull request can carry both).
+_SWITCHES_TREE = ("replaces the project's tracked files with another commit's (the agent's "
+                  "settings, hooks and scripts/ among them); only a new branch at HEAD "
+                  "(`-b NAME`, `-c NAME`) is auto-allowed")
+
+_SWITCH_VALUE = frozenset(("-c", "--create", "-C", "--force-create", "--orphan", "--conflict"))
+_SWITCH_OK = frozenset(("-c", "--create", "-t", "--track", "--no-track", "-q", "--quiet",
+                        "--progress", "--no-progress", "--guess", "--no-guess",
+                        "--recurse-submodules", "--no-recurse-submodules"))
+
+
+def git_switch(ctx, spec, words, cwd):
+    """`git switch -c NAME` (a new branch at HEAD: no file changes) and nothing else."""
+    args = argvmod.parse(words, _SWITCH_VALUE)
+    for opt in args.options:
+        if opt.name not in _SWITCH_OK:
+            return _unsafe(ctx, f"git switch {opt.name}", "not a form that keeps the working "
+                           "tree (only `git switch -c NAME` is auto-allowed)"), [], []
+    creates = args.has("-c", "--create")
+    if args.positionals or not creates:
+        what = args.positionals[0] if args.positionals else ""
+        return _unsafe(ctx, f"git switch {what}".rstrip(), _SWITCHES_TREE), [], []
+    return None, [], []
+
+
+def _stash_ref(ref: str) -> bool:
+    """stash@{N} or N."""
+    if ref.startswith("stash@{") and ref.endswith("}"):
+        ref = ref[7:-1]
+    return ref.isascii() and ref.isdigit()
+
+
+def git_stash_apply(ctx, spec, words, cwd):
+    """`git stash apply|pop [-q] [--index] [stash@{N}|N]`: the stash is changes made here.
+    Any other commit (`git stash apply FETCH_HEAD`) is applied as if it were one."""
+    args = argvmod.parse(words)
+    for opt in args.options:
+        if opt.name not in ("-q", "--quiet", "--index"):
+            return _unsafe(ctx, f"git stash {opt.name}", "unknown option"), [], []
+    for ref in args.positionals:
+        if not _stash_ref(ref):
+            return _unsafe(ctx, f"git stash apply {ref}", "applies a commit that is not one "
+                           "of this repository's stashes (stash@{N})"), [], []
+    return None, [], []
+
+
+def git_restore(ctx, spec, words, cwd):
+    args = argvmod.parse(words, frozenset(("-s", "--source", "--pathspec-from-file")))
+    staged = args.has("-S", "--staged")
+    if not staged or args.has("-W", "--worktree") or args.has("--pathspec-from-file"):
+        return _unsafe(ctx, "git restore", "restoring the working tree discards uncommitted "
+                       "changes (only --staged is auto-allowed)"), [], []
+    ok = {"-S", "--staged", "-q", "--quiet", "-s", "--source", "--progress", "--no-progress"}
+    for opt in args.options:
+        if opt.name not in ok:
+            return _unsafe(ctx, f"git restore {opt.name}", "not a read-only form"), [], []
+    return None, list(args.positionals), []
+
+
+def git_reset(ctx, spec, words, cwd):
+    if "--" in words:
+        head, tail = words[:words.index("--")], words[words.index("--") + 1:]
+    else:
+        head, tail = words, []
+    args = argvmod.parse(head)
+    for opt in args.options:
+        if opt.name not in ("-q", "--quiet"):
+            return _unsafe(ctx, f"git reset {opt.name}", "moves the branch or discards "
+                           "changes"), [], []
+    if args.positionals:
+        return _unsafe(ctx, f"git reset {args.positionals[0]}", "may move the branch to "
+                       "another commit (only `git reset` and `git reset -- <paths>`, which "
+                       "unstage, are auto-allowed)"), [], []
+    return None, tail, []
+
+
+_CONFIG_READ = frozenset(("--get", "--get-all", "--get-regexp", "--list", "-l",
+                          "--show-origin", "--show-scope", "--name-only", "--null", "-z",
+                          "--global", "--system", "--local", "--worktree", "--includes",
+                          "--no-includes", "--type", "--default", "--bool", "--int", "--path"))
+
+
+_CONFIG_WRITE_SUBCOMMANDS = frozenset(("set", "unset", "rename-section", "remove-section",
+                                       "edit"))
+
+
+def git_config(ctx, spec, words, cwd):
+    if words and words[0] in ("get", "list"):
+        # read-only, but --file/--blob name what is read (an INI-style credentials file)
+        args = argvmod.parse(words[1:], frozenset(("--type", "--default", "--file", "-f",
+                                                   "--blob", "--value", "--url")))
+        blobs = args.values("--blob") + [a for a in args.attached if ":" in a]
+        verdict = revision_secret(ctx, "git config", blobs, cwd)
+        if verdict is not None:
+            return verdict, [], []
+        return None, args.values("--file", "-f", "--blob") + args.attached, []
+    if words and words[0] in _CONFIG_WRITE_SUBCOMMANDS:
+        # git 2.46+ subcommands; `git config edit` opens .git/config in the editor
+        return _unsafe(ctx, f"git config {words[0]}", "changes the configuration"), [], []
+    args = argvmod.parse(words, frozenset(("--type", "--default", "--file", "-f", "--blob")))
+    for opt in args.options:
+        if opt.name in ("--file", "-f"):
+            continue
+        if opt.name not in _CONFIG_READ:
+            return _unsafe(ctx, f"git config {opt.name}", "changes the configuration"), [], []
+    reading = args.has("--get", "--get-all", "--get-regexp", "--list", "-l")
+    limit = 2 if reading else 1
+    if len(args.positionals) > limit or (not reading and not args.positionals):
+        return _unsafe(ctx, "git config " + " ".join(words), "sets a value (git config can "
+                       "define aliases and hooks that run commands)"), [], []
+    return None, args.values("--file", "-f"), []
+
+
+_GH_API_VALUE = frozenset(("-X", "--method", "-H", "--header", "-q", "--jq", "-t",
+                           "--template", "--hostname", "--cache", "-p", "--preview"))
+_GH_API_FLAGS = frozenset(("--paginate", "-i", "--include", "--silent", "--verbose",
+                           "--slurp"))
+
+
+def gh_api(ctx, spec, words, cwd):
+    args = argvmod.parse(words, _GH_API_VALUE)
+    for opt in args.options:
+        if opt.name in ("-X", "--method"):
+            if (opt.value or "").upper() not in ("GET", "HEAD"):
+                return _unsafe(ctx, f"gh api {opt.name} {opt.value}", "changes data on "
+                               "GitHub"), [], []
+        elif opt.name in ("-f", "-F", "--field", "--raw-field", "--input"):
+            return _unsafe(ctx, f"gh api {opt.name}", "sends data (the request becomes a "
+                           "POST)"), [], []
+        elif opt.name not in _GH_API_VALUE and opt.name not in _GH_API_FLAGS:
+            return _unsafe(ctx, f"gh api {opt.name}", "unknown option"), [], []
+    if len(args.positionals) != 1:
+        return _unsafe(ctx, "gh api", "expects exactly one endpoint"), [], []
+    return None, [], []

@@ -1,0 +1,277 @@
+"""find's expression, make, go, xxd, tsc, cargo, date, ruff and pytest: the forms that
+only read (or write where the arguments say)."""
+
+import os
+
+from gateway.paths import lexical
+from gateway.validator import argv as argvmod
+from gateway.validator.checks._common import PHASE, _program, _unsafe
+
+# --- find --------------------------------------------------------------------------------
+
+_FIND_UNSAFE = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
+                "-fprintf", "-fls")
+_FIND_OPERATORS = frozenset(("(", ")", "!", ",", "-a", "-o", "-and", "-or", "-not"))
+
+
+def find(ctx, spec, words, cwd):
+    cands = []
+    for w in words:
+        if w.startswith("-"):
+            for u in _FIND_UNSAFE:
+                if w == u or (w.startswith(u) and u in ("-fprint",)):
+                    return _unsafe(ctx, f"find {w}", "runs commands, deletes or writes "
+                                   "files"), [], []
+            if w == "-files0-from":
+                # the starting points are read from a file (or stdin): not checked
+                return _unsafe(ctx, "find -files0-from", "reads its starting points from a "
+                               "file"), [], []
+            continue
+        if w in _FIND_OPERATORS:
+            continue
+        cands.append(w)
+    return None, cands, []
+
+
+# --- make --------------------------------------------------------------------------------
+
+_MAKE_FILE_OPTS = ("-f", "--file", "--makefile")
+
+
+def make(ctx, spec, words, cwd):
+    """make runs the project's Makefile (trusted like scripts/), but the command line can
+    replace what it runs: `make 'x:=$(shell id)'` or `make 'x!=id'` run a command while the
+    assignment is read, `make CC=sh` changes every recipe that uses $(CC), and `-f -` reads
+    the makefile from standard input."""
+    args = argvmod.parse(words, frozenset(spec.value_flags))
+    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
+    if bad:
+        return _unsafe(ctx, f"make {bad}", "evaluates makefile text given on the command "
+                       "line"), [], []
+    for opt in args.options:
+        is_file = opt.name == "-f" or (opt.name.startswith("--") and any(
+            argvmod.long_matches(opt.name, f) for f in _MAKE_FILE_OPTS[1:]))
+        if is_file and opt.value in (None, "-"):
+            return _program(ctx, f"make {opt.word}", "the makefile comes from standard "
+                            "input"), [], []
+    for p in args.positionals:
+        if "=" in p:
+            return _program(ctx, f"make {p}", "a variable set on the command line overrides "
+                            "the makefile's and can run commands"), [], []
+        if p == "-":
+            return _program(ctx, "make -", "the makefile may come from standard input"), [], []
+    cands = list(args.positionals)
+    cands.extend(o.value for o in args.options
+                 if o.value is not None and o.name not in spec.text_flags)
+    cands.extend(args.attached)
+    # make -C DIR changes directory before reading anything: -f, -I and the targets are
+    # relative to DIR (make -C src -f lnk/Makefile, with src/lnk a symlink out)
+    where = ""
+    for opt in args.options:
+        if opt.value is not None and (opt.name == "-C" or (
+                opt.name.startswith("--") and argvmod.long_matches(opt.name, "--directory"))):
+            where = os.path.join(where, opt.value)
+    if where:
+        cands.extend(os.path.join(where, c) for c in list(cands)
+                     if c and not c.startswith("/"))
+    return None, cands, []
+
+
+# --- go ----------------------------------------------------------------------------------
+
+
+def go(ctx, spec, words, cwd):
+    """go build/test/run/vet/list: packages are import paths (text) or directories and .go
+    files (paths, which must stay inside the project); `pkg@version` downloads a module
+    and builds or runs it (`go run example.com/x@latest`)."""
+    # go's flags are whole words, one or two dashes, value after = or in the next word
+    # (`-count=1` is not a cluster); the tool flags hand options to the compiler and the
+    # linker (-ldflags=-extld=/tmp/x runs a program)
+    unsafe = set(spec.unsafe_flags) | {"-ldflags", "-gcflags", "-asmflags", "-gccgoflags",
+                                        "-compiler"}
+    positionals = []
+    for i, w in enumerate(words):
+        if w == "--":
+            positionals.extend(words[i + 1:])
+            break
+        if w.startswith("-") and len(w) > 1:
+            name = "-" + w.lstrip("-").split("=", 1)[0]
+            if name in unsafe:
+                return _unsafe(ctx, f"go {name}", "runs other programs, writes files or "
+                               "works elsewhere"), [], []
+            continue
+        positionals.append(w)
+    cands = []
+    for p in positionals:
+        if "@" in p:
+            return _unsafe(ctx, f"go {p}", "downloads a module to build or run it"), [], []
+        if p.startswith(("/", ".")) or p.endswith(".go"):
+            cands.append(p)
+    return None, cands, []
+
+
+# --- xxd, tsc, cargo ---------------------------------------------------------------------
+
+def xxd(ctx, spec, words, cwd):
+    """xxd reads one file and prints it; a second file is its output (`xxd -ps in out`:
+    -ps is one option to xxd, not -p -s VALUE; `xxd in -x` writes a file named -x)."""
+    names, pos, bad = argvmod.xxd_parse(words)
+    if bad:
+        return _unsafe(ctx, f"xxd {bad}", "not an option xxd knows"), [], []
+    if "-r" in names:
+        return _unsafe(ctx, "xxd -r", "turns a dump back into a file"), [], []
+    if len(pos) > 1:
+        return ctx.ask(PHASE, "GW712", f"xxd {pos[1]!r}: a second file is written"), [], []
+    return None, pos, []
+
+
+def tsc(ctx, spec, words, cwd):
+    """tsc reads options its own way: one or two dashes, names in any case (--OUTDIR is
+    --outDir), the value in the next word, `@file` reads more arguments from a file. Every
+    word that is not an option is a path (a file to compile or an option's value)."""
+    writes_opt = {w.lstrip("-").lower() for w in spec.write_flags}
+    cands = []
+    written = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w.startswith("-") and len(w) > 1:
+            name = w[2:] if w.startswith("--") else w[1:]
+            name = name.lower()
+            if "=" in name:
+                return _unsafe(ctx, f"tsc {w}", "tsc takes no --option=value"), [], []
+            if name in ("p", "project") and i < len(words) and (
+                    words[i] == "-" or lexical(words[i], cwd).startswith(("/dev/", "/proc/"))):
+                return _program(ctx, f"tsc {w} {words[i]}", "reads its configuration from "
+                               "standard input or a device"), [], []
+            if name in writes_opt:
+                if i >= len(words):
+                    return _unsafe(ctx, f"tsc {w}", "writes a file it does not name"), [], []
+                written.append(words[i])
+            continue
+        cands.append(w)
+    return None, cands + written, written
+
+
+_RUSTFMT_OK = {"--check", "-v", "--verbose", "-q", "--quiet", "-l", "--files-with-diff"}
+_RUSTFMT_VALUE = {"--edition", "--color"}
+_RUSTC_LINTS = {"-D", "-W", "-A", "-F", "--deny", "--warn", "--allow", "--forbid",
+                "--force-warn", "--cap-lints"}
+
+
+def _passthrough_problem(sub, rest):
+    """Why the words after `cargo SUB --` (handed to rustfmt, clippy-driver or the test
+    harness) are not safe, or ""."""
+    i = 0
+    while i < len(rest):
+        w = rest[i]
+        i += 1
+        if sub == "fmt":
+            name = w.split("=", 1)[0]
+            if w in _RUSTFMT_OK:
+                continue
+            if name in _RUSTFMT_VALUE:
+                i += 0 if "=" in w else 1
+                continue
+            # --config-path reads any file (its lines are shown on a parse error),
+            # --print-config writes one
+            return f"{w!r} is not among the rustfmt options allowed here"
+        if sub == "clippy":
+            name = w.split("=", 1)[0]
+            if name in _RUSTC_LINTS:
+                i += 0 if "=" in w else 1
+                continue
+            if w[:2] in ("-D", "-W", "-A", "-F") and len(w) > 2:
+                continue
+            # rustc options write files (--emit, -o), run programs (-C linker=) or read
+            # argument files (@path)
+            return f"{w!r} is not a lint level option for clippy"
+        # test, bench: the test harness; --logfile writes the results to any file
+        if w.split("=", 1)[0].startswith("--log"):
+            return f"{w!r} makes the test harness write a file"
+    return ""
+
+
+def cargo(ctx, spec, words, cwd):
+    """cargo fmt/clippy/test/bench: the options are cargo's (the catalogue's unsafe ones
+    ask); the words after `--` go to rustfmt, clippy-driver or the test harness."""
+    args = argvmod.parse(words, spec.value_flags)
+    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
+    if bad:
+        return _unsafe(ctx, f"{spec.name} {bad}", "not a safe use of cargo"), [], []
+    sub = spec.name.split()[-1]
+    why = _passthrough_problem(sub, args.rest or [])
+    if why:
+        return _unsafe(ctx, f"{spec.name} --", why), [], []
+    cands = [o.value for o in args.options if o.value is not None
+             and o.name not in spec.text_flags] + list(args.attached)
+    return None, cands, []
+
+
+def _options(ctx, spec, words, name):
+    """The catalogue's generic reading of an entry's options, for checks that add to it:
+    (verdict, parsed args, path candidates, written candidates)."""
+    args = argvmod.parse(words, spec.value_flags | spec.write_flags)
+    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
+    if bad:
+        return ctx.ask(PHASE, "GW704", f"{name} {bad} is not a safe use of {name}",
+                       rule=f"catalogue:{spec.name}:{bad}"), args, [], []
+    written = []
+    for opt in args.options:
+        if opt.name in spec.write_flags:
+            if opt.value is not None:
+                written.append(opt.value)
+        elif opt.name.startswith("--") and any(argvmod.long_matches(opt.name, w)
+                                               for w in spec.write_flags):
+            return _unsafe(ctx, f"{name} {opt.name}", "an abbreviation of an option that "
+                           "writes; spell it out"), args, [], []
+    cands = list(args.positionals)
+    cands += [p.split("=", 1)[1] for p in args.positionals if "=" in p and p[0] != "="]
+    cands += [o.value for o in args.options if o.value is not None
+              and o.name not in spec.text_flags]
+    cands += args.attached
+    return None, args, cands, written
+
+
+def date(ctx, spec, words, cwd):
+    """date prints; `-s` and a positional that is not +FORMAT (MMDDhhmm[[CC]YY][.ss]) set
+    the clock."""
+    args = argvmod.parse(words, spec.value_flags)
+    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
+    if bad:
+        return ctx.ask(PHASE, "GW704", f"date {bad} is not a safe use of date",
+                       rule=f"catalogue:date:{bad}"), [], []
+    for p in args.positionals:
+        if not p.startswith("+"):
+            return ctx.ask(PHASE, "GW712", f"date {p!r}: a date argument sets the clock",
+                           rule="catalogue:date"), [], []
+    return None, [], []
+
+
+def ruff(ctx, spec, words, cwd):
+    """ruff: the catalogue's options, with --config KEY=VALUE (inline configuration: a cache
+    directory or an `extend` file anywhere) refused and --cache-dir judged as a write."""
+    verdict, args, cands, written = _options(ctx, spec, words, "ruff")
+    if verdict is not None:
+        return verdict, [], []
+    for opt in args.options:
+        if opt.name.startswith("--") and argvmod.long_matches(opt.name, "--config") \
+                and "=" in (opt.value or ""):
+            return _unsafe(ctx, f"ruff --config {opt.value!r}", "inline configuration can "
+                           "name files and directories anywhere"), [], []
+    return None, cands, written
+
+
+def pytest(ctx, spec, words, cwd):
+    """pytest: the catalogue's options; pytest-cov's --cov-report TYPE:DEST writes DEST."""
+    verdict, args, cands, written = _options(ctx, spec, words, "pytest")
+    if verdict is not None:
+        return verdict, [], []
+    for opt in args.options:
+        if opt.name == "--cov-report" and opt.value and ":" in opt.value:
+            dest = opt.value.split(":", 1)[1]
+            if dest:
+                written.append(dest)
+                cands.append(dest)
+    return None, cands, written
