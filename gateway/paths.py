@@ -281,19 +281,19 @@ def is_secret(paths, policy) -> str:
     return ""
 
 
-def _holds(rel: str, pattern: str) -> bool:
-    """Can a protected `pattern` name something inside the directory `rel` ("" is the root)?
-    Compared on the pattern's leading components without glob characters, case-insensitively
-    like glob_match."""
-    lead = []
-    for part in pattern.split("/"):
-        if any(c in part for c in "*?["):
-            break
-        lead.append(part)
-    head = "/".join(lead).lower()
-    rel = rel.lower()
-    return rel == "" or head.startswith(rel + "/") or (head == rel and len(lead) <
-                                                         len(pattern.split("/")))
+def holds_pattern(rel: str, pattern: str) -> bool:
+    """Could a path matching glob `pattern` lie strictly below directory `rel` ("" is the
+    root)? Component by component, case-insensitively like glob_match."""
+    rparts = [p for p in rel.split("/") if p]
+    pparts = [p for p in pattern.split("/") if p]
+    for i, comp in enumerate(rparts):
+        if i >= len(pparts):
+            return False
+        if pparts[i] == "**":
+            return True
+        if not glob_match(pparts[i], comp):
+            return False
+    return len(rparts) < len(pparts)
 
 
 def is_protected(paths, roots: Roots, policy, as_dir=False) -> str:
@@ -315,8 +315,8 @@ def is_protected(paths, roots: Roots, policy, as_dir=False) -> str:
             for prefix, rel in rels:
                 if pat.startswith("~/"):
                     if prefix == "~/" and (glob_match(pat[2:], rel) or
-                                           as_dir and _holds(rel, pat[2:])):
+                                           as_dir and holds_pattern(rel, pat[2:])):
                         return pat
-                elif prefix == "" and (glob_match(pat, rel) or as_dir and _holds(rel, pat)):
+                elif prefix == "" and (glob_match(pat, rel) or as_dir and holds_pattern(rel, pat)):
                     return pat
     return ""

@@ -99,20 +99,6 @@ def escape(target, roots):
     return None
 
 
-def _ancestor_of_pattern(rel, pattern) -> bool:
-    """Could a path matching glob `pattern` lie strictly below directory `rel`?"""
-    rparts = [p for p in rel.split("/") if p]
-    pparts = [p for p in pattern.split("/") if p]
-    for i, comp in enumerate(rparts):
-        if i >= len(pparts):
-            return False
-        if pparts[i] == "**":
-            return True
-        if not paths.glob_match(pparts[i], comp):
-            return False
-    return len(rparts) < len(pparts)
-
-
 class Surface:
     """The paths no agent may write, for one request."""
 
@@ -186,13 +172,13 @@ class Surface:
             for p in forms:
                 for r in rels:
                     for pat in self.policy.protected_paths:
-                        if not pat.startswith("~/") and _ancestor_of_pattern(r, pat):
+                        if not pat.startswith("~/") and paths.holds_pattern(r, pat):
                             return ("GW832", pat, "it contains part of the agent's permission "
                                     "surface")
                 if paths.is_within(p, self.home):
                     hr = p[len(self.home):].lstrip("/")
                     for pat in self.policy.protected_paths:
-                        if pat.startswith("~/") and _ancestor_of_pattern(hr, pat[2:]):
+                        if pat.startswith("~/") and paths.holds_pattern(hr, pat[2:]):
                             return ("GW832", pat, "it contains part of the agent's permission "
                                     "surface")
         # the gateway's own files
@@ -206,7 +192,7 @@ class Surface:
                 r = rel_to(p, self.claude_config)
                 if r is not None and (paths.glob_match("settings*.json", r)
                                       or paths.glob_match("hooks/**", r) or r == "hooks"
-                                      or (tree and (r == "" or _ancestor_of_pattern(
+                                      or (tree and (r == "" or paths.holds_pattern(
                                           r, "hooks/**")))):
                     return ("GW832", "$CLAUDE_CONFIG_DIR/" + (r or "."),
                             "Claude Code's own settings or hooks")
