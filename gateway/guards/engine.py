@@ -154,6 +154,9 @@ def _bash(req, state):
                               policy=policy, deny_only=True)
     if core.decision is DENY:
         return req.deny("guard:core", core.code, core.message, rule=core.rule)
+    if core.code == "GW902":  # the deny rules could not run: whether it is catastrophic is unknown
+        return req.deny("guard:error", "GW893", f"the validator's deny rules failed "
+                        f"({core.message}); the call is refused")
     req.step("guard:core", "pass", core.code, f"validator's deny rules: none ({core.code}: "
              f"{core.message}); only its denies are enforced here")
     effects = analyze(command, req.cwd)

@@ -434,3 +434,16 @@ def test_lead_registration_leaves_other_sessions_alone(guard, proj):
     assert roles_on_disk(proj)[LEAD_SESSION]["role"] == "lead"
     assert json.load(open(os.path.join(proj, ".claude/state", SESSION_ROLES))).keys() == \
         {LEAD_SESSION}
+
+
+def test_an_internal_error_in_the_deny_rules_denies(guard, proj, monkeypatch):
+    """The validator turns its own crash into ask GW902; for the guards that means the deny
+    rules did not run, so nobody knows whether the command is catastrophic: deny."""
+    from gateway.validator import deny
+
+    def boom(*a, **k):
+        raise KeyError("simulated")
+
+    monkeypatch.setattr(deny, "scan", boom)
+    v = guard("Bash", {"command": "ls"})
+    assert denied(v, "GW893") and "KeyError" in v.message, (v.code, v.message)
