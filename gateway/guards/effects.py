@@ -326,8 +326,12 @@ def _analyze(eff, command, cwd, home, depth, cwds):
     commands = sorted(script.all_commands, key=lambda c: c.start)
     if cwds is _UNSET:
         cwds = (posixpath.normpath(cwd),) if cwd else None
-    cwds = _follow_cd(commands, cwds, home)
-    env = _Env(cwds, depth, False, home)
+    chain = _and_chain_cwds(script, cwds, home)
+    if chain is not None:
+        for cmd, where in chain:
+            _command(eff, cmd, _Env(where, depth, False, home))
+        return
+    env = _Env(_follow_cd(commands, cwds, home), depth, False, home)
     for cmd in commands:
         _command(eff, cmd, env)
 
@@ -345,6 +349,126 @@ def _validators_parse(command):
     return memo.get(command) if isinstance(memo, dict) else None
 
 
+_DIR_BUILTINS = ("cd", "pushd", "popd")
+
+
+def _dir_change(cmd):
+    """The words from cd/pushd/popd on when `cmd` runs one (also behind `builtin` or
+    `command`), else None. A non-literal command name is None too: it is judged elsewhere."""
+    words = cmd.words
+    i = 0
+    while i < len(words) and words[i].literal and words[i].value in ("builtin", "command"):
+        i += 1
+    if i < len(words) and words[i].literal and words[i].value in _DIR_BUILTINS:
+        return words[i:]
+    return None
+
+
+#: Variables that decide where a later cd lands.
+_CD_VARS = frozenset(("CDPATH", "HOME", "OLDPWD"))
+#: Builtins that run code in the current shell (which may cd) or make it expand aliases.
+_MOVES_UNSEEN = frozenset(("eval", "source", ".", "trap", "enable", "fc", "alias", "coproc",
+                           "function"))
+
+
+def _unsettles_cd(cmd):
+    """True when `cmd` may move the shell or change where a later cd lands in a way not
+    followed here: code run in the current shell (eval, source, a trap), a computed command
+    name, or a change to CDPATH/HOME/OLDPWD (assignment, export/declare/read/printf -v, a
+    nameref) or to cdable_vars/expand_aliases. What runs after it is in an unknown directory."""
+    for a in cmd.assignments:
+        if a.raw.split("=", 1)[0].rstrip("+") in _CD_VARS:
+            return True
+    words = cmd.words
+    if not words:
+        return False
+    if not words[0].literal:
+        return True
+    if words[0].value in _MOVES_UNSEEN:
+        return True
+    for w in words[1:]:
+        if not w.literal:
+            continue  # a computed argument cannot name a variable to set: read "$v" can
+        name = w.value.split("=", 1)[0].rstrip("+")
+        if name in _CD_VARS or name in ("cdable_vars", "expand_aliases"):
+            return True
+    if words[0].value in ("declare", "typeset", "local", "readonly", "export", "read",
+                          "printf", "mapfile", "readarray", "shopt", "getopts", "unset"):
+        return any(not w.literal for w in words[1:])
+    return False
+
+
+def _cd_targets(cmd, words, dirs, home, moved):
+    """Where the cd/pushd/popd `words` (of `cmd`) may land from any of `dirs`: [] when it
+    stays among the directories this script has been in, or fails; None when unknown.
+    `moved`: an earlier cd of this script ran, so $OLDPWD and the directory stack hold only
+    directories of this script (before that, $OLDPWD is wherever the shell was)."""
+    if cmd.assignments:
+        return None  # CDPATH=... cd x, HOME=... cd
+    name = words[0].value
+    args = [w for w in words[1:] if not (w.literal and w.value in ("-P", "-L", "-e", "-@",
+                                                                  "--", "-n"))]
+    if name == "popd":
+        return []  # back to a directory pushed by this script (the stack starts with $PWD)
+    if not args:
+        return [home] if name == "cd" else []
+    if not args[0].literal:
+        return None
+    value = args[0].value
+    if value == "-":
+        return [] if moved else None
+    if name == "pushd" and value[:1] in "+-" and value[1:].isdigit():
+        return []  # rotates the directory stack, which holds only this script's directories
+    if value.startswith("-"):
+        return []  # an unknown option: the cd fails
+    if os.environ.get("CDPATH") and not value.startswith(("/", "./", "../")) \
+            and value not in (".", ".."):
+        return None  # searched in $CDPATH (inherited by the agent's shell) first
+    # bash's cd is logical by default and physical with -P (or when the logical path does
+    # not exist): both are possible
+    return [t for d in dirs for t in (lexical(value, d), physical(value, d))]
+
+
+def _and_chain_cwds(script, cwds, home):
+    """[(command, directories it may run in)] for a script that is a plain `&&` chain
+    (`cd src/auth && make && echo x > y`): no subshell, group, substitution, function,
+    background job or other operator, and at most plain cd/pushd moves (no `cd -`, popd or
+    stack rotation, which need the history). There a command after `cd X &&` runs only when
+    the cd succeeded, so in X -- not also where the script started, as the union of
+    _follow_cd must assume. None when the script is not such a chain."""
+    if cwds is None or script.constructs or script.functions:
+        return None
+    items = script.items
+    if any(op not in ("&&", None) for _, op in items) or items[-1][1] is not None:
+        return None
+    dirs = tuple(cwds)
+    out = []
+    for pipeline, _ in items:
+        cmds = pipeline.commands
+        if any(c is None for c in cmds) or pipeline.negated:
+            return None  # `! cd x && ...` goes on exactly when the cd failed
+        for c in cmds:
+            out.append((c, dirs))
+            if dirs is not None and _unsettles_cd(c):
+                dirs = None  # every later command runs in an unknown directory
+        if dirs is None:
+            continue
+        if len(cmds) != 1:
+            if any(_dir_change(c) is not None for c in cmds):
+                return None  # the last part may run in this shell (lastpipe): use the union
+            continue
+        words = _dir_change(cmds[0])
+        if words is None:
+            continue
+        targets = _cd_targets(cmds[0], words, dirs, home, False)
+        if not targets:
+            return None  # unknown, or a move back that needs the history: use the union
+        dirs = tuple(dict.fromkeys(targets))
+        if len(dirs) > _MAX_CWDS:
+            return None
+    return out
+
+
 def _follow_cd(commands, cwds, home):
     """Every directory a command of this script may run in. A cd can fail, and subshells,
     groups and functions make the order uncertain, so the union is used: each cd (in source
@@ -352,23 +476,17 @@ def _follow_cd(commands, cwds, home):
     if cwds is None:
         return None
     dirs = list(cwds)
+    moved = False
     for cmd in commands:
-        words = cmd.words
-        if not words or not words[0].literal or words[0].value not in ("cd", "pushd"):
-            continue
-        args = [w for w in words[1:] if not (w.literal and w.value in ("-P", "-L", "-e", "-@",
-                                                                      "--", "-n"))]
-        if not args:
-            targets = [home] if words[0].value == "cd" else []
-        elif not args[0].literal:
+        if _unsettles_cd(cmd):
             return None
-        elif args[0].value == "-" or args[0].value.startswith(("+", "-")):
-            targets = []  # back to a directory already in the union
-        else:
-            # bash's cd is logical by default and physical with -P (or when the logical
-            # path does not exist): both are possible
-            targets = [t for d in dirs for t in (lexical(args[0].value, d),
-                                                 physical(args[0].value, d))]
+        words = _dir_change(cmd)
+        if words is None:
+            continue
+        targets = _cd_targets(cmd, words, dirs, home, moved)
+        if targets is None:
+            return None
+        moved = True
         for t in targets:
             if t not in dirs:
                 dirs.append(t)

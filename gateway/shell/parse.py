@@ -73,11 +73,12 @@ class Pipeline:
     """Commands joined by `|` (a single command is a pipeline of one). `None` stands for a
     compound command in the pipeline (recorded as a construct)."""
 
-    __slots__ = ("commands", "pipes")
+    __slots__ = ("commands", "pipes", "negated")
 
-    def __init__(self, commands, pipes):
+    def __init__(self, commands, pipes, negated=False):
         self.commands = commands
         self.pipes = pipes  # "|" or "|&" between consecutive commands
+        self.negated = negated  # `! pipeline`: its exit status is inverted
 
 
 class Script:
@@ -251,15 +252,15 @@ class _Builder:
         if kind == "command":
             return Pipeline([self.command(node)], [])
         if kind == "pipeline":
-            cmds, pipes = [], []
+            cmds, pipes, negated = [], [], False
             for part in node.parts:
                 if part.kind == "pipe":
                     pipes.append(part.pipe)
                 elif part.kind == "reservedword":
-                    continue  # `! pipeline` only negates the exit status
+                    negated = not negated if part.word == "!" else negated
                 else:
                     cmds.append(self.pipeline_member(part))
-            return Pipeline(cmds, pipes)
+            return Pipeline(cmds, pipes, negated)
         return Pipeline([self.pipeline_member(node)], [])
 
     def pipeline_member(self, node):

@@ -111,7 +111,8 @@ def test_implementer_bash_symlink_out_of_its_owns(guard, proj, impl):
     ("echo {} > .claude/state/breezing-active.json", "GW807"),
     ("git checkout -- .claude/settings.json", "GW835"), ("git rm .claude/settings.json", "GW835"),
     # a cd that may not happen: the write is judged in both directories
-    ("cd src/auth && echo x > y", "GW803"),
+    ("cd src/auth; echo x > y", "GW803"), ("cd src/auth || echo x > y", "GW803"),
+    ("cd src/auth\necho x > y", "GW803"), ("(cd src/auth && true); echo x > y", "GW803"),
 ])
 def test_implementer_bash_other_denies(guard, proj, impl, command, code):
     v = guard("Bash", {"command": command}, agent_id=IMP)
@@ -138,3 +139,62 @@ def test_implementer_with_no_owns_writes_nothing_through_bash(guard, proj):
 def test_only_implementers_are_held_to_owns(guard, proj, impl):
     for ident in ({}, {"agent_id": "agent-unregistered"}):
         assert silent(guard("Bash", {"command": "echo x > src/authz/x"}, **ident)), ident
+
+
+# A plain `&&` chain runs what follows `cd X &&` only when the cd succeeded, so in X alone.
+@pytest.mark.parametrize("cwd,command", [
+    (None, "cd src/auth && echo x > y"), (None, "cd src/auth && make && echo x > y && cat y"),
+    (None, "cd src && echo x > auth/y"), (None, "cd src && cd auth && touch y"),
+    (None, "pushd src/auth && touch y"), (None, "builtin cd src/auth && touch y"),
+    (None, "command cd src/auth && sed -i s/a/b/ y"), (None, "cd -P src/auth && touch y"),
+    ("src/auth", "cd ../auth && touch y"), ("src", "cd auth && cp ../x y"),
+    # a cd into a directory that does not exist there fails, and nothing after it runs
+    ("src/auth", "cd src/authz && touch y"),
+])
+def test_implementer_write_after_a_cd_that_must_succeed(guard, proj, impl, cwd, command):
+    kw = {"cwd": cwd} if cwd else {}
+    v = guard("Bash", {"command": command}, agent_id=IMP, **kw)
+    assert silent(v), (command, v.code, v.message)
+
+
+# Where the shell ends up cannot be followed (or the chain is not plain): the write is judged
+# in every directory it may be in, or refused as in an unknown one.
+@pytest.mark.parametrize("cwd,command,where", [
+    ("src/auth", "builtin cd ../authz && echo x > y", "src/authz/y"),
+    ("src/auth", "command cd ../authz && echo x > y", "src/authz/y"),
+    ("src/auth", "cd ../authz &>/dev/null && echo x > y", "src/authz/y"),
+    ("src/auth", "pushd ../authz && popd && echo x > y", "src/authz/y"),
+    ("src/auth", "cd ../authz && cd - && echo x > y", "src/authz/y"),
+    ("src/auth", "cd .. | cat && echo x > y", "src/y"),
+    ("src/auth", "true | cd .. && echo x > y", "src/y"),   # lastpipe
+    (None, "! cd src/auth/nope && echo x > y", "'y' (y)"),
+    (None, "cd src/auth && cd .. && echo x > y", "src/y"),
+    ("src/auth", "X=cd && $X ../authz && echo x > y", "cannot be known"),
+    ("src/auth", "eval cd ../authz && echo x > y", "cannot be known"),
+    ("src/auth", "eval 'cd ../authz' && echo x > y", "cannot be known"),
+    ("src/auth", "source ./cd.sh && echo x > y", "cannot be known"),
+    ("src/auth", ". ./cd.sh && echo x > y", "cannot be known"),
+    ("src/auth", "trap 'cd ../authz' DEBUG && echo x > y", "cannot be known"),
+    ("src/auth", "cd - && echo x > y", "cannot be known"),
+    ("src/auth", "CDPATH=.. cd authz && echo x > y", "cannot be known"),
+    ("src/auth", "CDPATH=.. && cd authz && echo x > y", "cannot be known"),
+    ("src/auth", "export CDPATH=.. && cd authz && echo x > y", "cannot be known"),
+    ("src/auth", "read CDPATH < f && cd authz && echo x > y", "cannot be known"),
+    ("src/auth", "printf -v CDPATH .. && cd authz && echo x > y", "cannot be known"),
+    ("src/auth", "declare -n v=$N && v=.. && cd authz && echo x > y", "cannot be known"),
+    ("src/auth", "shopt -s cdable_vars && d=../authz && cd d && echo x > y", "cannot be known"),
+    ("src/auth", "HOME=../authz && cd && echo x > y", "cannot be known"),
+])
+def test_implementer_write_after_a_move_not_followed(guard, proj, impl, cwd, command, where):
+    kw = {"cwd": cwd} if cwd else {}
+    v = guard("Bash", {"command": command}, agent_id=IMP, **kw)
+    assert denied(v, "GW803"), (command, v.code, v.message)
+    assert where in v.message, v.message
+
+
+def test_implementer_cd_through_an_inherited_cdpath(guard, proj, impl, monkeypatch):
+    monkeypatch.setenv("CDPATH", os.path.join(proj, "src/authz"))
+    v = guard("Bash", {"command": "cd auth && echo x > y"}, cwd="src", agent_id=IMP)
+    assert denied(v, "GW803") and "cannot be known" in v.message, v.message
+    # ./ and ../ are never searched in CDPATH
+    assert silent(guard("Bash", {"command": "cd ./auth && echo x > y"}, cwd="src", agent_id=IMP))
