@@ -23,6 +23,7 @@ def isolated_env(tmp_path_factory):
     os.environ["XDG_STATE_HOME"] = str(home / ".state")
     os.environ["CLAUDE_CONFIG_DIR"] = str(home / ".claude")
     os.environ.pop("CLAUDE_PROJECT_DIR", None)
+    os.environ.pop("CDPATH", None)  # `cd src` would be searched there (tests set it themselves)
     yield home
     os.environ.clear()
     os.environ.update(saved)

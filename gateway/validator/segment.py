@@ -6,6 +6,8 @@ is judged as a change of directory; everything else goes through 7B (ALWAYS_ASK 
 user's settings rules), 7B2 (subcommand_ask), 7C (the catalogue), 5 (paths) and 7D.
 """
 
+import os
+
 from gateway.decision import ASK
 from gateway.paths import resolve
 from gateway.validator import (
@@ -143,11 +145,21 @@ def _cd(ctx, argv, cwd):
         args = args[1:]
     if len(args) != 1 or args[0] == "-":
         return ctx.ask("7C", "GW711", "cd without one directory goes home or back")
+    if _searched_in_cdpath(args[0]):
+        return ctx.ask("7C", "GW711", f"cd {args[0]!r} is searched in $CDPATH "
+                       f"({os.environ['CDPATH']!r}) first; write ./{args[0]} to stay here")
     res = resolve(args[0], cwd, ctx.roots)
     if res.status != "inside":
         return ctx.ask("7C", "GW711", f"cd {args[0]!r} leaves the project ({res.real})")
     return ctx.allow("7D", "GW700", f"cd {args[0]!r} stays inside the project",
                      rule="cd")
+
+
+def _searched_in_cdpath(arg) -> bool:
+    """bash looks a relative cd target up in $CDPATH (which the agent's shell inherits)
+    before the current directory, unless it starts with ./ or ../"""
+    return bool(os.environ.get("CDPATH")) and not arg.startswith(("/", "./", "../")) \
+        and arg not in (".", "..")
 
 
 def cd_targets(ctx, cmd, cwd) -> list:

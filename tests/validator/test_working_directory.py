@@ -152,3 +152,27 @@ def test_code_handed_to_shells_is_scanned_once(judge):
         code = "echo " + shlex.quote(code) + " | sh" * 20
     v = judge(code)
     assert (v.decision.name, v.code, v.rule) == ("DENY", "GW750", "deny:rm-recursive-root")
+
+
+@pytest.mark.parametrize("command", ["cd src && ls", "cd src; ls", "cd src && cat a.txt"])
+def test_cd_to_a_bare_name_is_searched_in_an_inherited_cdpath(judge, monkeypatch, command):
+    # bash tries $CDPATH's entries first: `cd src` may land in /src, /etc... not ./src
+    monkeypatch.setenv("CDPATH", "/")
+    v = judge(command)
+    assert (v.decision.name, v.code) == ("ASK", "GW711"), v.message
+    assert "CDPATH" in v.message and "./src" in v.message
+
+
+@pytest.mark.parametrize("command", ["cd ./src && ls", "cd ../proj/src && ls", "cd . && ls"])
+def test_cd_to_a_dotted_path_is_never_searched_in_cdpath(judge, monkeypatch, project, command):
+    monkeypatch.setenv("CDPATH", "/")
+    if "../proj/" in command:
+        command = command.replace("../proj/", f"../{os.path.basename(project)}/")
+    v = judge(command)
+    assert (v.decision.name, v.code) == ("ALLOW", "GW700"), v.message
+
+
+def test_an_empty_cdpath_changes_nothing(judge, monkeypatch):
+    monkeypatch.setenv("CDPATH", "")
+    v = judge("cd src && ls")
+    assert (v.decision.name, v.code) == ("ALLOW", "GW700"), v.message
