@@ -1229,12 +1229,28 @@ def _git_worktree(eff, sub, args, env, label):
     if sub == "checkout" and "--" in args:
         if _pathspecs(eff, args[args.index("--") + 1:], env, "git checkout --"):
             return
+    if sub in ("checkout", "switch") and _new_branch_here(sub, args):
+        return  # a new branch at HEAD: the working tree and index stay as they are
+    if sub == "stash" and args[:1] == ["push"] and _pathspecs(
+            eff, args[1:], env, "git stash push",
+            frozenset(("-m", "--message", "--pathspec-from-file"))):
+        return  # only the named files go back to HEAD (or, with -u/-a, are removed)
     if sub == "apply" and any(_long(o, "--cached") for o in opts) and not any(
             _long(o, "--index") for o in opts):
         return
     if sub == "stash" and args[:1] in (["drop"], ["clear"], ["create"], ["store"]):
         return
     eff.worktree.append(f"{label} rewrites working-tree files it does not name")
+
+
+def _new_branch_here(sub, args):
+    """`git checkout -b NAME` / `git switch -c NAME` (also -B/-C, --create, -q) with no start
+    point, no path and no other option: a branch is created at HEAD and checked out, which
+    rewrites no file. A start point, -f, -m, --orphan, --recurse-submodules... do."""
+    flags = ("-b", "-B") if sub == "checkout" else ("-c", "-C", "--create", "--force-create")
+    rest = [a for a in args if a not in ("-q", "--quiet")]
+    return (len(rest) == 2 and rest[0] in flags and not rest[1].startswith("-")
+            and rest[1] != "")
 
 
 def _git_branch_reads(args):

@@ -198,3 +198,37 @@ def test_implementer_cd_through_an_inherited_cdpath(guard, proj, impl, monkeypat
     assert denied(v, "GW803") and "cannot be known" in v.message, v.message
     # ./ and ../ are never searched in CDPATH
     assert silent(guard("Bash", {"command": "cd ./auth && echo x > y"}, cwd="src", agent_id=IMP))
+
+
+@pytest.mark.parametrize("command", [
+    "git checkout -b feat", "git switch -c feat", "git checkout -q -B feat",
+    "git switch --create feat", "git switch -C feat -q",
+    "git stash push src/auth/x", "git stash push -m wip -- src/auth/x",
+    "git stash push -u src/auth/sub",
+])
+def test_implementer_git_that_rewrites_only_its_files(guard, proj, impl, command):
+    # a new branch at HEAD changes no file; a stash of named paths touches only those
+    v = guard("Bash", {"command": command}, agent_id=IMP)
+    assert silent(v), (command, v.code, v.message)
+
+
+@pytest.mark.parametrize("command,says", [
+    ("git checkout -b feat origin/main", "rewrites working-tree files"),
+    ("git switch -c feat main", "rewrites working-tree files"),
+    ("git checkout -f -b feat", "rewrites working-tree files"),
+    ("git checkout -b feat -m", "rewrites working-tree files"),
+    ("git checkout --orphan feat", "rewrites working-tree files"),
+    ("git switch --orphan feat", "rewrites working-tree files"),
+    ("git switch -c feat --recurse-submodules", "rewrites working-tree files"),
+    ("git checkout -b", "rewrites working-tree files"),
+    ("git stash push -m wip", "rewrites working-tree files"),
+    ("git stash save src/auth/x", "rewrites working-tree files"),
+    ("git stash push -- ':!src/auth'", "rewrites working-tree files"),
+    ("git stash push 'src/auth/*'", "rewrites working-tree files"),
+    ("git stash push src/authz/x", "src/authz/x"),
+    ("git stash push -m src/auth/x src/authz", "src/authz"),
+])
+def test_implementer_git_that_may_rewrite_other_files(guard, proj, impl, command, says):
+    v = guard("Bash", {"command": command}, agent_id=IMP)
+    assert denied(v, "GW803"), (command, v.code, v.message)
+    assert says in v.message, v.message
