@@ -119,7 +119,9 @@ CODES = {
     "GW503": ("5", "ask", "secret file",
               "The path names a secret (.env files, private keys, credential and token files; "
               "see secrets in the rules). Reading a secret is the first half of every "
-              "exfiltration, so it is never auto-allowed, inside the project or out.",
+              "exfiltration, so it is never auto-allowed, inside the project or out. git "
+              "commands that print tracked files (git diff, show, grep, log -p) ask too when "
+              "the repository tracks a secret.",
               "cat .env"),
     "GW504": ("5", "ask", "write to a protected path",
               "The command writes to the agent's own permission surface (settings, hooks, the "

@@ -31,7 +31,8 @@ try:
 except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b
 
-_FORMAT = 6  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`; 6: `config_flags`
+_FORMAT = 7  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
+#               6: `config_flags`; 7: `prints_contents`
 #: Policies loaded by this process: cache path -> (sources, Policy). Bounded.
 _LOADED = {}
 _LOADED_MAX = 16

@@ -8,7 +8,7 @@ class CommandSpec:
     """A catalogue entry (or a subcommand entry) ready for lookups."""
 
     __slots__ = ("name", "args", "max_positionals", "writes", "value_flags", "text_flags",
-                 "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files", "revision_paths", "config_flags", "subcommands", "default_subcommand",
+                 "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files", "revision_paths", "prints_contents", "config_flags", "subcommands", "default_subcommand",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global")
 
@@ -27,6 +27,7 @@ class CommandSpec:
         self.recursive = data.get("recursive")
         self.response_files = bool(data.get("response_files", False))
         self.revision_paths = bool(data.get("revision_paths", False))
+        self.prints_contents = data.get("prints_contents")
         self.config_flags = tuple(data.get("config_flags", ()))
         subs = data.get("subcommands")
         self.subcommands = _SubSpecs(name, subs) if subs is not None else None

@@ -124,6 +124,10 @@ class CommandEntry(_Strict):
     response_files: bool = False
     # git: a positional (or -L value) <rev>:<path> names a file whose path may be a secret
     revision_paths: bool = False
+    # git: the command prints tracked files' contents ("always": git diff, show, grep,
+    # cat-file; "patch": only with a patch option, git log -p): it asks when the index tracks
+    # a path the secret rules name (a committed .env would be printed)
+    prints_contents: Literal["always", "patch"] | None = None
     # options whose value is a file read as configuration or code (a makefile, an rc file):
     # standard input and devices (`-`, /dev/stdin) are refused, they carry another segment's
     # text (`echo 'x:; id' | make -f /dev/stdin x`)

@@ -137,6 +137,10 @@ def run(ctx, name, argv, cwd) -> Arguments:
         verdict = checks.revision_secret(ctx, label, list(pos) + args.values("-L"), cwd, rule)
         if verdict is not None:
             return Arguments(verdict=verdict)
+    if spec.prints_contents:
+        verdict = checks.tracked_secret(ctx, label, spec.prints_contents, words, cwd, rule)
+        if verdict is not None:
+            return Arguments(verdict=verdict)
     cands = list(global_paths)
     paths = []
     if spec.args == "paths":

@@ -192,3 +192,17 @@ def test_home_is_never_taken_for_the_project(run_hook, hook_env):
     sub = os.path.join(repo, "src")
     assert decision(run_hook("permission-request", payload("cat ../x", sub))) == ALLOW
     assert decision(run_hook("permission-request", payload("cat ../../x", sub))) is None
+
+
+def test_a_tracked_secret_makes_git_diff_ask(run_hook, tmp_path):
+    # the real hook, a real repository that committed its .env: git diff would print it
+    from tests.validator.test_tracked_secrets import SECRET, repo
+
+    root = repo(tmp_path, SECRET)
+    env = {"CLAUDE_PROJECT_DIR": root}
+    assert decision(run_hook("permission-request", payload("git diff", root), env)) is None
+    assert decision(run_hook("permission-request", payload("git log -p", root), env)) is None
+    assert decision(run_hook("permission-request", payload("git diff --stat", root),
+                             env)) == ALLOW
+    assert decision(run_hook("permission-request", payload("git log --oneline", root),
+                             env)) == ALLOW

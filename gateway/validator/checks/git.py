@@ -215,3 +215,94 @@ def gh_api(ctx, spec, words, cwd):
     if len(args.positionals) != 1:
         return _unsafe(ctx, "gh api", "expects exactly one endpoint"), [], []
     return None, [], []
+
+
+# --- tracked secrets ---------------------------------------------------------------------
+
+#: Options that make git log (and diff-tree, stash show...) print a patch.
+_PATCH_LONG = ("--patch", "--unified", "--cc", "--dd", "--remerge-diff", "--word-diff",
+               "--color-words", "--patch-with-stat", "--patch-with-raw", "--function-context",
+               "--binary", "--diff-merges", "--combined-all-paths", "--full-diff")
+_PATCH_SHORT = frozenset("pucmUW")
+#: Options after which git diff / show print no file contents (unless a patch option too).
+_NO_CONTENT = ("--stat", "--numstat", "--shortstat", "--dirstat", "--cumulative",
+               "--name-only", "--name-status", "--summary", "--raw", "--no-patch", "--quiet")
+_NO_CONTENT_SHORT = frozenset("s")
+_CAT_FILE_META = frozenset(("-t", "-s", "-e"))
+
+
+def _patch_option(words) -> bool:
+    for w in words:
+        if w == "--":
+            break
+        if w.startswith("--"):
+            if any(argvmod.long_matches(w.split("=", 1)[0], o) for o in _PATCH_LONG):
+                return True
+        elif w.startswith("-") and len(w) > 1 and _PATCH_SHORT & set(w[1:]):
+            return True  # also inside a cluster or a glued value: rather ask once too often
+    return False
+
+
+def _no_content(words) -> bool:
+    for w in words:
+        if w == "--":
+            break
+        if w.startswith("--"):
+            if any(argvmod.long_matches(w.split("=", 1)[0], o) for o in _NO_CONTENT):
+                return True
+        elif w in ("-s",):
+            return True
+    return False
+
+
+def _object_id(word) -> bool:
+    """A word that may be an object id (`git show 3f2a91` of a blob prints the blob)."""
+    return len(word) >= 4 and all(c in "0123456789abcdefABCDEF" for c in word)
+
+
+def prints_contents(label, mode, words) -> bool:
+    """Does this git command print the contents of tracked files?"""
+    sub = label.rsplit(" ", 1)[-1]
+    if sub == "cat-file":
+        return not (words and words[0] in _CAT_FILE_META)
+    if sub == "grep":
+        return True  # matching lines; -l/-c/-q still tell whether a guess is in the file
+    if mode == "patch":
+        return _patch_option(words)
+    if _patch_option(words) or not _no_content(words):
+        return True
+    # git show of a blob prints it whatever the diff options say
+    return sub == "show" and any(_object_id(w) for w in words if not w.startswith("-"))
+
+
+def tracked_secret(ctx, label, mode, words, cwd, rule):
+    """Ask (GW503) when the command prints tracked contents and the repository's index holds
+    a path the secret rules name; ask too when the index cannot be read (it may)."""
+    from gateway.paths import is_secret, real
+    from gateway.validator.checks._gitindex import git_dir_of, tracked_paths
+
+    if not prints_contents(label, mode, words):
+        return None
+    root = ctx.roots.project_real
+    start = real(cwd)
+    git_dir = git_dir_of(start, root) if start == root or start.startswith(root + "/") \
+        else None
+    if git_dir is None:
+        return None  # no repository here: git refuses, or --no-index is walked (phase 5)
+    paths = tracked_paths(git_dir)
+    if paths is None:
+        return ctx.ask("5", "GW503", f"{label} prints tracked files' contents, and the "
+                       f"repository's index ({git_dir}/index) could not be read to rule out a "
+                       "tracked secret (split, sparse or unknown format)", rule=rule)
+    work_tree = os.path.dirname(git_dir) if os.path.basename(git_dir) == ".git" else root
+    for p in paths:
+        rel = os.fsdecode(p)
+        secret = is_secret((os.path.join(work_tree, rel),), ctx.policy)
+        if secret:
+            return ctx.ask("5", "GW503", f"{label} prints tracked files' contents, and the "
+                           f"repository tracks {rel!r}, a secret file ({secret}): it could be "
+                           f"printed. Read it yourself if you mean to, or stop tracking it "
+                           f"(git rm --cached {rel}); if it is not a secret, add it to "
+                           "secrets.exceptions in your user rules (docs/rules.md)",
+                           rule=f"secrets:{secret}")
+    return None
