@@ -400,6 +400,40 @@ def _matching_rule(policy, script, home, cwds=()):
     return None
 
 
+#: Words that open or continue a compound command, after which a command follows: in a
+#: fragment bashlex rejected (`case x in *) rm -rf / ;; esac`, `select ...; do rm -rf ~`)
+#: what follows them is parsed on its own.
+_LEADING_KEYWORDS = frozenset(("then", "do", "else", "elif", "if", "while", "until", "{", "!",
+                               "time", "coproc"))
+
+
+def _after_keywords(fragment):
+    """`fragment` without its leading compound-command words: `then`, `do`, `{`, `time [-p]`,
+    `coproc`, `case WORD in`, a case pattern `PAT)`. What is left is what bash runs."""
+    text = fragment
+    for _ in range(16):
+        words = text.split(None, 3)
+        if not words:
+            return text
+        first = words[0]
+        if first in _LEADING_KEYWORDS:
+            text = text[len(first):].lstrip()
+            if first == "time":
+                for opt in ("-p", "--"):
+                    if text.startswith(opt) and text[2:3] in (" ", "\t"):
+                        text = text[2:].lstrip()
+            continue
+        if first == "case" and len(words) >= 3 and words[2] == "in":
+            text = words[3] if len(words) > 3 else ""
+            continue
+        if first.endswith(")") and first.count(")") == 1 and "$(" not in first \
+                and first != ")":
+            text = text[len(first):].lstrip()  # a case pattern: `*)`, `a|b)`, `(a)`
+            continue
+        return text
+    return text
+
+
 def _fragment_scripts(ctx):
     """Parses of the top-level fragments of a command bashlex rejected as a whole."""
     from gateway.shell.fragments import split
@@ -408,15 +442,8 @@ def _fragment_scripts(ctx):
     fragments = split(ctx.text)
     for fragment in fragments:
         texts = [fragment] if len(fragments) > 1 else []
-        # `time [-p] PIPELINE` and `coproc COMMAND` run what follows; bashlex implements
-        # neither, so the rest is parsed on its own
-        words = fragment.split(None, 2)
-        if words and words[0] in ("time", "coproc"):
-            rest = fragment[len(words[0]):].lstrip()
-            if rest.startswith("-p") and rest[2:3] in (" ", "\t"):
-                rest = rest[2:].lstrip()
-            if rest.startswith("--") and rest[2:3] in (" ", "\t"):
-                rest = rest[2:].lstrip()
+        rest = _after_keywords(fragment)
+        if rest and rest != fragment:
             texts.append(rest)
         for text in texts:
             try:
