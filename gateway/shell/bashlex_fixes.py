@@ -14,8 +14,54 @@
    the expander starts the word over forever, allocating until memory runs out. Every
    expansion that does not move forward is turned into a parse error (GW301, no allow).
 
-Both are applied once, by `bashlex_loader`, whichever way bashlex was imported.
+3. Here-documents. `heredoc.makeheredoc` compares each line with the delimiter word *as
+   written*, so `<<'EOF'` (the usual way to write a literal here-document) waits for a line
+   `'EOF'` and every such command failed to parse. bash compares with the word after quote
+   removal, and a quoted delimiter means the body is not expanded. The replacement does the
+   same, records `quoted` on the heredoc node, and reads on (instead of looping forever)
+   when a `<<-` line is all tabs.
+
+All are applied once, by `bashlex_loader`, whichever way bashlex was imported.
 """
+
+
+def heredoc_delimiter(word: str):
+    """(delimiter after quote removal, quoted?) for the word after `<<`, as bash does."""
+    out = []
+    quoted = False
+    i, n = 0, len(word)
+    while i < n:
+        c = word[i]
+        if c == "\\" and i + 1 < n:
+            out.append(word[i + 1])
+            quoted = True
+            i += 2
+            continue
+        if c == "'":
+            j = word.find("'", i + 1)
+            j = n if j < 0 else j
+            out.append(word[i + 1:j])
+            quoted = True
+            i = j + 1
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and word[j] != '"':
+                if word[j] == "\\" and j + 1 < n and word[j + 1] in '"\\$`':
+                    out.append(word[j + 1])
+                    j += 2
+                    continue
+                out.append(word[j])
+                j += 1
+            quoted = True
+            i = j + 1
+            continue
+        if c == "$" and i + 1 < n and word[i + 1] in "'\"":
+            i += 1  # $'...' and $"...": the quotes are removed, the $ with them
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), quoted
 
 _MARK = "_gateway_fixed"
 
@@ -100,7 +146,34 @@ def apply(bashlex) -> None:
 
         return parts, decode(value).value
 
-    for fn in (_paramexpand, _expandwordinternal):
+    ast = bashlex.ast
+
+    def makeheredoc(tokenizer, redirnode, lineno, killleading):
+        word = redirnode.output.word
+        delim, quoted = heredoc_delimiter(word)
+        document = []
+        startpos = tokenizer._shell_input_line_index
+        fullline = tokenizer.readline(False)
+        while fullline:
+            line = fullline.lstrip("\t") if killleading else fullline
+            if line.rstrip("\n") == delim and (line.endswith("\n") or line == delim):
+                break  # (bashlex kept the delimiter line in the value; the body is without)
+            document.append(line)
+            fullline = tokenizer.readline(False)
+        if not fullline:
+            raise error(f"here-document at line {lineno} delimited by end-of-file (wanted "
+                        f"{delim!r})", tokenizer._shell_input_line,
+                        tokenizer._shell_input_line_index)
+        document = "".join(document)
+        endpos = tokenizer._shell_input_line_index - 1
+        redirnode.heredoc = ast.node(kind="heredoc", value=document, pos=(startpos, endpos),
+                                     quoted=quoted)
+        if redirnode.pos[1] + 1 == startpos:
+            redirnode.pos = (redirnode.pos[0], endpos)
+        return document
+
+    for fn in (_paramexpand, _expandwordinternal, makeheredoc):
         setattr(fn, _MARK, True)
     subst._paramexpand = _paramexpand
     subst._expandwordinternal = _expandwordinternal
+    bashlex.heredoc.makeheredoc = makeheredoc

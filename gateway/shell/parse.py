@@ -35,13 +35,16 @@ class ShellParseError(Exception):
 class Redirect:
     """One redirection: `op` as written (>, >>, <, <>, >&, <&, &>, >|, <<, <<-, <<<)."""
 
-    __slots__ = ("op", "fd", "target", "target_fd")
+    __slots__ = ("op", "fd", "target", "target_fd", "heredoc")
 
-    def __init__(self, op, fd, target, target_fd):
+    def __init__(self, op, fd, target, target_fd, heredoc=None):
         self.op = op
         self.fd = fd  # source descriptor as written, or None
         self.target = target  # a Word (file name / here-string), or None
         self.target_fd = target_fd  # for duplications like 2>&1, else None
+        # << and <<-: (body, quoted); a body whose delimiter was not quoted is expanded
+        # (its $(...) and `...` run) before the command reads it
+        self.heredoc = heredoc
 
     def __repr__(self) -> str:
         tgt = self.target.value if self.target is not None else self.target_fd
@@ -245,7 +248,9 @@ class _Builder:
             # text, not a word node
             return Redirect(op, fd, None, out)
         target = self.word(out) if out is not None else None
-        return Redirect(op, fd, target, None)
+        doc = getattr(node, "heredoc", None) if op in ("<<", "<<-") else None
+        heredoc = (doc.value, bool(getattr(doc, "quoted", False))) if doc is not None else None
+        return Redirect(op, fd, target, None, heredoc)
 
     def pipeline(self, node):
         kind = node.kind

@@ -298,14 +298,66 @@ def _option_value(argv, names):
     return None
 
 
+def _match_paren(text, k):
+    """Index of the `)` closing a `$(` whose contents start at text[k] (len(text) if none)."""
+    depth, n = 1, len(text)
+    while k < n:
+        c = text[k]
+        if c == "\\":
+            k += 2
+            continue
+        if c in "'\"":
+            j = text.find(c, k + 1)
+            k = n if j < 0 else j + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return k
+        k += 1
+    return n
+
+
+def _substitutions(body):
+    """The commands of the `$(...)` and `` `...` `` in an unquoted here-document body, which
+    bash runs when it expands the body (`cat <<EOF` / `$(rm -rf /)` / `EOF`)."""
+    i, n = 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == "\\":
+            i += 2
+            continue
+        if body.startswith("$(", i):
+            j = _match_paren(body, i + 2)
+            yield body[i + 2:j]
+            i = j + 1
+            continue
+        if c == "`":
+            j = i + 1
+            while j < n and body[j] != "`":
+                j += 2 if body[j] == "\\" else 1
+            yield body[i + 1:j]
+            i = j + 1
+            continue
+        i += 1
+
+
 def _stdin_code(policy, script):
-    """Literal text a shell reads as its program: `bash <<< CODE`, `echo CODE | sh`."""
+    """Literal text a shell reads as its program: `bash <<< CODE`, `bash <<EOF`,
+    `echo CODE | sh`; and the substitutions an unquoted here-document runs."""
     for cmd in script.all_commands:
+        for r in cmd.redirects:
+            if r.heredoc is not None and not r.heredoc[1]:
+                yield from _substitutions(r.heredoc[0])
         for argv in _names(policy, [w.value for w in cmd.words]):
             if argv[0] in _SHELLS and _reads_stdin(argv):
                 for r in cmd.redirects:
                     if r.op == "<<<" and r.target is not None:
                         yield r.target.value
+                    elif r.heredoc is not None:
+                        yield r.heredoc[0]
     for cmds in script.all_pipelines:
         texts = []
         for cmd in cmds:

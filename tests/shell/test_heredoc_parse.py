@@ -58,3 +58,33 @@ def test_parse_errors(cmd, unsupported):
 def test_comments_are_not_commands():
     s = parse("ls # rm -rf /\n# another\necho x")
     assert [c.argv for c in s.all_commands] == [["ls"], ["echo", "x"]]
+
+
+# bashlex compared each line with the delimiter as written (`'EOF'`), so every here-document
+# with a quoted delimiter failed to parse; bash compares with the word after quote removal
+@pytest.mark.parametrize("cmd,delim,quoted,body", [
+    ("cat > x.txt <<'EOF'\nhi $(id)\nEOF", "EOF", True, "hi $(id)\n"),
+    ('cat <<"EOF" > x.txt\nhi\nEOF', "EOF", True, "hi\n"),
+    ("cat <<\\EOF\nhi\nEOF", "EOF", True, "hi\n"),
+    ("cat <<E'O'F\nhi\nEOF", "EOF", True, "hi\n"),
+    ("cat <<-'EOF'\n\thi\n\tEOF", "EOF", True, "hi\n"),
+    ("cat <<'E O'\nx\nE O", "E O", True, "x\n"),
+    ("cat <<EOF\nhi $(id)\nEOF", "EOF", False, "hi $(id)\n"),
+    ("cat <<-EOF\n\t\t\nx\n\tEOF", "EOF", False, "\nx\n"),
+])
+def test_quoted_here_document_delimiters_parse(cmd, delim, quoted, body):
+    script = parse(cmd)
+    [cmd0] = script.all_commands
+    [doc] = [r for r in cmd0.redirects if r.op in ("<<", "<<-")]
+    assert doc.heredoc == (body, quoted)
+    assert [c[0] for c in script.constructs] == ["heredoc"]
+
+
+@pytest.mark.parametrize("cmd", [
+    "cat <<'EOF'\nhi",             # no terminator: bash warns and runs; here: no parse, no allow
+    "cat <<'EOF'\nhi\n'EOF'",      # the quotes are not part of the delimiter
+    "cat <<-'EOF'\n\t",
+])
+def test_unterminated_here_documents_do_not_parse(cmd):
+    with pytest.raises(ShellParseError):
+        parse(cmd)
