@@ -256,3 +256,27 @@ def test_as_dict_is_json_ready():
     d = analyze("rm -r x; git push; npm i", CWD).as_dict()
     json.dumps(d)
     assert d["readonly"] is False and d["commit_push"] == ["git push"]
+
+
+@pytest.mark.parametrize("command,handlers", [
+    ("ls -la", set()),
+    ("git status", {"git"}),
+    ("rm -rf x", {"programs"}),
+    ("timeout 5 cat a", {"wrappers"}),
+])
+def test_handler_modules_are_imported_when_a_command_needs_them(command, handlers):
+    """The PreToolUse Bash path imports the analyzer on every call: git, the argument-
+    dependent programs and the wrappers/shells/interpreters are loaded only for commands
+    that need them."""
+    import subprocess
+    import sys
+
+    script = ("import sys; from gateway.guards.effects import analyze; "
+              f"analyze({command!r}, '/'); "
+              "print(sorted(m for m in sys.modules if m.startswith('gateway.guards.effects.')))")
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       timeout=60, cwd=os.path.dirname(os.path.dirname(os.path.dirname(
+                           os.path.abspath(__file__)))))
+    assert p.returncode == 0, p.stderr
+    loaded = {m.rsplit(".", 1)[1] for m in eval(p.stdout)}  # a list literal printed above
+    assert loaded == {"_core"} | handlers, loaded

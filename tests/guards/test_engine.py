@@ -388,9 +388,9 @@ def test_internal_error_denies(guard, proj, monkeypatch):
 
 
 def test_internal_error_in_the_bash_analyzer_is_no_allow(guard, proj, monkeypatch):
-    from gateway.guards import effects
+    from gateway.guards.effects import _core
 
-    monkeypatch.setattr(effects, "_argv", lambda *a: 1 / 0)
+    monkeypatch.setattr(_core, "_argv", lambda *a: 1 / 0)
     register(proj, "agent-rev", "reviewer")
     register(proj, "agent-impl", "implementer", ["src/**"])
     # the analyzer fails closed: not read-only, and it may commit or push

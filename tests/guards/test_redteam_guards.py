@@ -56,7 +56,7 @@ def test_glob_expansion_is_bounded(guard, proj, monkeypatch):
     implementer's write is refused (it cannot be named), everyone else gets no decision."""
     import time
 
-    from gateway.guards import effects
+    from gateway.guards.effects import _core
 
     register(proj, IMP, "implementer", ["src/auth/**"])
     started = time.monotonic()
@@ -69,7 +69,7 @@ def test_glob_expansion_is_bounded(guard, proj, monkeypatch):
     for i in range(30):
         open(os.path.join(proj, f"src/auth/many/f{i}"), "w").close()
     assert silent(guard("Bash", {"command": "rm src/auth/many/f*"}, agent_id=IMP))
-    monkeypatch.setattr(effects, "_MAX_GLOB_ENTRIES", 20)
+    monkeypatch.setattr(_core, "_MAX_GLOB_ENTRIES", 20)
     v = guard("Bash", {"command": "rm src/auth/many/f*"}, agent_id=IMP)
     assert denied(v, "GW803") and "computed argument" in v.message, (v.code, v.message)
 

@@ -1,0 +1,811 @@
+"""The analyzer's core: `analyze` and its result (`Effects`, `Write`), the tables that route a
+command word (read-only programs, wrappers, runners, shells, interpreters, code builtins, the
+git words that commit or push), where commands run (cd/pushd/popd followed), redirections,
+recorded writes, brace and glob expansion, and `_argv`, which sends each simple command to
+its handler. The handler modules are imported when a command first needs them: git.py for
+git, programs.py for programs whose effect depends on their arguments (and `gateway`),
+wrappers.py for wrappers, runners, shells and interpreters."""
+
+import os
+import posixpath
+
+from gateway.paths import lexical, physical
+
+# --- tables ---------------------------------------------------------------------------------
+
+#: Programs that cannot write files or run other programs, whatever their arguments.
+PURE = frozenset("""
+ls cat head tail wc stat du df realpath readlink basename dirname sha1sum sha224sum sha256sum
+sha384sum sha512sum md5sum b2sum cksum sum od hexdump strings nl cmp comm join paste column rev
+tac fold expand unexpand cut tr fmt echo printf true false : pwd whoami id groups uname nproc
+sleep seq test [ which whereis type grep egrep fgrep zgrep diff diff3 jq yes printenv locale
+getconf tty logname arch zcat bzcat xzcat lsblk free uptime cd pushd popd set unset wait
+""".split())
+
+#: An absolute command path in these directories is judged as its basename.
+SYSTEM_DIRS = frozenset(("/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin",
+                         "/opt/homebrew/bin", "/opt/local/bin", "/usr/lib/git-core",
+                         "/usr/libexec/git-core"))
+
+#: Wrappers that run the command after their own options (name -> options taking a value).
+WRAPPERS = {
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "nice": frozenset(("-n", "--adjustment")),
+    "ionice": frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata")),
+    "time": frozenset(("-f", "--format", "-o", "--output")),
+    "timeout": frozenset(("-s", "--signal", "-k", "--kill-after")),
+    "stdbuf": frozenset(("-i", "-o", "-e", "--input", "--output", "--error")),
+    "setsid": frozenset(),
+    "unbuffer": frozenset(),
+    "caffeinate": frozenset(("-t", "-w")),
+    "env": frozenset(("-u", "--unset")),
+    "xargs": frozenset(("-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s",
+                        "--arg-file", "--delimiter", "--max-args", "--max-procs",
+                        "--max-lines", "--replace", "--eof", "--process-slot-var")),
+}
+
+SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh",
+                    "tcsh", "busybox", "posh"))
+INTERPRETERS = frozenset(("python", "python2", "python3", "pypy", "pypy3", "node", "nodejs",
+                          "deno", "bun", "perl", "ruby", "php", "lua", "luajit", "tclsh",
+                          "wish", "rscript", "r", "julia", "osascript", "powershell", "pwsh",
+                          "expect", "guile", "racket", "sbcl", "ghci", "runghc", "scala",
+                          "groovy", "jshell", "irb", "erl", "elixir", "iex", "swift"))
+
+#: Programs that run a command given in their arguments but are never read-only themselves
+#: (other privileges, lifetime or process image): name -> (options taking a value, whether
+#: the arguments are joined into shell code, as eval and watch do). The command they run is
+#: analysed as well, so what it writes, commits or pushes is seen.
+RUNNERS = {
+    "exec": (frozenset(("-a",)), False),
+    "nohup": (frozenset(), False),
+    "sudo": (frozenset(("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R",
+                        "--user", "--group", "--host", "--prompt", "--close-from", "--chdir",
+                        "--role", "--type", "--other-user", "--command-timeout", "--chroot")),
+             False),
+    "doas": (frozenset(("-u", "-C")), False),
+    "chronic": (frozenset(), False),
+    "eval": (frozenset(), True),
+    "watch": (frozenset(("-n", "--interval", "-d", "-q", "--equexit", "--differences")), True),
+}
+
+#: Programs that start another agent session (which would carry no registered role).
+AGENT_PROGRAMS = frozenset(("claude", "claude-code"))
+_AGENT_INFO = (["--version"], ["-v"], ["--help"], ["-h"])
+
+#: Commands that run code given to them, or change how later commands run.
+CODE_BUILTINS = frozenset(("source", ".", "eval", "exec", "trap", "alias", "unalias",
+                           "enable", "export", "declare", "typeset", "local", "readonly",
+                           "shopt", "hash", "coproc", "fc", "history", "bind", "complete",
+                           "function"))
+
+#: Git subcommands that create commits on a branch (or rewrite them) ...
+GIT_COMMIT_LIKE = frozenset(("commit", "commit-tree", "merge", "pull", "rebase", "cherry-pick",
+                             "revert", "am", "update-ref", "filter-branch", "filter-repo",
+                             "replace", "fast-import", "replay", "quiltimport"))
+#: ... or publish them.
+GIT_PUSH_LIKE = frozenset(("push", "send-pack", "http-push", "svn", "p4", "send-email"))
+
+_OUTPUT_OPS = frozenset((">", ">>", ">|", "&>", "&>>", "<>", ">&"))
+_HARMLESS_TARGETS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"))
+_MAX_DEPTH = 4
+#: Longer commands are not parsed: bashlex needs seconds and hundreds of MB per MB of text
+#: (a hook that times out gives no decision). The core asks for them anyway (GW003).
+MAX_COMMAND = 65536
+_MAX_CWDS = 16
+
+
+class Write:
+    """One write the analyzer can name."""
+
+    __slots__ = ("target", "via", "tree", "paths")
+
+    def __init__(self, target, via, tree, paths):
+        self.target = target  # the target as written
+        self.via = via  # what writes it: "redirection >", "rm", "sed -i", ...
+        self.tree = tree  # a whole tree may be removed or changed (rm -r, mv, find -delete)
+        self.paths = paths  # absolute candidates (lexical and physical); () when unknown
+
+    def __repr__(self) -> str:
+        return f"Write({self.target!r} via {self.via}{', tree' if self.tree else ''})"
+
+
+class Effects:
+    """What a command may change. See the module docstring."""
+
+    __slots__ = ("command", "writes", "unknown", "git", "commit_push", "commit_push_maybe",
+                 "gateway_ops", "surface_ops", "agents", "script", "unresolved", "worktree")
+
+    def __init__(self, command=""):
+        self.command = command
+        self.writes = []
+        self.unknown = []
+        self.git = []
+        self.commit_push = []
+        self.commit_push_maybe = []
+        self.gateway_ops = []
+        self.surface_ops = []
+        self.agents = []  # commands that start another agent session (claude -p ...)
+        #: known writers whose targets cannot be named (a computed argument or redirection
+        #: target, arguments added at run time by xargs, sed -i without files); each also
+        #: has an `unknown` entry
+        self.unresolved = []
+        #: git subcommands that rewrite working-tree files they do not name (checkout of a
+        #: branch, reset --hard, stash, apply...); each also has a `git` entry
+        self.worktree = []
+        self.script = None  # the top-level parse (gateway.shell.parse.Script) or None
+
+    @property
+    def readonly(self) -> bool:
+        return not (self.writes or self.unknown or self.git or self.gateway_ops
+                    or self.surface_ops or self.commit_push or self.commit_push_maybe)
+
+    def reasons(self, include_gateway=True) -> list:
+        """Why the command is not read-only, most concrete first."""
+        out = [f"{w.via} writes {w.target!r}" for w in self.writes]
+        out += [f"{g} changes the repository" for g in self.git]
+        out += self.commit_push_maybe + self.surface_ops
+        if include_gateway:
+            out += [f"gateway {op} changes the breezing state" for op in self.gateway_ops]
+        out += self.unknown
+        return list(dict.fromkeys(out))
+
+    def writes_anything(self, include_gateway=True) -> bool:
+        return bool(self.reasons(include_gateway))
+
+    def merge(self, other):
+        for name in ("writes", "unknown", "git", "commit_push", "commit_push_maybe",
+                     "gateway_ops", "surface_ops", "agents", "unresolved", "worktree"):
+            getattr(self, name).extend(getattr(other, name))
+
+    def as_dict(self) -> dict:
+        return {"readonly": self.readonly,
+                "writes": [{"target": w.target, "via": w.via, "tree": w.tree,
+                            "paths": list(w.paths)} for w in self.writes],
+                "unknown": list(self.unknown), "git": list(self.git),
+                "commit_push": list(self.commit_push),
+                "commit_push_maybe": list(self.commit_push_maybe),
+                "gateway_ops": list(self.gateway_ops), "surface_ops": list(self.surface_ops),
+                "agents": list(self.agents), "unresolved": list(self.unresolved),
+                "worktree": list(self.worktree)}
+
+    def __repr__(self) -> str:
+        return f"Effects(readonly={self.readonly}, {self.reasons()[:3]})"
+
+
+class _Env:
+    """Where a command runs and how it was reached."""
+
+    __slots__ = ("cwds", "depth", "extra", "home")
+
+    def __init__(self, cwds, depth=0, extra=False, home="/"):
+        self.cwds = cwds  # tuple of absolute directories, or None when unknown
+        self.depth = depth
+        self.extra = extra  # more arguments arrive at run time (xargs, find -exec)
+        self.home = home
+
+    def derive(self, cwds=False, extra=None):
+        return _Env(self.cwds if cwds is False else cwds, self.depth,
+                    self.extra if extra is None else extra, self.home)
+
+
+_UNSET = object()
+
+
+def analyze(command, cwd, home=None, _depth=0, _cwds=_UNSET) -> Effects:
+    """The effects of running `command` (a Bash command string) in directory `cwd` (None:
+    unknown, so relative write targets have no known location)."""
+    eff = Effects(command if isinstance(command, str) else "")
+    if not isinstance(command, str):
+        eff.unknown.append("the command is not text")
+        return eff
+    home = home or posixpath.normpath(os.path.expanduser("~"))
+    try:
+        _analyze(eff, command, cwd, home, _depth, _cwds)
+    except RecursionError:
+        eff.unknown.append("the command nests too deeply to analyse")
+        eff.commit_push_maybe.append("the command nests too deeply to analyse, so it may "
+                                     "commit or push")
+    except Exception as exc:  # fail closed: an analyzer bug never makes a command read-only
+        eff.unknown.append(f"analysis failed ({type(exc).__name__}: {exc})")
+        eff.commit_push_maybe.append("the command could not be analysed, so it may commit or "
+                                     "push")
+    return eff
+
+
+def _analyze(eff, command, cwd, home, depth, cwds):
+    from gateway.shell.parse import ShellParseError, parse
+
+    if "\x00" in command:
+        eff.unknown.append("the command contains a NUL character")
+        return
+    if len(command) > MAX_COMMAND:
+        eff.unknown.append(f"the command is {len(command)} characters long, too long to "
+                           f"analyse (limit {MAX_COMMAND})")
+        eff.commit_push_maybe.append("the command is too long to analyse, so it may commit or "
+                                     "push")
+        return
+    script = _validators_parse(command)
+    if script is None:
+        try:
+            script = parse(command)
+        except ShellParseError as exc:
+            script = exc
+    if isinstance(script, ShellParseError):
+        eff.unknown.append(f"the command cannot be parsed ({script})")
+        if _mentions_commit_push(command):
+            eff.commit_push_maybe.append("the command cannot be parsed and mentions git and a "
+                                         "subcommand that commits or pushes")
+        return
+    if depth == 0:
+        eff.script = script
+    if script.functions:
+        eff.unknown.append("the command defines a shell function")
+    commands = sorted(script.all_commands, key=lambda c: c.start)
+    if cwds is _UNSET:
+        cwds = (posixpath.normpath(cwd),) if cwd else None
+    chain = _and_chain_cwds(script, cwds, home)
+    if chain is not None:
+        for cmd, where in chain:
+            _command(eff, cmd, _Env(where, depth, False, home))
+        return
+    env = _Env(_follow_cd(commands, cwds, home), depth, False, home)
+    for cmd in commands:
+        _command(eff, cmd, env)
+
+
+def _validators_parse(command):
+    """The validator's parse of exactly this text (a Script, or the ShellParseError it
+    raised) when it made one, else None. The PreToolUse hook runs the validator on the
+    command before analysing it, and phase 2 keeps its parses by text: a Script is a pure
+    function of its text and nobody mutates it, so parsing the same text again would give
+    the same answer (~0.2 ms per call). The validator is not imported for this."""
+    import sys
+
+    phase2 = sys.modules.get("gateway.validator.phase2_syntax")
+    memo = getattr(phase2, "_MEMO", None)
+    return memo.get(command) if isinstance(memo, dict) else None
+
+
+_DIR_BUILTINS = ("cd", "pushd", "popd")
+
+
+def _dir_change(cmd):
+    """The words from cd/pushd/popd on when `cmd` runs one (also behind `builtin` or
+    `command`), else None. A non-literal command name is None too: it is judged elsewhere."""
+    words = cmd.words
+    i = 0
+    while i < len(words) and words[i].literal and words[i].value in ("builtin", "command"):
+        i += 1
+    if i < len(words) and words[i].literal and words[i].value in _DIR_BUILTINS:
+        return words[i:]
+    return None
+
+
+#: Variables that decide where a later cd lands.
+_CD_VARS = frozenset(("CDPATH", "HOME", "OLDPWD"))
+#: Builtins that run code in the current shell (which may cd) or make it expand aliases.
+_MOVES_UNSEEN = frozenset(("eval", "source", ".", "trap", "enable", "fc", "alias", "coproc",
+                           "function"))
+
+
+def _unsettles_cd(cmd):
+    """True when `cmd` may move the shell or change where a later cd lands in a way not
+    followed here: code run in the current shell (eval, source, a trap), a computed command
+    name, or a change to CDPATH/HOME/OLDPWD (assignment, export/declare/read/printf -v, a
+    nameref) or to cdable_vars/expand_aliases. What runs after it is in an unknown directory."""
+    for a in cmd.assignments:
+        if a.raw.split("=", 1)[0].rstrip("+") in _CD_VARS:
+            return True
+    words = cmd.words
+    if not words:
+        return False
+    if not words[0].literal:
+        return True
+    if words[0].value in _MOVES_UNSEEN:
+        return True
+    for w in words[1:]:
+        if not w.literal:
+            continue  # a computed argument cannot name a variable to set: read "$v" can
+        name = w.value.split("=", 1)[0].rstrip("+")
+        if name in _CD_VARS or name in ("cdable_vars", "expand_aliases"):
+            return True
+    if words[0].value in ("declare", "typeset", "local", "readonly", "export", "read",
+                          "printf", "mapfile", "readarray", "shopt", "getopts", "unset"):
+        return any(not w.literal for w in words[1:])
+    return False
+
+
+def _cd_targets(cmd, words, dirs, home, moved):
+    """Where the cd/pushd/popd `words` (of `cmd`) may land from any of `dirs`: [] when it
+    stays among the directories this script has been in, or fails; None when unknown.
+    `moved`: an earlier cd of this script ran, so $OLDPWD and the directory stack hold only
+    directories of this script (before that, $OLDPWD is wherever the shell was)."""
+    if cmd.assignments:
+        return None  # CDPATH=... cd x, HOME=... cd
+    name = words[0].value
+    args = [w for w in words[1:] if not (w.literal and w.value in ("-P", "-L", "-e", "-@",
+                                                                  "--", "-n"))]
+    if name == "popd":
+        return []  # back to a directory pushed by this script (the stack starts with $PWD)
+    if not args:
+        return [home] if name == "cd" else []
+    if not args[0].literal:
+        return None
+    value = args[0].value
+    if value == "-":
+        return [] if moved else None
+    if name == "pushd" and value[:1] in "+-" and value[1:].isdigit():
+        return []  # rotates the directory stack, which holds only this script's directories
+    if value.startswith("-"):
+        return []  # an unknown option: the cd fails
+    if os.environ.get("CDPATH") and not value.startswith(("/", "./", "../")) \
+            and value not in (".", ".."):
+        return None  # searched in $CDPATH (inherited by the agent's shell) first
+    # bash's cd is logical by default and physical with -P (or when the logical path does
+    # not exist): both are possible
+    return [t for d in dirs for t in (lexical(value, d), physical(value, d))]
+
+
+def _and_chain_cwds(script, cwds, home):
+    """[(command, directories it may run in)] for a script that is a plain `&&` chain
+    (`cd src/auth && make && echo x > y`): no subshell, group, substitution, function,
+    background job or other operator, and at most plain cd/pushd moves (no `cd -`, popd or
+    stack rotation, which need the history). There a command after `cd X &&` runs only when
+    the cd succeeded, so in X -- not also where the script started, as the union of
+    _follow_cd must assume. None when the script is not such a chain."""
+    if cwds is None or script.constructs or script.functions:
+        return None
+    items = script.items
+    if any(op not in ("&&", None) for _, op in items) or items[-1][1] is not None:
+        return None
+    dirs = tuple(cwds)
+    out = []
+    for pipeline, _ in items:
+        cmds = pipeline.commands
+        if any(c is None for c in cmds) or pipeline.negated:
+            return None  # `! cd x && ...` goes on exactly when the cd failed
+        for c in cmds:
+            out.append((c, dirs))
+            if dirs is not None and _unsettles_cd(c):
+                dirs = None  # every later command runs in an unknown directory
+        if dirs is None:
+            continue
+        if len(cmds) != 1:
+            if any(_dir_change(c) is not None for c in cmds):
+                return None  # the last part may run in this shell (lastpipe): use the union
+            continue
+        words = _dir_change(cmds[0])
+        if words is None:
+            continue
+        targets = _cd_targets(cmds[0], words, dirs, home, False)
+        if not targets:
+            return None  # unknown, or a move back that needs the history: use the union
+        dirs = tuple(dict.fromkeys(targets))
+        if len(dirs) > _MAX_CWDS:
+            return None
+    return out
+
+
+def _follow_cd(commands, cwds, home):
+    """Every directory a command of this script may run in. A cd can fail, and subshells,
+    groups and functions make the order uncertain, so the union is used: each cd (in source
+    order) adds its target relative to every directory known before it. None = unknown."""
+    if cwds is None:
+        return None
+    dirs = list(cwds)
+    moved = False
+    for cmd in commands:
+        if _unsettles_cd(cmd):
+            return None
+        words = _dir_change(cmd)
+        if words is None:
+            continue
+        targets = _cd_targets(cmd, words, dirs, home, moved)
+        if targets is None:
+            return None
+        moved = True
+        for t in targets:
+            if t not in dirs:
+                dirs.append(t)
+        if len(dirs) > _MAX_CWDS:
+            return None
+    return tuple(dirs)
+
+
+# --- one simple command -----------------------------------------------------------------------
+
+def _command(eff, cmd, env):
+    for r in cmd.redirects:
+        _redirect(eff, r, env)
+    if cmd.assignments:
+        eff.unknown.append(f"the assignment {cmd.assignments[0].raw!r} changes the environment "
+                           "of what runs")
+    if not cmd.words:
+        return
+    _argv(eff, list(cmd.words), env)
+
+
+def _redirect(eff, r, env):
+    if r.target is None or r.op not in _OUTPUT_OPS:
+        return
+    target = r.target
+    if r.op == ">&" and target.literal and (target.value.isdigit() or target.value == "-"):
+        return
+    if not target.literal:
+        value = _home_value(target, env.home)
+        expanded = _expand_words([target], env) if value is None else None
+        if expanded:
+            for v in expanded:
+                if v not in _HARMLESS_TARGETS:
+                    _write(eff, v, f"redirection {r.op}", env)
+            return
+        if value is None:
+            why = f"output redirection {r.op} to a computed target {target.raw!r}"
+            eff.unknown.append(why)
+            eff.unresolved.append(why)
+            return
+        return _write(eff, value, f"redirection {r.op}", env)
+    if target.value in _HARMLESS_TARGETS or target.value.startswith("/dev/fd/"):
+        return
+    _write(eff, target.value, f"redirection {r.op}", env)
+
+
+def _write(eff, target, via, env, tree=False, into=()):
+    """Record a write of `target`; `into`: basenames that land inside it when it is a
+    directory (cp/mv/ln/install into a directory)."""
+    if env.cwds is None and not target.startswith("/"):
+        eff.writes.append(Write(target, via, tree, ()))
+        eff.unknown.append(f"{via} writes {target!r} in a directory that cannot be known")
+        return
+    paths = []
+    for d in (env.cwds or ("/",)):
+        # the lexical form, and where the kernel lands (a symlink before a `..` makes them
+        # differ: h/../settings.json with h -> .claude/hooks is .claude/settings.json)
+        for p in dict.fromkeys((lexical(target, d), physical(target, d))):
+            if into and (target.endswith("/") or os.path.isdir(p)):
+                paths.extend(posixpath.join(p, b) for b in into)
+            else:
+                paths.append(p)
+    eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths))))
+
+
+_MAX_EXPANSIONS = 256
+
+
+def _brace(text):
+    """Bash brace expansion of `text` ({a,b}, nested; {x..y} is not expanded), or None."""
+    depth = 0
+    start = -1
+    for i, c in enumerate(text):
+        if c == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                body = text[start + 1:i]
+                parts, d, cur = [], 0, ""
+                for ch in body:
+                    if ch == "," and d == 0:
+                        parts.append(cur)
+                        cur = ""
+                        continue
+                    d += ch == "{"
+                    d -= ch == "}"
+                    cur += ch
+                parts.append(cur)
+                if len(parts) < 2:
+                    if ".." in body:
+                        return None
+                    continue  # {x} stays as it is
+                out = []
+                for part in parts:
+                    for rest in (_brace(text[:start] + part + text[i + 1:]) or [None]):
+                        if rest is None:
+                            return None
+                        out.append(rest)
+                        if len(out) > _MAX_EXPANSIONS:
+                            return None
+                return out
+    return [text]
+
+
+#: How many directory entries the expansion of one command's globs may look at: `/*/*/*/*`
+#: walks the whole file system (/proc included), seconds to hours in a hook.
+_MAX_GLOB_ENTRIES = 50000
+
+
+def _glob(pattern, budget):
+    """glob.glob(pattern, include_hidden=True) for an absolute `pattern`, or None once more
+    than budget[0] directory entries would be looked at (the budget is shared and spent)."""
+    import fnmatch
+    import glob as globmod
+
+    dirname, basename = posixpath.split(pattern)
+    if not globmod.has_magic(pattern):
+        if basename:
+            return [pattern] if os.path.lexists(pattern) else []
+        return [pattern] if os.path.isdir(dirname) else []
+    if dirname != pattern and globmod.has_magic(dirname):
+        dirs = _glob(dirname, budget)
+        if dirs is None:
+            return None
+    else:
+        dirs = [dirname]
+    out = []
+    for d in dirs:
+        if not basename:  # a trailing slash: directories only
+            if os.path.isdir(d):
+                out.append(posixpath.join(d, ""))
+            continue
+        if not globmod.has_magic(basename):
+            if os.path.lexists(posixpath.join(d, basename)):
+                out.append(posixpath.join(d, basename))
+            continue
+        names = []
+        try:
+            with os.scandir(d) as entries:
+                for entry in entries:
+                    budget[0] -= 1
+                    if budget[0] < 0:
+                        return None
+                    names.append(entry.name)
+        except OSError:
+            continue
+        out.extend(posixpath.join(d, n) for n in fnmatch.filter(names, basename))
+    return out
+
+
+def _expand_words(words, env):
+    """The words bash passes after brace and pathname expansion (matched on the file system
+    now, hidden names too), when every computed word is only a glob or a brace; else None
+    (also when matching would look at more than _MAX_GLOB_ENTRIES directory entries)."""
+    out = []
+    budget = [_MAX_GLOB_ENTRIES]
+    computed = False
+    for w in words:
+        if w.literal:
+            out.append(w.value)
+            continue
+        kinds = {k for k, _ in (getattr(w, "issues", None) or ())}
+        if not kinds or not kinds <= {"glob", "brace"} or env.cwds is None:
+            return None
+        computed = True
+        texts = _brace(w.value) if "brace" in kinds else [w.value]
+        if texts is None:
+            return None
+        for t in texts:
+            if not any(c in t for c in "*?["):
+                out.append(t)
+                continue
+            matches = []
+            for d in env.cwds:
+                pattern = t if t.startswith("/") else posixpath.join(d, t)
+                try:
+                    found = _glob(pattern, budget)
+                except (OSError, ValueError):
+                    return None
+                if found is None:
+                    return None
+                found.sort()
+                for f in found:
+                    rel = f if t.startswith("/") else posixpath.relpath(f, d)
+                    if rel not in matches:
+                        matches.append(rel)
+            out.extend(matches or [t])  # no match: bash passes the pattern itself
+            if len(out) > _MAX_EXPANSIONS:
+                return None
+    return out if computed else None
+
+
+def _literal(eff, words, what) -> bool:
+    bad = [w for w in words if not w.literal]
+    if bad:
+        eff.unknown.append(f"{what} has a computed argument {bad[0].raw!r}")
+        return False
+    return True
+
+
+def _home_value(word, home):
+    """The value of a word whose only expansion is a leading `~` or `$HOME`/`${HOME}` (the
+    home directory: `~/.claude/settings.json`, "$HOME/.claude"), else None."""
+    issues = getattr(word, "issues", None)
+    if not issues or not home.startswith("/") \
+            or any(c in home for c in " \t\n*?[]{}~$`\"'\\"):
+        return None
+    kinds = [k for k, _ in issues]
+    value = word.value
+    raw = word.raw
+    if kinds == ["tilde"]:
+        if raw[:1] == "~" and (value == "~" or value.startswith("~/")):
+            return home + value[1:]
+        return None
+    # ${HOME} unquoted also reports its brace
+    if value.count("$") != 1 or not (kinds == ["param"] or (
+            kinds == ["param", "brace"] and value.count("{") == 1)):
+        return None
+    for form in ("${HOME}", "$HOME"):
+        rest = value[len(form):]
+        if value.startswith(form) and raw.lstrip('"').startswith(form) \
+                and not (rest[:1].isalnum() or rest[:1] == "_"):
+            return home + rest
+    return None
+
+
+_COMMIT_PUSH_WORDS = None
+
+
+def _mentions_commit_push(text) -> bool:
+    """Text that names git and a subcommand that commits or pushes (code the analyzer cannot
+    see into: an unparseable command, an interpreter's inline code)."""
+    import re
+
+    global _COMMIT_PUSH_WORDS
+    if _COMMIT_PUSH_WORDS is None:
+        _COMMIT_PUSH_WORDS = GIT_COMMIT_LIKE | GIT_PUSH_LIKE
+    if not isinstance(text, str) or "git" not in text.lower():
+        return False
+    words = set(re.findall(r"[a-z][a-z0-9_-]*", text.lower()))
+    if "git" in words:
+        return bool(words & _COMMIT_PUSH_WORDS)
+    return any(w.startswith("git-") and w[4:] in _COMMIT_PUSH_WORDS for w in words)
+
+
+def gateway_paths():
+    """Absolute paths of the running gateway's own command (trusted as `gateway`)."""
+    import sys
+
+    out = {posixpath.join(posixpath.dirname(sys.executable), "gateway")}
+    if sys.argv and posixpath.basename(sys.argv[0]) == "gateway" and sys.argv[0].startswith("/"):
+        out.add(posixpath.normpath(sys.argv[0]))
+    return out
+
+
+def trusted_program(word) -> bool:
+    """A command word that names a system program (or the gateway itself), not a file an
+    agent could have written: a bare name, or an absolute path in a system directory."""
+    if "/" not in word:
+        return True
+    norm = posixpath.normpath(word)
+    return posixpath.dirname(norm) in SYSTEM_DIRS or norm in gateway_paths()
+
+
+def _argv(eff, words, env):
+    if env.depth > _MAX_DEPTH:
+        eff.unknown.append("commands nested too deeply")
+        eff.commit_push_maybe.append("commands nested too deeply to see whether they commit "
+                                     "or push")
+        return
+    first = words[0]
+    if not first.literal:
+        eff.unknown.append(f"the command name {first.raw!r} is computed")
+        for w in words[1:]:  # `$GIT commit`, `$(echo git) push`
+            if w.literal and w.value.lower() in GIT_COMMIT_LIKE | GIT_PUSH_LIKE:
+                eff.commit_push_maybe.append(f"the computed command {first.raw!r} with "
+                                             f"{w.value!r} may be git {w.value.lower()}")
+                break
+        return
+    word = first.value
+    name = posixpath.basename(word) if "/" in word else word
+    lname = name.lower()
+    if (lname in AGENT_PROGRAMS and [w.value for w in words[1:]] not in _AGENT_INFO) or any(
+            w.literal and "@anthropic-ai/claude-code" in w.value for w in words[1:]):
+        # a new session: no agent_id, its own session_id, so no registered role
+        eff.agents.append(f"{name} starts another agent session")
+    if lname == "git" or (lname.startswith("git-") and len(lname) > 4):
+        # git-commit (a git program run directly) is `git commit`; a git elsewhere than the
+        # system directories is judged as git too (for commit/push) and is never read-only
+        from gateway.guards.effects.git import _git
+
+        if not trusted_program(word):
+            eff.unknown.append(f"{word!r} is not the system git")
+        if lname == "git":
+            return _git(eff, words, env)
+        return _git(eff, [first, _W(name[4:])] + words[1:], env)
+    if lname == "gateway":
+        from gateway.guards.effects.programs import _gateway
+
+        return _gateway(eff, words, env, trusted_program(word))
+    if not trusted_program(word):
+        eff.unknown.append(f"{word!r} runs a program that is not a system command (its "
+                           "effects are not visible)")
+        return
+    argv = [lname] + [w.value for w in words[1:]]
+    if lname in RUNNERS:
+        from gateway.guards.effects.wrappers import _runner
+
+        return _runner(eff, lname, words, env)
+    if lname in WRAPPERS:
+        from gateway.guards.effects.wrappers import _wrapper
+
+        return _wrapper(eff, lname, words, env)
+    if lname in PURE:
+        return
+    if lname in CODE_BUILTINS:
+        eff.unknown.append(f"{lname} runs code or changes how later commands run")
+        return
+    from gateway.guards.effects.programs import _CHECKS, _EXTRA_OK, _WRITERS
+
+    check = _CHECKS.get(lname)
+    if check is not None:
+        expanded = _expand_words(words[1:], env)
+        if expanded is not None:  # globs and braces: the words bash will pass
+            words = [first] + [_W(v) for v in expanded]
+            argv = [lname] + expanded
+        if env.extra and lname not in _EXTRA_OK:
+            eff.unknown.append(f"{lname} gets more arguments at run time (xargs, find -exec)")
+        if not _literal(eff, words[1:], lname):
+            # a writer (or a command that writes with these options) whose targets may be
+            # any of the computed words (an unquoted one may even be several)
+            trial = Effects()
+            check(trial, [lname] + [w.value if w.literal else _COMPUTED for w in words[1:]],
+                  env)
+            if lname in _WRITERS or trial.writes or trial.unresolved:
+                bad = next(w for w in words[1:] if not w.literal)
+                eff.unresolved.append(f"{lname} has a computed argument {bad.raw!r}, so what "
+                                      "it writes is not known")
+            if lname in _WRITERS:  # still record the targets that are known
+                known = [w.value if w.literal else _home_value(w, env.home) for w in words[1:]]
+                check(eff, [lname] + [v for v in known if v is not None], env)
+            return
+        if env.extra == "xargs":
+            trial = Effects()
+            check(trial, argv, env)
+            eff.merge(trial)
+            if lname in _WRITERS or trial.writes or trial.unresolved:
+                eff.unresolved.append(f"xargs gives {lname} more arguments at run time, so "
+                                      "what it writes is not known")
+            return
+        return check(eff, argv, env)
+    if lname in SHELLS:
+        from gateway.guards.effects.wrappers import _shell
+
+        return _shell(eff, lname, words, env)
+    if lname in INTERPRETERS or lname.startswith(("python", "pypy", "ruby", "perl", "php",
+                                                  "node", "lua")):
+        from gateway.guards.effects.wrappers import _interpreter
+
+        return _interpreter(eff, lname, words, env)
+    eff.unknown.append(f"{name} is not known to be read-only")
+
+
+#: Stands for a computed word when a command is tried with its literal words only.
+_COMPUTED = "\ufffdcomputed\ufffd"
+
+
+class _W:
+    """A literal word made up by the analyzer (git-commit -> git commit)."""
+
+    __slots__ = ("value", "raw")
+    literal = True
+
+    def __init__(self, value):
+        self.value = value
+        self.raw = value
+
+
+# --- options (shared by the handlers) ---------------------------------------------------------
+
+def _split(argv, value_flags=frozenset()):
+    """(options [(name, value)], positionals) in getopt style; `--` ends options."""
+    from gateway.validator import argv as argvmod
+
+    args = argvmod.parse(argv, frozenset(value_flags))
+    return [(o.name, o.value) for o in args.options], list(args.positionals)
+
+
+def _has(opts, *names):
+    return any(o == n or (n.startswith("--") and _long(o, n)) for o, _ in opts for n in names)
+
+
+def _values(opts, *names):
+    return [v for o, v in opts for n in names
+            if v is not None and (o == n or (n.startswith("--") and _long(o, n)))]
+
+
+def _long(opt, name):
+    o = opt.split("=", 1)[0]
+    return o == name or (len(o) >= 4 and o.startswith("--") and name.startswith(o))

@@ -1,0 +1,354 @@
+"""Programs whose effect depends on their arguments: the writers (rm, cp, mv, ln, install, dd,
+tee, touch, mkdir, chmod...), the in-place editors (sed -i, awk -i inplace, sort -o), find's
+-delete/-fprint/-exec, and readers with options that write or run programs (xxd, tree, date,
+hostname, file, rg); `_CHECKS` maps a program name to its handler. Also `gateway` itself (its
+own state changes and settings rewrites)."""
+
+import posixpath
+
+from gateway.guards.effects._core import (
+    _W,
+    Effects,
+    _argv,
+    _has,
+    _literal,
+    _long,
+    _split,
+    _values,
+    _write,
+)
+
+# --- the gateway itself -----------------------------------------------------------------------
+
+def _gateway(eff, words, env, trusted=True):
+    if not _literal(eff, words[1:], "gateway"):
+        eff.gateway_ops.append("(computed arguments)")
+        return
+    argv = [w.value for w in words[1:]]
+    before = (len(eff.gateway_ops), len(eff.surface_ops), len(eff.unknown))
+    _gateway_verb(eff, argv)
+    if not trusted and (len(eff.gateway_ops), len(eff.surface_ops), len(eff.unknown)) == before:
+        eff.unknown.append(f"{words[0].value!r} is not the installed gateway")
+
+
+def _gateway_verb(eff, argv):
+    if not argv or argv[0] in ("-h", "--help", "-V", "--version"):
+        return
+    verb = argv[0]
+    rest = argv[1:]
+    if verb in ("check", "explain"):
+        return
+    if verb == "rules" and (not rest or rest[0] in ("show", "validate", "-h", "--help")):
+        return
+    if verb == "state":
+        if not rest or rest[0] in ("show", "validate", "-h", "--help"):
+            return
+        if rest[0] == "clean":
+            eff.gateway_ops.append("state clean" + (" --all" if "--all" in rest else ""))
+            return
+    if verb == "breezing" and rest[:1] == ["phase"]:
+        phase = [a for a in rest[1:] if not a.startswith("-")]
+        if not phase or any(a in ("-h", "--help") for a in rest):
+            return
+        eff.gateway_ops.append("breezing phase " + phase[0])
+        return
+    if verb == "hook":
+        eff.gateway_ops.append("hook " + " ".join(rest[:1]))
+        return
+    if verb in ("install", "uninstall"):
+        eff.surface_ops.append(f"gateway {verb} rewrites the Claude Code settings (hooks)")
+        return
+    eff.unknown.append(f"gateway {verb} is not known to be read-only")
+
+
+# --- commands whose effect depends on their arguments -----------------------------------------
+
+def _targets(eff, name, argv, env, value_flags=(), recursive=("-r", "-R", "--recursive")):
+    opts, pos = _split(argv[1:], value_flags)
+    tree = _has(opts, *recursive) if recursive else False
+    for p in pos:
+        _write(eff, p, name, env, tree=tree)
+    if not pos:
+        eff.unknown.append(f"{name} without a target")
+
+
+def _rm(eff, argv, env):
+    _targets(eff, argv[0], argv, env)
+
+
+def _plain(value_flags=(), recursive=("-R", "--recursive")):
+    def check(eff, argv, env):
+        _targets(eff, argv[0].lower(), argv, env, value_flags, recursive)
+    return check
+
+
+def _copylike(eff, argv, env):
+    name = argv[0].lower()
+    vf = {"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner",
+          "-g", "--group"} if name == "install" else {"-t", "--target-directory", "-S",
+                                                      "--suffix"}
+    opts, pos = _split(argv[1:], vf)
+    target_dirs = _values(opts, "-t", "--target-directory")
+    recursive = _has(opts, "-r", "-R", "--recursive", "-a", "--archive") or name == "mv"
+    if name == "install" and _has(opts, "-d", "--directory"):
+        for p in pos:
+            _write(eff, p, "install -d", env)
+        return
+    if target_dirs:
+        dest, sources = target_dirs[-1], pos
+        into = tuple(posixpath.basename(s.rstrip("/")) or s for s in sources)
+        _write(eff, dest.rstrip("/") + "/", name, env, tree=recursive, into=into)
+    elif len(pos) >= 2 or (name == "ln" and pos):
+        if name == "ln" and len(pos) == 1:
+            dest, sources = ".", pos
+        else:
+            dest, sources = pos[-1], pos[:-1]
+        into = tuple(posixpath.basename(s.rstrip("/")) or s for s in sources)
+        if _has(opts, "-T", "--no-target-directory"):
+            _write(eff, dest, name, env, tree=recursive)
+        else:
+            _write(eff, dest, name, env, tree=recursive, into=into)
+    else:
+        eff.unknown.append(f"{name} without a destination")
+        sources = []
+    if name == "mv":
+        for s in sources:
+            _write(eff, s, "mv (source)", env, tree=True)
+
+
+def _dd(eff, argv, env):
+    for a in argv[1:]:
+        if a.startswith("of="):
+            _write(eff, a[3:], "dd of=", env)
+
+
+def _tee(eff, argv, env):
+    opts, pos = _split(argv[1:], {"--output-error"})
+    for p in pos:
+        if p != "-":
+            _write(eff, p, "tee", env)
+
+
+def _sed(eff, argv, env):
+    from gateway.validator.checks.programs import sed_program_problem
+
+    opts, pos = _split(argv[1:], {"-e", "--expression", "-f", "--file", "-l",
+                                  "--line-length"})
+    safe = {"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s", "--separate",
+            "-z", "--null-data", "-u", "--unbuffered", "--posix", "--debug", "--sandbox",
+            "-l", "--line-length", "-e", "--expression", "-b", "--binary",
+            "--follow-symlinks"}
+    inplace = False
+    programs = _values(opts, "-e", "--expression")
+    for o, _v in opts:
+        if o in ("-i", "-I") or _long(o, "--in-place"):
+            inplace = True
+        elif o in ("-f", "--file"):
+            eff.unknown.append("sed -f runs a program from a file that is not visible")
+        elif o not in safe and not (len(o) == 2 and o[1] in ".~_"):
+            # -i.bak is split into -i -. -b -a -k by the option parser
+            if not inplace:
+                eff.unknown.append(f"sed {o}: option not understood")
+    files = list(pos)
+    if not programs and files:
+        programs = [files.pop(0)]
+    for prog in programs:
+        why = sed_program_problem(prog)
+        if why:
+            eff.unknown.append(f"sed program {prog!r}: {why}")
+    if inplace:
+        for f in files:
+            _write(eff, f, "sed -i", env)
+        if not files:
+            eff.unknown.append("sed -i without files")
+            eff.unresolved.append("sed -i without files (they come from elsewhere)")
+
+
+def _awk(eff, argv, env):
+    from gateway.validator.checks.programs import awk_program_problem
+
+    opts, pos = _split(argv[1:], {"-F", "--field-separator", "-v", "--assign", "-f", "--file",
+                                  "-i", "--include", "-l", "--load", "-E", "--exec"})
+    inplace = False
+    for o, v in opts:
+        if o in ("-F", "--field-separator", "-v", "--assign"):
+            continue
+        if o in ("-i", "--include") and v in ("inplace", "inplace.awk"):
+            inplace = True
+            continue
+        eff.unknown.append(f"awk {o}: loads or runs a program that is not visible")
+        return
+    if not pos:
+        eff.unknown.append("awk without a program")
+        return
+    why = awk_program_problem(pos[0])
+    if why:
+        eff.unknown.append(f"awk program {pos[0]!r}: {why}")
+    if inplace:
+        files = [p for p in pos[1:] if "=" not in p]
+        for f in files:
+            _write(eff, f, "awk -i inplace", env)
+        if not files:
+            eff.unresolved.append("awk -i inplace without files (they come from elsewhere)")
+
+
+def _find(eff, argv, env):
+    words = argv[1:]
+    starts = []
+    i = 0
+    while i < len(words) and not words[i].startswith(("-", "(", "!")):
+        starts.append(words[i])
+        i += 1
+    starts = starts or ["."]
+    expr = words[i:]
+    k = 0
+    while k < len(expr):
+        w = expr[k]
+        if w in ("-delete",):
+            for s in starts:
+                _write(eff, s, "find -delete", env, tree=True)
+        elif w in ("-fprint", "-fprint0", "-fprintf", "-fls"):
+            if k + 1 < len(expr):
+                _write(eff, expr[k + 1], f"find {w}", env)
+            k += 1
+        elif w in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = k + 1
+            inner = []
+            while j < len(expr) and expr[j] not in (";", "+"):
+                inner.append(expr[j])
+                j += 1
+            if not inner:
+                eff.unknown.append(f"find {w} without a command")
+            else:
+                sub = Effects()
+                _argv(sub, [_W(a) for a in inner], env.derive(extra=True))
+                if not sub.readonly:
+                    eff.unknown.append(f"find {w} {inner[0]} runs a command that may write")
+                    if sub.writes:
+                        for s in starts:
+                            _write(eff, s, f"find {w} {inner[0]}", env, tree=True)
+                    sub.writes = [x for x in sub.writes if x.target != "{}"]
+                    eff.merge(sub)
+            k = j
+        k += 1
+
+
+def _sort(eff, argv, env):
+    opts, _pos = _split(argv[1:], {"-k", "--key", "-t", "--field-separator", "-S",
+                                   "--buffer-size", "-T", "--temporary-directory", "-o",
+                                   "--output", "--parallel", "--compress-program",
+                                   "--files0-from", "--batch-size", "--random-source"})
+    for out in _values(opts, "-o", "--output"):
+        _write(eff, out, "sort -o", env)
+    if _has(opts, "--compress-program"):
+        eff.unknown.append("sort --compress-program runs a program")
+
+
+def _second_positional(name, value_flags):
+    def check(eff, argv, env):
+        _opts, pos = _split(argv[1:], value_flags)
+        if len(pos) >= 2 and pos[1] != "-":
+            _write(eff, pos[1], name, env)
+    return check
+
+
+def _xxd(eff, argv, env):
+    # xxd's options are words before the first file (-ps is one option); the second file
+    # is written (`xxd in -x` writes a file named -x)
+    from gateway.validator.argv import xxd_parse
+
+    _names, pos, bad = xxd_parse(argv[1:])
+    if not bad and len(pos) >= 2 and pos[1] != "-":
+        _write(eff, pos[1], "xxd", env)
+
+
+def _tree(eff, argv, env):
+    opts, _pos = _split(argv[1:], {"-L", "-P", "-I", "-o", "--filelimit", "--charset", "-H",
+                                   "-T"})
+    for out in _values(opts, "-o"):
+        _write(eff, out, "tree -o", env)
+    if _has(opts, "-R"):
+        eff.unknown.append("tree -R writes HTML files")
+
+
+def _date(eff, argv, env):
+    opts, _pos = _split(argv[1:], {"-d", "--date", "-f", "--file", "-r", "--reference",
+                                   "-I", "--iso-8601"})
+    if _has(opts, "-s", "--set"):
+        eff.unknown.append("date -s sets the clock")
+
+
+def _hostname(eff, argv, env):
+    opts, pos = _split(argv[1:])
+    if pos or _has(opts, "-F", "--file", "-b", "--boot"):
+        eff.unknown.append("hostname with an argument sets the host name")
+
+
+def _file(eff, argv, env):
+    opts, _pos = _split(argv[1:], {"-m", "--magic-file", "-F", "--separator", "-P",
+                                   "--parameter", "-e", "--exclude"})
+    if _has(opts, "-C", "--compile"):
+        eff.unknown.append("file -C writes a compiled magic file")
+
+
+def _rg(eff, argv, env):
+    opts, _pos = _split(argv[1:], {"-e", "--regexp", "-f", "--file", "-g", "--glob",
+                                   "--iglob", "-t", "--type", "-T", "--type-not", "-A", "-B",
+                                   "-C", "-m", "--max-count", "-M", "--max-columns",
+                                   "--color", "--colors", "-j", "--threads", "--max-depth",
+                                   "-d", "--sort", "--sortr", "--type-add", "--ignore-file",
+                                   "--pre", "--pre-glob", "--hostname-bin", "-r",
+                                   "--replace", "--path-separator", "-E", "--encoding"})
+    for bad in ("--pre", "--hostname-bin"):
+        if _has(opts, bad):
+            eff.unknown.append(f"rg {bad} runs a program")
+
+
+_CHECKS = {
+    "rm": _rm,
+    "rmdir": _plain(recursive=()),
+    "unlink": _plain(recursive=()),
+    "shred": _plain(("-n", "--iterations", "-s", "--size", "--random-source"), ()),
+    "truncate": _plain(("-s", "--size", "-r", "--reference"), ()),
+    "touch": _plain(("-d", "--date", "-t", "-r", "--reference"), ()),
+    "mkdir": _plain(("-m", "--mode", "--context"), ()),
+    "mkfifo": _plain(("-m", "--mode", "--context"), ()),
+    "mknod": _plain(("-m", "--mode", "--context"), ()),
+    "chmod": _plain(("--reference",)),
+    "chown": _plain(("--reference", "--from")),
+    "chgrp": _plain(("--reference",)),
+    "chattr": _plain(("-v", "-p")),
+    "setfacl": _plain(("-m", "-M", "-x", "-X", "--modify", "--modify-file", "--remove",
+                       "--remove-file", "--set", "--set-file")),
+    "cp": _copylike,
+    "mv": _copylike,
+    "install": _copylike,
+    "ln": _copylike,
+    "dd": _dd,
+    "tee": _tee,
+    "sed": _sed,
+    "gsed": _sed,
+    "awk": _awk,
+    "gawk": _awk,
+    "mawk": _awk,
+    "nawk": _awk,
+    "find": _find,
+    "sort": _sort,
+    "uniq": _second_positional("uniq", {"-f", "-s", "-w", "--skip-fields", "--skip-chars",
+                                        "--check-chars"}),
+    "xxd": _xxd,
+    "tree": _tree,
+    "date": _date,
+    "hostname": _hostname,
+    "file": _file,
+    "rg": _rg,
+}
+
+#: The checkers above that only record targets (their arguments are written, not read).
+_WRITERS = frozenset(("rm", "rmdir", "unlink", "shred", "truncate", "touch", "mkdir", "mkfifo",
+                      "mknod", "chmod", "chown", "chgrp", "chattr", "setfacl", "cp", "mv",
+                      "install", "ln", "dd", "tee"))
+#: Programs that write the files they are given with an in-place option.
+_INPLACE = frozenset(("sed", "gsed", "awk", "gawk", "mawk", "nawk", "perl", "ruby", "sort"))
+#: Checkers whose verdict does not change when more arguments arrive at run time.
+_EXTRA_OK = frozenset()
