@@ -82,3 +82,37 @@ def _skip_double(text: str, i: int) -> int:
             return i + 1
         i += 1
     return n
+
+
+#: Words that open or continue a compound command, after which a command follows: in a
+#: fragment bashlex rejected (`case x in *) rm -rf / ;; esac`, `select ...; do rm -rf ~`)
+#: what follows them is parsed on its own.
+_LEADING_KEYWORDS = frozenset(("then", "do", "else", "elif", "if", "while", "until", "{", "!",
+                               "time", "coproc"))
+
+
+def after_keywords(fragment):
+    """`fragment` without its leading compound-command words: `then`, `do`, `{`, `time [-p]`,
+    `coproc`, `case WORD in`, a case pattern `PAT)`. What is left is what bash runs."""
+    text = fragment
+    for _ in range(16):
+        words = text.split(None, 3)
+        if not words:
+            return text
+        first = words[0]
+        if first in _LEADING_KEYWORDS:
+            text = text[len(first):].lstrip()
+            if first == "time":
+                for opt in ("-p", "--"):
+                    if text.startswith(opt) and text[2:3] in (" ", "\t"):
+                        text = text[2:].lstrip()
+            continue
+        if first == "case" and len(words) >= 3 and words[2] == "in":
+            text = words[3] if len(words) > 3 else ""
+            continue
+        if first.endswith(")") and first.count(")") == 1 and "$(" not in first \
+                and first != ")":
+            text = text[len(first):].lstrip()  # a case pattern: `*)`, `a|b)`, `(a)`
+            continue
+        return text
+    return text

@@ -88,3 +88,49 @@ def extract(text: str):
             start = text.find(_OPEN, start + 1)
     out.append(text[pos:])
     return "".join(out), placeholders
+
+
+def _match_paren(text, k):
+    """Index of the `)` closing a `$(` whose contents start at text[k] (len(text) if none)."""
+    depth, n = 1, len(text)
+    while k < n:
+        c = text[k]
+        if c == "\\":
+            k += 2
+            continue
+        if c in "'\"":
+            j = text.find(c, k + 1)
+            k = n if j < 0 else j + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return k
+        k += 1
+    return n
+
+
+def substitutions(body):
+    """The commands of the `$(...)` and `` `...` `` in an unquoted here-document body, which
+    bash runs when it expands the body (`cat <<EOF` / `$(rm -rf /)` / `EOF`)."""
+    i, n = 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == "\\":
+            i += 2
+            continue
+        if body.startswith("$(", i):
+            j = _match_paren(body, i + 2)
+            yield body[i + 2:j]
+            i = j + 1
+            continue
+        if c == "`":
+            j = i + 1
+            while j < n and body[j] != "`":
+                j += 2 if body[j] == "\\" else 1
+            yield body[i + 1:j]
+            i = j + 1
+            continue
+        i += 1

@@ -298,59 +298,15 @@ def _option_value(argv, names):
     return None
 
 
-def _match_paren(text, k):
-    """Index of the `)` closing a `$(` whose contents start at text[k] (len(text) if none)."""
-    depth, n = 1, len(text)
-    while k < n:
-        c = text[k]
-        if c == "\\":
-            k += 2
-            continue
-        if c in "'\"":
-            j = text.find(c, k + 1)
-            k = n if j < 0 else j + 1
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return k
-        k += 1
-    return n
-
-
-def _substitutions(body):
-    """The commands of the `$(...)` and `` `...` `` in an unquoted here-document body, which
-    bash runs when it expands the body (`cat <<EOF` / `$(rm -rf /)` / `EOF`)."""
-    i, n = 0, len(body)
-    while i < n:
-        c = body[i]
-        if c == "\\":
-            i += 2
-            continue
-        if body.startswith("$(", i):
-            j = _match_paren(body, i + 2)
-            yield body[i + 2:j]
-            i = j + 1
-            continue
-        if c == "`":
-            j = i + 1
-            while j < n and body[j] != "`":
-                j += 2 if body[j] == "\\" else 1
-            yield body[i + 1:j]
-            i = j + 1
-            continue
-        i += 1
-
-
 def _stdin_code(policy, script):
     """Literal text a shell reads as its program: `bash <<< CODE`, `bash <<EOF`,
     `echo CODE | sh`; and the substitutions an unquoted here-document runs."""
+    from gateway.shell.heredoc import substitutions
+
     for cmd in script.all_commands:
         for r in cmd.redirects:
             if r.heredoc is not None and not r.heredoc[1]:
-                yield from _substitutions(r.heredoc[0])
+                yield from substitutions(r.heredoc[0])
         for argv in _names(policy, [w.value for w in cmd.words]):
             if argv[0] in _SHELLS and _reads_stdin(argv):
                 for r in cmd.redirects:
@@ -452,49 +408,15 @@ def _matching_rule(policy, script, home, cwds=()):
     return None
 
 
-#: Words that open or continue a compound command, after which a command follows: in a
-#: fragment bashlex rejected (`case x in *) rm -rf / ;; esac`, `select ...; do rm -rf ~`)
-#: what follows them is parsed on its own.
-_LEADING_KEYWORDS = frozenset(("then", "do", "else", "elif", "if", "while", "until", "{", "!",
-                               "time", "coproc"))
-
-
-def _after_keywords(fragment):
-    """`fragment` without its leading compound-command words: `then`, `do`, `{`, `time [-p]`,
-    `coproc`, `case WORD in`, a case pattern `PAT)`. What is left is what bash runs."""
-    text = fragment
-    for _ in range(16):
-        words = text.split(None, 3)
-        if not words:
-            return text
-        first = words[0]
-        if first in _LEADING_KEYWORDS:
-            text = text[len(first):].lstrip()
-            if first == "time":
-                for opt in ("-p", "--"):
-                    if text.startswith(opt) and text[2:3] in (" ", "\t"):
-                        text = text[2:].lstrip()
-            continue
-        if first == "case" and len(words) >= 3 and words[2] == "in":
-            text = words[3] if len(words) > 3 else ""
-            continue
-        if first.endswith(")") and first.count(")") == 1 and "$(" not in first \
-                and first != ")":
-            text = text[len(first):].lstrip()  # a case pattern: `*)`, `a|b)`, `(a)`
-            continue
-        return text
-    return text
-
-
 def _fragment_scripts(ctx):
     """Parses of the top-level fragments of a command bashlex rejected as a whole."""
-    from gateway.shell.fragments import split
+    from gateway.shell.fragments import after_keywords, split
     from gateway.shell.parse import ShellParseError, parse
 
     fragments = split(ctx.text)
     for fragment in fragments:
         texts = [fragment] if len(fragments) > 1 else []
-        rest = _after_keywords(fragment)
+        rest = after_keywords(fragment)
         if rest and rest != fragment:
             texts.append(rest)
         for text in texts:

@@ -150,6 +150,9 @@ def test_only_implementers_are_held_to_owns(guard, proj, impl):
     ("src/auth", "cd ../auth && touch y"), ("src", "cd auth && cp ../x y"),
     # a cd into a directory that does not exist there fails, and nothing after it runs
     ("src/auth", "cd src/authz && touch y"),
+    # back where it started: popd and cd - are followed with their history
+    ("src/auth", "pushd ../authz && popd && echo x > y"),
+    ("src/auth", "cd ../authz && cd - && echo x > y"),
 ])
 def test_implementer_write_after_a_cd_that_must_succeed(guard, proj, impl, cwd, command):
     kw = {"cwd": cwd} if cwd else {}
@@ -163,8 +166,6 @@ def test_implementer_write_after_a_cd_that_must_succeed(guard, proj, impl, cwd, 
     ("src/auth", "builtin cd ../authz && echo x > y", "src/authz/y"),
     ("src/auth", "command cd ../authz && echo x > y", "src/authz/y"),
     ("src/auth", "cd ../authz &>/dev/null && echo x > y", "src/authz/y"),
-    ("src/auth", "pushd ../authz && popd && echo x > y", "src/authz/y"),
-    ("src/auth", "cd ../authz && cd - && echo x > y", "src/authz/y"),
     ("src/auth", "cd .. | cat && echo x > y", "src/y"),
     ("src/auth", "true | cd .. && echo x > y", "src/y"),   # lastpipe
     (None, "! cd src/auth/nope && echo x > y", "'y' (y)"),
@@ -232,3 +233,61 @@ def test_implementer_git_that_may_rewrite_other_files(guard, proj, impl, command
     v = guard("Bash", {"command": command}, agent_id=IMP)
     assert denied(v, "GW803"), (command, v.code, v.message)
     assert says in v.message, v.message
+
+
+# Found by a red-team pass over the cd following and the analyzer (each checked with a real
+# bash: the file lands outside src/auth/**). Every one is refused.
+@pytest.mark.parametrize("cwd,command", [
+    (None, "pushd -n src/auth >/dev/null && cp a.txt README.md"),   # -n: no move
+    (None, "ln -s ../authz src/auth/l && cd src/auth/l && touch y"),  # a link made here
+    (None, "ln -s ../../README.md src/auth/r && cp a.txt src/auth/r"),
+    (None, "ln README.md src/auth/r"),                                # a hard link shares it
+    ("src/auth", "command -p cd .. && touch y"), ("src/auth", "command -- cd .. && touch y"),
+    ("src/auth", "builtin -- cd .. && touch y"), ("src/auth", "cd -Pe .. && touch y"),
+    ("src/auth", "cd -LP .. && touch y"), ("src/auth", "builtin eval cd .. && touch y"),
+    ("src/auth", "command eval cd .. && touch y"),
+    ("src/auth", "builtin trap 'cd ..' DEBUG && touch y"),
+    ("src/auth", "mapfile -C 'cd ..;:' -c 1 arr <<< a && touch y"),
+    ("src/auth/a", "for i in 1 2; do cd ..; done; touch authz/y"),    # a cd in a loop
+    ("src/auth/a", "f() { cd ..; }; f; f; touch authz/y"),
+    ("src/auth", ": ${CDPATH:=..} && cd authz && touch y"),
+    ("src/auth", "true ${CDPATH:=..} && cd authz && touch y"),
+    ("src/auth", "declare -n r=CDPATH && r=.. && cd authz && touch y"),
+    ("src/auth", "typeset -n r=CDPATH && r=.. && cd authz && touch y"),
+    ("src/auth", "printf -v 'CDPATH[0]' %s .. && cd authz && touch y"),
+    ("src/auth", "declare 'CDPATH[0]=..' && cd authz && touch y"),
+    ("src/auth", "PS4='${CDPATH:=..}' && set -x && cd authz && touch y"),
+    ("src/auth", "for CDPATH in ..; do cd authz && touch y; done"),
+    ("src/auth", "pushd . && printf -v 'DIRSTACK[1]' %s ../authz && popd && touch y"),
+    ("src/auth", "CDPATH=.. bash -c 'cd authz && touch y'"),
+    ("src/auth", "CDPATH=.. env bash -c 'cd authz && touch y'"),
+    (None, "cat > README.md <<'EOF'\nhi\nEOF"),                      # quoted here-document
+    (None, "cat <<EOF > src/auth/x\n$(cp a.txt README.md)\nEOF"),    # its substitution
+    (None, "[[ 1 ]] && cp a.txt README.md"),                           # bashlex rejects [[
+    (None, "time cp a.txt README.md"), (None, "env X=1 cp a.txt README.md"),
+    (None, "env -C src/auth cp ../../a.txt ../../README.md"),
+    (None, "cd src/auth && cd - && touch README.md"),
+    (None, "pushd src/auth && popd && touch README.md"),
+    (None, "cd src/auth && touch y && cd ../.. && touch README.md"),
+    (None, "for ((i=0; i<1; i++)); do cp a.txt README.md; done"),
+    (None, "env -S 'cp a.txt README.md'"),
+])
+def test_implementer_redteam_writes_outside_are_refused(guard, proj, impl, cwd, command):
+    os.makedirs(os.path.join(proj, "src/auth/a"), exist_ok=True)
+    kw = {"cwd": cwd} if cwd else {}
+    v = guard("Bash", {"command": command}, agent_id=IMP, **kw)
+    assert denied(v, "GW803"), (command, v.code, v.message)
+
+
+# ...and what an honest implementer writes often is not refused
+@pytest.mark.parametrize("command", [
+    "[ -d src/auth/b ] || mkdir src/auth/b", "cd src/auth && touch y;",
+    "cd src/auth && echo \"$(date)\" > y", "cd src/auth && cat > y <<EOF\nhi\nEOF",
+    "cat > src/auth/y <<'EOF'\nhi $(x)\nEOF", "pushd src/auth >/dev/null && touch y && popd",
+    "cd src/auth && cd - && touch src/auth/y", "ln -s a src/auth/y",
+    "ln -s ../auth/x src/auth/y", "env X=1 touch src/auth/y",
+    "time touch src/auth/y",
+])
+def test_implementer_common_forms_inside_its_owns(guard, proj, impl, command):
+    v = guard("Bash", {"command": command}, agent_id=IMP)
+    assert silent(v), (command, v.code, v.message)

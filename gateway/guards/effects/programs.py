@@ -4,6 +4,7 @@ tee, touch, mkdir, chmod...), the in-place editors (sed -i, awk -i inplace, sort
 hostname, file, rg); `_CHECKS` maps a program name to its handler. Also `gateway` itself (its
 own state changes and settings rewrites)."""
 
+import os
 import posixpath
 
 from gateway.guards.effects._core import (
@@ -17,6 +18,7 @@ from gateway.guards.effects._core import (
     _values,
     _write,
 )
+from gateway.paths import lexical, real
 
 # --- the gateway itself -----------------------------------------------------------------------
 
@@ -114,6 +116,38 @@ def _copylike(eff, argv, env):
     if name == "mv":
         for s in sources:
             _write(eff, s, "mv (source)", env, tree=True)
+    if sources:
+        _aliases(eff, name, opts, sources, dest if not target_dirs else dest.rstrip("/") + "/",
+                 env)
+
+
+def _aliases(eff, name, opts, sources, dest, env):
+    """A link made here is another name for what it points to: writing through it later
+    (`ln -s ../../README.md src/auth/r && cp x src/auth/r`, even in the same command) writes
+    that file, so the file linked to counts as written. ln and cp -s/-l make links; cp -P,
+    -d, -a and -R copy a symbolic link as a link to where it points."""
+    symbolic = _has(opts, "-s", "--symbolic", "--symbolic-link")
+    hard = name == "ln" and not symbolic or _has(opts, "-l", "--link")
+    copies_links = name == "cp" and _has(opts, "-P", "-d", "-a", "--no-dereference",
+                                         "--archive", "-R", "-r", "--recursive") \
+        and not _has(opts, "-L", "--dereference")
+    if not (symbolic or hard or copies_links):
+        return
+    dirs = env.cwds or ()
+    for src in sources:
+        if symbolic:
+            # a relative symbolic link is resolved from the directory the link is in
+            is_dir = dest.endswith("/") or any(os.path.isdir(lexical(dest, d)) for d in dirs)
+            link_dir = dest if is_dir else posixpath.dirname(dest)
+            target = src if src.startswith("/") else posixpath.join(link_dir or ".", src)
+            _write(eff, target, f"{name} -s (the file the link points to)", env)
+        elif hard:
+            _write(eff, src, f"{name} (the file the hard link shares)", env)
+        else:
+            for d in dirs:
+                if os.path.islink(lexical(src, d)):
+                    _write(eff, real(lexical(src, d)), "cp (where the copied link points)",
+                           env)
 
 
 def _dd(eff, argv, env):

@@ -6,6 +6,7 @@ interpreters (never read-only; `perl -i`/`ruby -i` name the files they edit)."""
 import posixpath
 
 from gateway.guards.effects._core import (
+    _CD_VARS,
     RUNNERS,
     WRAPPERS,
     _argv,
@@ -42,9 +43,17 @@ def _wrapper(eff, name, words, env):
             break
         if v.startswith("-") and len(v) > 1:
             opt = v.split("=", 1)[0]
-            if name == "env" and opt in ("-S", "--split-string", "-C", "--chdir"):
-                eff.unknown.append(f"env {opt} changes what runs or where")
+            if name == "env" and opt in ("-S", "--split-string"):
+                why = f"env {opt} runs a command line that is not analysed"
+                eff.unknown.append(why)
+                eff.unresolved.append(why)
                 return
+            if name == "env" and opt in ("-C", "--chdir"):
+                # the command runs in that directory: its relative paths are unknown
+                eff.unknown.append(f"env {opt} changes where the command runs")
+                env = env.derive(cwds=None)
+                i += 1 if "=" in v or (opt == "-C" and len(v) > 2) else 2
+                continue
             if name in ("command", "builtin") and v in ("-v", "-V"):
                 return  # prints what a name is
             if name == "time" and opt in ("-o", "--output"):
@@ -62,7 +71,10 @@ def _wrapper(eff, name, words, env):
             continue
         if name == "env" and "=" in v:
             eff.unknown.append(f"env {v!r} changes the environment of what runs")
-            return
+            if v.split("=", 1)[0].split("[", 1)[0] in _CD_VARS:
+                env = env.derive(cwds=None)  # `env CDPATH=.. bash -c 'cd x && ...'`
+            i += 1
+            continue
         if name == "timeout":
             i += 1  # the duration
             name = "timeout:done"
