@@ -271,6 +271,8 @@ def _fragments(eff, command, cwds, home, depth):
     scripts = []
     for fragment in split(command):
         for text in dict.fromkeys((fragment, after_keywords(fragment))):
+            if text == command.strip():
+                continue  # the whole command: it did not parse
             try:
                 scripts.append(parse(text))
                 break
