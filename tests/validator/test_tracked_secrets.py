@@ -202,3 +202,18 @@ def test_an_unreadable_index_asks(tmp_path, policy):
     decision, code, message = judge(policy, root, "git diff")
     assert (decision, code) == ("ASK", "GW503") and "could not be read" in message
     assert judge(policy, root, "git log --oneline")[:2] == ("ALLOW", "GW700")
+
+
+def test_the_prefilter_keeps_every_secret(policy):
+    """_suspects is a shortcut for is_secret over every tracked path: it may keep more, never
+    less (case, secret directories, patterns with a directory part, exceptions)."""
+    from gateway.paths import is_secret
+    from gateway.validator.checks.git import _suspects
+
+    names = [".env", ".ENV", "a.env", ".env.local", ".env.example", "id_rsa", "id_rsa.pub",
+             "key.PEM", "x.py", "credentials", "config", "config.json", ".npmrc", "README"]
+    dirs = ["", "src/", ".ssh/", "deep/.aws/", ".docker/", "a/.Ssh/b/", ".git/", "x.env/"]
+    paths = [(d + n).encode() for d in dirs for n in names]
+    secret = {p for p in paths if is_secret(("/r/" + p.decode(),), policy)}
+    assert secret and secret <= set(_suspects(paths, policy))
+    assert len(_suspects(paths, policy)) < len(paths)
