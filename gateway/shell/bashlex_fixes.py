@@ -158,6 +158,12 @@ def apply(bashlex) -> None:
             line = fullline.lstrip("\t") if killleading else fullline
             if line.rstrip("\n") == delim and (line.endswith("\n") or line == delim):
                 break  # (bashlex kept the delimiter line in the value; the body is without)
+            if delim and line.startswith(delim):
+                # inside $( ) bash 5 ends the here-document here too (`EOF)`) and runs the
+                # rest as commands; outside it does not: not parsed either way
+                raise error(f"here-document line {line.rstrip()!r} starts with its delimiter "
+                            f"{delim!r}", tokenizer._shell_input_line,
+                            tokenizer._shell_input_line_index)
             document.append(line)
             fullline = tokenizer.readline(False)
         if not fullline:

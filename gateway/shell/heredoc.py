@@ -73,7 +73,10 @@ def extract(text: str):
                     if text.startswith(')"', k):
                         span = (start, k + 2, "\n".join(body_lines).rstrip("\n"))
                     break
-                if nl < 0:
+                if nl < 0 or line.startswith(delim):
+                    # inside $( ) bash 5 also ends the here-document at a line that only
+                    # starts with the delimiter (`EOF)"`, `EOFX)`), and runs what follows
+                    # as commands: such a body is not the literal form
                     break
                 body_lines.append(line)
                 lines_end = nl + 1
