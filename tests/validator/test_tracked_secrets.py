@@ -128,12 +128,21 @@ PRINTS = ["git diff", "git diff HEAD~0", "git diff --cached", "git show", "git s
           "git log --pat", "git log --cc", "git log -pS x", "git log --word-diff",
           "git whatchanged -p", "git diff-tree -p HEAD", "git grep TOKEN", "git grep -l TOKEN",
           "git grep -s TOKEN", "git grep TOKEN HEAD", "git stash show", "git stash show -p",
-          "git reflog -p", "git diff --stat -p", "git -C src diff", "git --no-pager show"]
+          "git reflog -p", "git diff --stat -p", "git -C src diff", "git --no-pager show",
+          # found by a red-team pass: each printed the secret while allowed
+          "git log --check", "git show --stat --check", "git diff --src-prefix --stat HEAD",
+          "git show --quiet --no-quiet HEAD", "git status -v", "git status -vv", "git add -p",
+          "git commit -v", "git commit -p -m x", "git stash push -p", "git stash list -p",
+          "git show -s 'abcd^{}'", "git show --stat 'abcd^{blob}'", "git show -s leak",
+          "git for-each-ref --format='%(raw)'", "git tag -l --format='%(raw)'",
+          "git diff --submodule=diff", "git grep --recurse-submodules TOKEN"]
 QUIET = ["git log", "git log --oneline -5", "git log --stat", "git diff --stat",
          "git diff --name-only", "git diff --name-status", "git diff --numstat",
          "git show --stat", "git show -s HEAD", "git show --no-patch", "git status",
          "git cat-file -t HEAD", "git cat-file -s HEAD", "git shortlog -s", "git reflog",
-         "git branch", "git diff --quiet"]
+         "git branch", "git diff --quiet", "git show --stat HEAD~1", "git show -s @",
+         "git diff --stat-width=80 --stat", "git add src/app.py", "git commit -m x",
+         "git stash list", "git for-each-ref", "git tag -l", "git branch -v"]
 
 
 @pytest.mark.parametrize("command", PRINTS)
@@ -217,3 +226,38 @@ def test_the_prefilter_keeps_every_secret(policy):
     secret = {p for p in paths if is_secret(("/r/" + p.decode(),), policy)}
     assert secret and secret <= set(_suspects(paths, policy))
     assert len(_suspects(paths, policy)) < len(paths)
+
+
+
+def test_a_project_inside_a_larger_repository(tmp_path, policy):
+    # a monorepo: the project is mono/svc, the repository (and its index) is mono/.git
+    mono = repo(tmp_path, {"svc/app.py": "x\n", "svc/.env": "TOKEN=1\n"}, name="mono")
+    svc = os.path.join(mono, "svc")
+    decision, code, message = judge(policy, svc, "git show")
+    assert (decision, code) == ("ASK", "GW503") and "'svc/.env'" in message
+    assert judge(policy, svc, "git log --oneline")[:2] == ("ALLOW", "GW700")
+
+
+def test_a_secret_in_a_submodule(tmp_path, policy):
+    sub = repo(tmp_path, {"lib.py": "x\n", ".env": "TOKEN=1\n"}, name="sub")
+    root = repo(tmp_path, FILES)
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
+    git(root, "commit", "-q", "-m", "sub")
+    for command in ("git grep --recurse-submodules TOKEN", "git diff --submodule=diff",
+                    "git log -p"):
+        decision, code, message = judge(policy, root, command)
+        assert (decision, code) == ("ASK", "GW503") and "'.env'" in message, command
+
+
+@pytest.mark.parametrize("command,code", [
+    ("git stash -u", "GW704"), ("git stash push --include-untracked", "GW704"),
+    ("git stash -a", "GW704"), ("git stash save -u wip", "GW704"),
+    ("git restore -S -s HEAD -- '*env'", "GW704"),
+    ("git restore -S --source=HEAD ':(glob)**/.env'", "GW704"),
+    ("git config get --blob=abcd1234 x.y", "GW704"), ("git tag leak HEAD:.env", "GW503"),
+])
+def test_ways_around_the_check_ask_in_any_repository(tmp_path, policy, command, code):
+    # untracked or ignored secrets stashed into a commit (git show stash^3 prints them), a
+    # tracked one taken out of the index, a blob named by id
+    root = repo(tmp_path, {**FILES, ".gitignore": ".env\n"})
+    assert judge(policy, root, command)[:2] == ("ASK", code)

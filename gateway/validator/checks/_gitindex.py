@@ -170,10 +170,14 @@ def tracked_paths(git_dir):
 
 def git_dir_of(start, root):
     """The git directory of the repository git would use in directory `start` (searched
-    upwards, not above `root`): `<dir>/.git`, or where a `.git` file's `gitdir:` points
-    (worktrees, submodules). None when there is none up to `root`."""
+    upwards, not above `root`): `start` itself when it is a git directory, `<dir>/.git`, or
+    where a `.git` file's `gitdir:` points (worktrees, submodules). None when there is none
+    up to `root`."""
     d = start
     while True:
+        if os.path.isfile(os.path.join(d, "HEAD")) and os.path.isdir(os.path.join(d, "objects")) \
+                and os.path.isdir(os.path.join(d, "refs")):
+            return d  # a git directory itself (`git -C .git/modules/x log -p`, a bare one)
         dotgit = os.path.join(d, ".git")
         if os.path.isdir(dotgit):
             return dotgit

@@ -137,6 +137,12 @@ def git_restore(ctx, spec, words, cwd):
     for opt in args.options:
         if opt.name not in ok:
             return _unsafe(ctx, f"git restore {opt.name}", "not a read-only form"), [], []
+    if args.has("-s", "--source") and any(p.startswith(":") or any(c in p for c in "*?[")
+                                          for p in args.positionals):
+        # `git restore -S -s <empty tree> -- '*env'` takes a tracked secret out of the index,
+        # past the tracked-secret check of git diff/show/log -p
+        return _unsafe(ctx, "git restore --source", "a glob or magic pathspec may take any "
+                       "file out of the index; name the files"), [], []
     return None, list(args.positionals), []
 
 
@@ -173,6 +179,10 @@ def git_config(ctx, spec, words, cwd):
         args = argvmod.parse(words[1:], frozenset(("--type", "--default", "--file", "-f",
                                                    "--blob", "--value", "--url")))
         blobs = args.values("--blob") + [a for a in args.attached if ":" in a]
+        if any(":" not in b for b in args.values("--blob")):
+            # an object id or a tag: any blob, a tracked secret among them
+            return _unsafe(ctx, "git config --blob", "reads a blob named by id; name it as "
+                           "<rev>:<path>"), [], []
         verdict = revision_secret(ctx, "git config", blobs, cwd)
         if verdict is not None:
             return verdict, [], []
@@ -219,16 +229,42 @@ def gh_api(ctx, spec, words, cwd):
 
 # --- tracked secrets ---------------------------------------------------------------------
 
-#: Options that make git log (and diff-tree, stash show...) print a patch.
+#: Options that make git log (and diff-tree, stash show...) print a patch, or lines of the
+#: files (--check prints the lines with whitespace errors).
 _PATCH_LONG = ("--patch", "--unified", "--cc", "--dd", "--remerge-diff", "--word-diff",
                "--color-words", "--patch-with-stat", "--patch-with-raw", "--function-context",
-               "--binary", "--diff-merges", "--combined-all-paths", "--full-diff")
+               "--binary", "--diff-merges", "--combined-all-paths", "--full-diff", "--check",
+               "--submodule", "--recurse-submodules")
 _PATCH_SHORT = frozenset("pucmUW")
-#: Options after which git diff / show print no file contents (unless a patch option too).
-_NO_CONTENT = ("--stat", "--numstat", "--shortstat", "--dirstat", "--cumulative",
-               "--name-only", "--name-status", "--summary", "--raw", "--no-patch", "--quiet")
-_NO_CONTENT_SHORT = frozenset("s")
+#: Options after which git diff / show print no file contents ...
+_NO_CONTENT = frozenset(("--stat", "--numstat", "--shortstat", "--dirstat", "--cumulative",
+                         "--dirstat-by-file", "--name-only", "--name-status", "--summary",
+                         "--raw", "--no-patch", "--quiet", "-s", "--stat-width",
+                         "--stat-name-width", "--stat-graph-width", "--stat-count"))
+#: ... and options that change nothing about that. Any other option (one that takes a
+#: value may swallow the next word: `--src-prefix --stat` is a prefix, not --stat) makes
+#: the command count as printing.
+_NEUTRAL = frozenset(("--oneline", "--format", "--pretty", "--abbrev-commit",
+                      "--no-abbrev-commit", "--abbrev", "--color", "--no-color", "--date",
+                      "--decorate", "--no-decorate", "--relative", "-M", "-C",
+                      "--find-renames", "--find-copies", "--no-renames", "--full-index", "-z",
+                      "--no-ext-diff", "--no-textconv", "--exit-code", "-r", "-t", "--root",
+                      "--cached", "--staged", "--merge-base", "-q", "--no-prefix"))
 _CAT_FILE_META = frozenset(("-t", "-s", "-e"))
+#: Per subcommand, the options with which it prints file contents although it does not
+#: otherwise: verbose and interactive forms show the diff of each file.
+_SHOWS_DIFF = {
+    "status": (frozenset("v"), ("--verbose",)),
+    "add": (frozenset("pie"), ("--patch", "--interactive", "--edit")),
+    "commit": (frozenset("pv"), ("--patch", "--verbose", "--interactive")),
+    "push": (frozenset("p"), ("--patch",)),  # git stash push -p
+}
+_PLAIN_REV = frozenset("HEAD@~^0123456789")
+
+
+def _long_in(word, options) -> bool:
+    name = word.split("=", 1)[0]
+    return any(argvmod.long_matches(name, o) for o in options if o.startswith("--"))
 
 
 def _patch_option(words) -> bool:
@@ -236,7 +272,7 @@ def _patch_option(words) -> bool:
         if w == "--":
             break
         if w.startswith("--"):
-            if any(argvmod.long_matches(w.split("=", 1)[0], o) for o in _PATCH_LONG):
+            if _long_in(w, _PATCH_LONG):
                 return True
         elif w.startswith("-") and len(w) > 1 and _PATCH_SHORT & set(w[1:]):
             return True  # also inside a cluster or a glued value: rather ask once too often
@@ -244,20 +280,33 @@ def _patch_option(words) -> bool:
 
 
 def _no_content(words) -> bool:
+    """Only content-free options (at least one) and neutral ones: no contents printed."""
+    found = False
     for w in words:
         if w == "--":
             break
-        if w.startswith("--"):
-            if any(argvmod.long_matches(w.split("=", 1)[0], o) for o in _NO_CONTENT):
-                return True
-        elif w in ("-s",):
-            return True
-    return False
+        if not w.startswith("-") or w == "-":
+            continue
+        name = w.split("=", 1)[0]
+        if name in _NO_CONTENT:
+            found = True
+        elif name not in _NEUTRAL:
+            return False
+    return found
 
 
 def _object_id(word) -> bool:
-    """A word that may be an object id (`git show 3f2a91` of a blob prints the blob)."""
-    return len(word) >= 4 and all(c in "0123456789abcdefABCDEF" for c in word)
+    """A word that may name a blob by its id (`git show 3f2a91`, `3f2a91^{}`,
+    `3f2a91^{blob}`, `<tree>:path`): git show prints a blob whatever the diff options say."""
+    base = word.split(":", 1)[0].split("^", 1)[0].split("~", 1)[0].split("@", 1)[0]
+    if ":" in word:
+        return True
+    return len(base) >= 4 and all(c in "0123456789abcdefABCDEF" for c in base)
+
+
+def _plain_revision(word) -> bool:
+    """HEAD, @, HEAD~2, HEAD^: a commit, never a blob."""
+    return word.startswith(("HEAD", "@")) and set(word) <= set("HEAD") | _PLAIN_REV
 
 
 def prints_contents(label, mode, words) -> bool:
@@ -267,12 +316,26 @@ def prints_contents(label, mode, words) -> bool:
         return not (words and words[0] in _CAT_FILE_META)
     if sub == "grep":
         return True  # matching lines; -l/-c/-q still tell whether a guess is in the file
+    if sub in _SHOWS_DIFF:
+        letters, longs = _SHOWS_DIFF[sub]
+        for w in words:
+            if w == "--":
+                break
+            if w.startswith("--") and _long_in(w, longs):
+                return True
+            if w.startswith("-") and not w.startswith("--") and letters & set(w[1:]):
+                return True
+        return False
+    if sub in ("for-each-ref", "tag", "branch"):
+        return any("%(raw" in w or "%(contents" in w for w in words)
     if mode == "patch":
         return _patch_option(words)
     if _patch_option(words) or not _no_content(words):
         return True
-    # git show of a blob prints it whatever the diff options say
-    return sub == "show" and any(_object_id(w) for w in words if not w.startswith("-"))
+    if sub == "show":  # a blob is printed whatever the diff options say
+        return any(not _plain_revision(w) for w in words
+                   if not w.startswith("-") and w != "--")
+    return False
 
 
 def _suspects(paths, policy):
@@ -302,6 +365,25 @@ def _suspects(paths, policy):
     return [p for p in paths if p in keep]
 
 
+_MAX_MODULE_INDEXES = 64
+
+
+def _index_dirs(git_dir):
+    """The git directory and its submodules' (`modules/**` with an index): git reads those
+    too (`--recurse-submodules`, `--submodule=diff`, `-C .git/modules/x`)."""
+    out = [git_dir]
+    modules = os.path.join(git_dir, "modules")
+    if os.path.isdir(modules):
+        for d, dirs, files in os.walk(modules):
+            if "index" in files and "HEAD" in files:
+                out.append(d)
+                if len(out) > _MAX_MODULE_INDEXES:
+                    break
+            dirs[:] = [x for x in dirs if x not in ("objects", "refs", "logs", "hooks",
+                                                    "info")]
+    return out
+
+
 def tracked_secret(ctx, label, mode, words, cwd, rule):
     """Ask (GW503) when the command prints tracked contents and the repository's index holds
     a path the secret rules name; ask too when the index cannot be read (it may)."""
@@ -311,16 +393,17 @@ def tracked_secret(ctx, label, mode, words, cwd, rule):
     if not prints_contents(label, mode, words):
         return None
     root = ctx.roots.project_real
-    start = real(cwd)
-    git_dir = git_dir_of(start, root) if start == root or start.startswith(root + "/") \
-        else None
+    git_dir = git_dir_of(real(cwd), "/")  # as git: above the project too (a monorepo)
     if git_dir is None:
         return None  # no repository here: git refuses, or --no-index is walked (phase 5)
-    paths = tracked_paths(git_dir)
-    if paths is None:
-        return ctx.ask("5", "GW503", f"{label} prints tracked files' contents, and the "
-                       f"repository's index ({git_dir}/index) could not be read to rule out a "
-                       "tracked secret (split, sparse or unknown format)", rule=rule)
+    paths = []
+    for index_dir in _index_dirs(git_dir):
+        found = tracked_paths(index_dir)
+        if found is None:
+            return ctx.ask("5", "GW503", f"{label} prints tracked files' contents, and the "
+                           f"index {index_dir}/index could not be read to rule out a tracked "
+                           "secret (split, sparse or unknown format)", rule=rule)
+        paths.extend(found)
     work_tree = os.path.dirname(git_dir) if os.path.basename(git_dir) == ".git" else root
     for p in _suspects(paths, ctx.policy):
         rel = os.fsdecode(p)
