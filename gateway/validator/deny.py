@@ -269,16 +269,30 @@ def _shell_code(argv):
     return argv[i] if has_c and i < len(argv) else None
 
 
+#: Script names that are standard input.
+_STDIN_FILES = frozenset(("/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"))
+
+
 def _reads_stdin(argv) -> bool:
-    """Does this shell read its program from standard input (no -c, no script)?"""
-    for w in argv[1:]:
+    """Does this shell read its program from standard input (no -c, no script, or a script
+    that is standard input: `bash /dev/stdin`, `source /dev/stdin`)?"""
+    if argv[0] in ("source", "."):
+        return len(argv) > 1 and argv[1] in _STDIN_FILES
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        w = args[i]
         if w in ("-s", "-"):
             return True
+        if w in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            i += 2  # the option's value is not the script
+            continue
         if w.startswith("-") or w.startswith("+"):
             if w[0] == "-" and not w.startswith("--") and "c" in w[1:]:
                 return False
+            i += 1
             continue
-        return False
+        return w in _STDIN_FILES
     return True
 
 
@@ -308,7 +322,7 @@ def _stdin_code(policy, script):
             if r.heredoc is not None and not r.heredoc[1]:
                 yield from substitutions(r.heredoc[0])
         for argv in _names(policy, [w.value for w in cmd.words]):
-            if argv[0] in _SHELLS and _reads_stdin(argv):
+            if (argv[0] in _SHELLS or argv[0] in ("source", ".")) and _reads_stdin(argv):
                 for r in cmd.redirects:
                     if r.op == "<<<" and r.target is not None:
                         yield r.target.value
@@ -320,6 +334,11 @@ def _stdin_code(policy, script):
             if cmd is None or not cmd.words:
                 continue
             argv = [w.value for w in cmd.words]
+            if argv[0] == "cat" and len(argv) == 1:  # cat <<EOF ... | sh
+                texts.extend(r.heredoc[0] if r.heredoc is not None else r.target.value
+                             for r in cmd.redirects
+                             if r.heredoc is not None or (r.op == "<<<" and r.target))
+                continue
             if argv[0] in ("echo", "printf"):
                 args = argv[1:]
                 while args and argv[0] == "echo" and args[0] in ("-n", "-e", "-E", "-ne",
@@ -382,12 +401,14 @@ def matching_rule(policy, script, home=None, depth=0, cwd=None, _seen=None):
             return None
         seen.add((code, depth))
         try:
-            inner = parse(code)
+            inners = [parse(code)]
         except (ShellParseError, RecursionError):
-            continue  # not parseable: the command is refused anyway (no allow)
-        rule = matching_rule(policy, inner, home, depth + 1, cwd, seen)
-        if rule is not None:
-            return rule
+            # not parseable (the command is refused anyway): its fragments, as at the top
+            inners = list(_fragment_parses(code)) if len(code) <= _FRAGMENT_SCAN_MAX else []
+        for inner in inners:
+            rule = matching_rule(policy, inner, home, depth + 1, cwd, seen)
+            if rule is not None:
+                return rule
     return None
 
 
@@ -410,18 +431,22 @@ def _matching_rule(policy, script, home, cwds=()):
 
 def _fragment_scripts(ctx):
     """Parses of the top-level fragments of a command bashlex rejected as a whole."""
+    return _fragment_parses(ctx.text)
+
+
+def _fragment_parses(text):
     from gateway.shell.fragments import after_keywords, split
     from gateway.shell.parse import ShellParseError, parse
 
-    fragments = split(ctx.text)
+    fragments = split(text)
     for fragment in fragments:
         texts = [fragment] if len(fragments) > 1 else []
         rest = after_keywords(fragment)
         if rest and rest != fragment:
             texts.append(rest)
-        for text in texts:
+        for piece in texts:
             try:
-                yield parse(text)
+                yield parse(piece)
             except (ShellParseError, RecursionError):
                 continue
 
