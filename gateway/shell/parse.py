@@ -135,8 +135,24 @@ def parse(text: str) -> Script:
         if items and items[-1][1] is None and idx < len(trees) - 1:
             items[-1] = (items[-1][0], "\n")
     b.collect(trees)
+    if placeholders:
+        _check_placeholders(placeholders, b.all_commands)
     return Script(new_text, items, b.constructs, b.all_commands, b.all_pipelines, b.functions,
                   placeholders)
+
+
+def _check_placeholders(placeholders, commands) -> None:
+    """Each commit-form placeholder must come back exactly once, in a word of a command. One
+    that vanished (`git #... -m "$(cat <<'EOF'`: the form sat in a comment, and bash runs
+    the lines of its "body" as commands) or came back twice means the text was not the
+    form: the command is not parsed."""
+    raws = [w.raw for c in commands for w in list(c.words) + list(c.assignments)]
+    raws += [r.target.raw for c in commands for r in c.redirects if r.target is not None]
+    for token in placeholders:
+        quoted = f"'{token}'"
+        if sum(raw.count(quoted) for raw in raws) != 1:
+            raise ShellParseError("a here-document in the commit-message form is not where "
+                                  "a word of a command can take it (a comment?)")
 
 
 def _check_coverage(text: str, trees) -> None:
