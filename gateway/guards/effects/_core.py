@@ -233,13 +233,19 @@ def _analyze(eff, command, cwd, home, depth, cwds):
         except ShellParseError as exc:
             script = exc
     if isinstance(script, ShellParseError):
-        eff.unknown.append(f"the command cannot be parsed ({script})")
+        note = f"the command cannot be parsed ({script})"
+        eff.unknown.append(note)
         if _mentions_commit_push(command):
             eff.commit_push_maybe.append("the command cannot be parsed and mentions git and a "
                                          "subcommand that commits or pushes")
         if cwds is _UNSET:
             cwds = (posixpath.normpath(cwd),) if cwd else None
+        unresolved = len(eff.unresolved)
         _fragments(eff, command, cwds, home, depth)
+        if len(eff.unresolved) == unresolved:
+            # every fragment was analysed (or is a bare test or a closing keyword): its
+            # effects are what the fragments' commands do (`[[ -f x ]] && cat x` reads)
+            eff.unknown.remove(note)
         return
     if depth == 0:
         eff.script = script
@@ -252,10 +258,20 @@ def _analyze(eff, command, cwd, home, depth, cwds):
     if chain is not None:
         for cmd, where in chain:
             _command(eff, cmd, _Env(where, depth, False, home))
+        if any("${!" in w.raw or "@P}" in w.raw for c in commands for w in c.words):
+            _evaluated_text(eff, [w.value for c in commands for w in c.words if w.literal],
+                            _Env(cwds, depth, False, home))
         return
     env = _Env(_follow_cd(script, commands, cwds, home), depth, False, home)
     for cmd in commands:
         _command(eff, cmd, env)
+    if any("${!" in w.raw or "@P}" in w.raw for c in commands for w in c.words):
+        # the text evaluated is some literal word of the script (`set -- '$(cmd)'`)
+        _evaluated_text(eff, [w.value for c in commands for w in c.words if w.literal], env)
+
+
+#: Words that, in a fragment that cannot be analysed, may name the permission surface.
+_SURFACE_WORDS = (".claude", ".git", "breezing", "gateway", "settings", "hooks")
 
 
 def _fragments(eff, command, cwds, home, depth):
@@ -270,6 +286,12 @@ def _fragments(eff, command, cwds, home, depth):
 
     scripts = []
     for fragment in split(command):
+        rest = after_keywords(fragment).strip()
+        if rest in ("", "fi", "done", "esac", "}", ")", ";;"):
+            continue  # the end of a compound command
+        if rest.startswith("[[") and rest.endswith("]]") and rest.count("[[") == 1 \
+                and not any(t in rest for t in ("$(", "`", "${", "<(", ">(")):
+            continue  # `[[ -f x ]]`: a test, no effects (no substitution, no ${x:=y})
         for text in dict.fromkeys((fragment, after_keywords(fragment))):
             if text == command.strip():
                 continue  # the whole command: it did not parse
@@ -281,7 +303,11 @@ def _fragments(eff, command, cwds, home, depth):
         else:
             why = f"a part of the command cannot be parsed ({fragment[:60]!r})"
             eff.unresolved.append(why)
-            return
+            low = fragment.lower()
+            if any(name in low for name in _SURFACE_WORDS):
+                # its writes are not visible, and it names the permission surface
+                eff.surface_ops.append(f"{why}, and it names the agent's permission "
+                                       "surface (.claude, .git, the gateway's state)")
     commands = [c for sc in scripts for c in sorted(sc.all_commands, key=lambda c: c.start)]
     if any(_dir_change(c) is not None or _unsettles_cd(c) for c in commands):
         cwds = None
@@ -334,7 +360,7 @@ def _dir_change(cmd):
 
 
 #: Variables that decide where a later cd (or popd) lands.
-_CD_VARS = frozenset(("CDPATH", "HOME", "OLDPWD", "DIRSTACK"))
+_CD_VARS = frozenset(("CDPATH", "HOME", "OLDPWD", "DIRSTACK", "PWD"))
 #: Builtins that run code in the current shell (which may cd) or make it expand aliases.
 _MOVES_UNSEEN = frozenset(("eval", "source", ".", "trap", "enable", "fc", "alias", "coproc",
                            "function"))
@@ -440,9 +466,9 @@ def _cd_targets(cmd, words, dirs, home, moved):
         return []  # back to a directory pushed by this script (the stack starts with $PWD)
     if not args:
         return [home] if name == "cd" else []
-    if not args[0].literal:
-        return None
-    value = args[0].value
+    value = args[0].value if args[0].literal else _home_value(args[0], home)
+    if value is None:
+        return None  # cd "$D": not known
     if value == "-":
         return [] if moved else None
     if name == "pushd" and value[:1] in "+-" and value[1:].isdigit():
@@ -719,8 +745,65 @@ def _glob(pattern, budget):
                     names.append(entry.name)
         except OSError:
             continue
-        out.extend(posixpath.join(d, n) for n in fnmatch.filter(names, basename))
+        pattern_py = _bash_bracket(basename)
+        if pattern_py is None:
+            return None  # a bracket expression not translated: the matches are not known
+        out.extend(posixpath.join(d, n) for n in fnmatch.filter(names, pattern_py))
     return out
+
+
+_POSIX_CLASSES = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z",
+                  "lower": "a-z", "xdigit": "0-9A-Fa-f", "word": "a-zA-Z0-9_",
+                  "blank": " \t", "space": " \t\n\r\f\v"}
+
+
+def _bash_bracket(pattern):
+    """`pattern` with bash's bracket expressions in fnmatch's spelling: `[^x]` is `[!x]`,
+    `[[:alpha:]]` is `[a-zA-Z]`; None for a class fnmatch cannot be given (punct, print...)."""
+    if "[" not in pattern:
+        return pattern
+    out = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c != "[":
+            out.append(c)
+            i += 1
+            continue
+        j = i + 1
+        body = []
+        if j < n and pattern[j] in "!^":
+            body.append("!")
+            j += 1
+        if j < n and pattern[j] == "]":
+            body.append("]")
+            j += 1
+        closed = False
+        while j < n:
+            if pattern.startswith("[:", j):
+                end = pattern.find(":]", j + 2)
+                if end < 0:
+                    return None
+                cls = _POSIX_CLASSES.get(pattern[j + 2:end])
+                if cls is None:
+                    return None
+                body.append(cls)
+                j = end + 2
+                continue
+            if pattern.startswith(("[=", "[."), j):
+                return None
+            if pattern[j] == "]":
+                closed = True
+                break
+            body.append(pattern[j])
+            j += 1
+        if not closed:
+            out.append("[[]")  # an unclosed [ is a literal [
+            i += 1
+            continue
+        out.append("[" + "".join(body) + "]")
+        i = j + 1
+    return "".join(out)
 
 
 def _expand_words(words, env):
@@ -775,7 +858,8 @@ def _literal(eff, words, what) -> bool:
 
 def _home_value(word, home):
     """The value of a word whose only expansion is a leading `~` or `$HOME`/`${HOME}` (the
-    home directory: `~/.claude/settings.json`, "$HOME/.claude"), else None."""
+    home directory: `~/.claude/settings.json`, "$HOME/.claude"), `~+` or `$PWD` (the
+    directory the command runs in: `./...`), or `$"text"`; else None."""
     issues = getattr(word, "issues", None)
     if not issues or not home.startswith("/") \
             or any(c in home for c in " \t\n*?[]{}~$`\"'\\"):
@@ -786,16 +870,21 @@ def _home_value(word, home):
     if kinds == ["tilde"]:
         if raw[:1] == "~" and (value == "~" or value.startswith("~/")):
             return home + value[1:]
+        if raw[:2] == "~+" and (value == "~+" or value.startswith("~+/")):
+            return "." + value[2:]  # $PWD: where the command runs
         return None
+    if kinds == ["locale"] and raw.startswith('$"') and value.startswith("$") \
+            and not any(c in value[1:] for c in "$`\\"):
+        return value[1:]  # $"text": text, translated by a message catalogue (there is none)
     # ${HOME} unquoted also reports its brace
     if value.count("$") != 1 or not (kinds == ["param"] or (
             kinds == ["param", "brace"] and value.count("{") == 1)):
         return None
-    for form in ("${HOME}", "$HOME"):
+    for form, base in (("${HOME}", home), ("$HOME", home), ("${PWD}", "."), ("$PWD", ".")):
         rest = value[len(form):]
         if value.startswith(form) and raw.lstrip('"').startswith(form) \
                 and not (rest[:1].isalnum() or rest[:1] == "_"):
-            return home + rest
+            return base + rest
     return None
 
 
@@ -844,6 +933,29 @@ def _argv(eff, words, env):
                                      "or push")
         return
     first = words[0]
+    if first.raw == "[":
+        first = words[0] = _W("[")  # the test builtin, not a glob
+    for w in words:
+        if "${!" in w.raw or "@P}" in w.raw:
+            # indirection and prompt expansion evaluate text as a name with a subscript or
+            # as a prompt: a $(...) inside it runs (`set -- '$(cmd)'; echo "${1@P}"`); the
+            # text usually sits in a literal word of another command (_evaluated_text)
+            why = f"{w.raw!r} evaluates text that may run a command"
+            eff.unknown.append(why)
+            eff.unresolved.append(why)
+            eff.commit_push_maybe.append(why)
+            return
+    if first.literal and first.value in _SUBSCRIPT_EVALUATORS and any(
+            w.literal and "[" in w.value and ("$(" in w.value or "`" in w.value)
+            for w in words[1:]):
+        # `test -v 'a[$(cmd)]'`, `printf -v 'a[$(cmd)]' x`: bash evaluates the subscript,
+        # and its command substitution runs
+        why = f"{first.value} evaluates an array subscript that runs a command"
+        eff.unknown.append(why)
+        eff.unresolved.append(why)
+        eff.commit_push_maybe.append(why)
+        _evaluated_text(eff, [w.value for w in words[1:] if w.literal], env)
+        return
     if not first.literal:
         eff.unknown.append(f"the command name {first.raw!r} is computed")
         for w in words[1:]:  # `$GIT commit`, `$(echo git) push`
@@ -936,6 +1048,23 @@ def _argv(eff, words, env):
     eff.unknown.append(f"{name} is not known to be read-only")
 
 
+def _evaluated_text(eff, values, env):
+    """The command substitutions inside literal text that bash will evaluate after all
+    (an array subscript, a prompt string), analysed as the commands they are."""
+    from gateway.shell.heredoc import substitutions
+
+    for v in values:
+        if "$(" in v or "`" in v:
+            for code in substitutions(v):
+                eff.merge(analyze(code, None, env.home, env.depth + 1, env.cwds))
+
+
+#: Builtins that evaluate a name with an array subscript given as an argument.
+_SUBSCRIPT_EVALUATORS = frozenset(("test", "[", "printf", "unset", "wait", "declare", "typeset",
+                                   "local", "read", "let", "export", "readonly", "mapfile",
+                                   "readarray", "getopts", "[[", "builtin", "command"))
+
+
 #: Stands for a computed word when a command is tried with its literal words only.
 _COMPUTED = "\ufffdcomputed\ufffd"
 
@@ -954,9 +1083,25 @@ class _W:
 # --- options (shared by the handlers) ---------------------------------------------------------
 
 def _split(argv, value_flags=frozenset()):
-    """(options [(name, value)], positionals) in getopt style; `--` ends options."""
+    """(options [(name, value)], positionals) in getopt style; `--` ends options. A long
+    option is also taken by any prefix of it, as getopt_long does (`--target` is
+    --target-directory, `--out` is --output): the prefix of a value flag takes its value."""
     from gateway.validator import argv as argvmod
 
+    longs = [f for f in value_flags if f.startswith("--")]
+    if longs:
+        words = []
+        for k, w in enumerate(argv):
+            if w == "--":
+                words.extend(argv[k:])
+                break
+            name, eq, value = w.partition("=")
+            if name.startswith("--") and len(name) >= 3 and name not in value_flags:
+                full = next((f for f in sorted(longs) if f.startswith(name)), None)
+                if full is not None:
+                    w = full + eq + value
+            words.append(w)
+        argv = words
     args = argvmod.parse(argv, frozenset(value_flags))
     return [(o.name, o.value) for o in args.options], list(args.positionals)
 
@@ -971,5 +1116,7 @@ def _values(opts, *names):
 
 
 def _long(opt, name):
+    """`opt` is the long option `name` or a prefix of it (getopt_long takes `--r` for
+    --recursive when it is unique; taken as a match either way)."""
     o = opt.split("=", 1)[0]
-    return o == name or (len(o) >= 4 and o.startswith("--") and name.startswith(o))
+    return o == name or (len(o) >= 3 and o.startswith("--") and name.startswith(o))

@@ -13,6 +13,7 @@ from gateway.guards.effects._core import (
     _has,
     _long,
     _split,
+    _values,
     _write,
 )
 from gateway.paths import physical
@@ -50,7 +51,8 @@ get-tar-commit-id patch-id column stripspace
 """.split())
 #: Options that make a read-only git subcommand write a file or run a program.
 _GIT_BAD_OPTIONS = ("--ext-diff", "--textconv", "--open-files-in-pager", "--filters",
-                    "--batch-command")
+                    "--batch-command", "--upload-pack", "--receive-pack", "--exec",
+                    "--remote")
 _GIT_GLOBAL_VALUE = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace",
                                "--config-env", "--super-prefix", "--exec-path",
                                "--list-cmds", "--attr-source"))
@@ -171,9 +173,14 @@ def _git_sub(eff, sub, args, env, label):
             for bad in _GIT_BAD_OPTIONS:
                 if _long(a, bad):
                     eff.unknown.append(f"{label} {bad} runs a configured program")
+                    eff.commit_push_maybe.append(f"{label} {bad} runs a program, which may "
+                                                 "commit or push")
                     return
-            if sub == "grep" and (a == "-O" or a.startswith("-O")):
+            if sub == "grep" and a.startswith("-") and not a.startswith("--") and "O" in a:
                 eff.unknown.append("git grep -O runs a pager")
+                return
+            if sub == "ls-remote" and a.startswith("-u"):
+                eff.unknown.append("git ls-remote -u runs a program of your choice")
                 return
             if _long(a, "--output") and "=" in a:
                 _write(eff, a.split("=", 1)[1], f"{label} --output", env)
@@ -185,6 +192,18 @@ def _git_sub(eff, sub, args, env, label):
     reader = _GIT_READ_FORMS.get(sub)
     if reader is not None and reader(args):
         return
+    if sub == "archive" and any(_long(x, o) for x in args for o in ("--exec", "--remote")):
+        eff.unknown.append(f"{label} --exec/--remote runs a program of your choice")
+        eff.commit_push_maybe.append(f"{label} --exec runs a program, which may commit or push")
+    if sub == "format-patch":
+        opts, _pos = _split(args, frozenset(("-o", "--output-directory", "--output")))
+        for d in _values(opts, "-o", "--output-directory"):
+            _write(eff, d, "git format-patch -o", env, tree=True)
+        for f in _values(opts, "--output"):
+            _write(eff, f, "git format-patch --output", env)
+        if not _has(opts, "--stdout", "-o", "--output-directory", "--output"):
+            for d in (env.cwds or ()):  # the patch files go to the current directory
+                eff.writes.append(Write(".", "git format-patch", True, (d,)))
     if sub == "config":
         _git_config_write(eff, args, env)
     if sub == "clean" and not any(a in ("-n", "--dry-run") or
@@ -348,9 +367,17 @@ def _git_config_reads(args):
         return True
     readers = ("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l",
                "--get-color", "--get-colorbool")
-    if any(a.split("=", 1)[0] in readers for a in args):
-        return True
-    return False
+    # git config stops at the key: in `git config core.fsmonitor CMD -l` the -l is a value
+    # pattern and the key is set; only options before the first operand count
+    before = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--" or not a.startswith("-") or a == "-":
+            break
+        before.append(a)
+        i += 2 if a in ("--type", "--default", "--file", "-f", "--blob") else 1
+    return any(a.split("=", 1)[0] in readers for a in before)
 
 
 def _git_config_write(eff, args, env):
@@ -404,7 +431,9 @@ _GIT_READ_FORMS = {
     "bisect": lambda a: bool(a) and a[0] in ("log", "visualize", "view", "terms"),
     "apply": lambda a: any(x in ("--check", "--stat", "--numstat", "--summary") for x in a)
     and not any(x in ("--index", "--cached", "--apply", "-3", "--3way") for x in a),
-    "format-patch": lambda a: any(x == "--stdout" for x in a),
-    "archive": lambda a: not any(x.startswith(("-o", "--output")) for x in a),
+    "format-patch": lambda a: any(x == "--stdout" for x in a) and not any(
+        x.startswith(("-o", "--o")) for x in a),
+    "archive": lambda a: not any(x.startswith(("-o", "--o", "--remote", "--exec", "--r",
+                                               "--e")) for x in a),
     "fsck": lambda a: not any(x.startswith("--lost-found") for x in a),
 }

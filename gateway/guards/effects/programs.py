@@ -134,13 +134,17 @@ def _aliases(eff, name, opts, sources, dest, env):
     if not (symbolic or hard or copies_links):
         return
     dirs = env.cwds or ()
+    relative = _has(opts, "-r", "--relative") and name == "ln"
     for src in sources:
         if symbolic:
-            # a relative symbolic link is resolved from the directory the link is in
+            # a relative symbolic link is resolved from the directory the link is in (with
+            # ln -r the source is named from here and ln writes the relative text); what is
+            # reachable through it is the whole tree below its target
             is_dir = dest.endswith("/") or any(os.path.isdir(lexical(dest, d)) for d in dirs)
             link_dir = dest if is_dir else posixpath.dirname(dest)
-            target = src if src.startswith("/") else posixpath.join(link_dir or ".", src)
-            _write(eff, target, f"{name} -s (the file the link points to)", env)
+            target = src if src.startswith("/") or relative \
+                else posixpath.join(link_dir or ".", src)
+            _write(eff, target, f"{name} -s (what the link points to)", env, tree=True)
         elif hard:
             _write(eff, src, f"{name} (the file the hard link shares)", env)
         else:

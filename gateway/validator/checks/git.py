@@ -173,6 +173,19 @@ _CONFIG_WRITE_SUBCOMMANDS = frozenset(("set", "unset", "rename-section", "remove
                                        "edit"))
 
 
+def _first_operand(words, value_flags) -> int:
+    """Index of the first word that is not an option (or an option's value)."""
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "--":
+            return i + 1
+        if not w.startswith("-") or w == "-":
+            return i
+        i += 2 if w in value_flags else 1
+    return i
+
+
 def git_config(ctx, spec, words, cwd):
     if words and words[0] in ("get", "list"):
         # read-only, but --file/--blob name what is read (an INI-style credentials file)
@@ -190,6 +203,12 @@ def git_config(ctx, spec, words, cwd):
     if words and words[0] in _CONFIG_WRITE_SUBCOMMANDS:
         # git 2.46+ subcommands; `git config edit` opens .git/config in the editor
         return _unsafe(ctx, f"git config {words[0]}", "changes the configuration"), [], []
+    first = _first_operand(words, ("--type", "--default", "--file", "-f", "--blob"))
+    if any(w.startswith("-") for w in words[first:]):
+        # git config stops at the key: `git config core.fsmonitor CMD -l` sets the key (the
+        # -l is a value pattern), it does not list
+        return _unsafe(ctx, "git config " + " ".join(words), "an option after the key is "
+                       "a value: this sets the key"), [], []
     args = argvmod.parse(words, frozenset(("--type", "--default", "--file", "-f", "--blob")))
     for opt in args.options:
         if opt.name in ("--file", "-f"):
