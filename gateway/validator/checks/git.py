@@ -46,7 +46,8 @@ def git_checkout(ctx, spec, words, cwd):
 _FETCH_VALUE = frozenset(("--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j",
                           "--jobs", "-o", "--server-option", "--negotiation-tip", "--filter",
                           "--refmap", "--recurse-submodules-default", "--submodule-prefix"))
-_FETCH_UNSAFE = ("--upload-pack", "--refmap")
+#: --set-upstream writes the branch's remote into .git/config
+_FETCH_UNSAFE = ("--upload-pack", "--refmap", "--set-upstream")
 #: --stdin reads more refspecs (`x:refs/stash`) than the command shows; --update-head-ok lets a
 #: refspec move the checked-out branch (`-u origin x:main`: the next `git stash` leaves x's
 #: files in the working tree).
@@ -65,6 +66,12 @@ def git_fetch(ctx, spec, words, cwd):
     if bad:
         return _unsafe(ctx, f"git fetch {bad}", "may store into refs the command does not show "
                        "(refspecs read from stdin, or the checked-out branch itself)"), [], []
+    repo = args.positionals[0] if args.positionals else ""
+    if "://" in repo or (":" in repo.split("/", 1)[0]):
+        # a URL (or host:path) instead of a configured remote: the network, with whatever
+        # the URL carries; a path is judged as one (phase 5)
+        return ctx.ask("5", "GW505", f"git fetch {repo!r}: fetches from a URL, not from a "
+                       "configured remote"), [], []
     for spec_ in args.positionals[1:]:
         dst = spec_.split(":", 1)[1] if ":" in spec_ else ""
         # a short name is refs/heads/<name> for fetch; stash, replace and notes are asked about
@@ -76,7 +83,9 @@ def git_fetch(ctx, spec, words, cwd):
                                                            "refs/remotes/")):
             return _unsafe(ctx, f"git fetch ... {spec_}", f"stores into {dst} (refs/stash is "
                            "what `git stash pop` applies)"), [], []
-    return None, [], []
+    # a remote's name is a word; anything that could be a path (../other, /tmp/x) must be
+    # one inside the project
+    return None, ([repo] if repo and ("/" in repo or repo.startswith(".")) else []), []
 
 
 #: Why moving the working tree to another commit is not auto-allowed: git keeps uncommitted

@@ -160,8 +160,14 @@ def sed_program_problem(s: str) -> str:
                 i += 1
             continue
         if c in "bBtT:":
-            nl = min([x for x in (s.find("\n", i), s.find(";", i)) if x >= 0] or [n])
-            i = nl
+            # GNU sed ends a label at whitespace or `;` (`:a e id` is the label a, then the
+            # command e); other seds read to the end of the line. The commands after the
+            # shortest label are checked, which covers both readings
+            i += 1
+            while i < n and s[i] in " \t":
+                i += 1
+            while i < n and s[i] not in " \t\n;}":
+                i += 1
             continue
         if c in "aic":
             # the text runs to the first newline not escaped by a backslash; `\\` is an
@@ -327,18 +333,23 @@ def _awk_tokens(prog: str, regex_after_operator: bool = False, brackets: bool = 
 def awk_program_problem(prog: str) -> str:
     """Why an awk program is not read-only, or "". The program is read every way awk
     might tokenize it (see _awk_tokens); any reading with a problem refuses it."""
-    for regex_after_operator in (False, True):
-        for brackets in (False, True):
-            why = _awk_reading_problem(_awk_tokens(prog, regex_after_operator, brackets))
-            if why:
-                return why
+    # awk joins a line ending in a backslash with the next (`a = 2 \` / `/ 1; system()`
+    # is two divisions, not a regex): both texts are read
+    for text in dict.fromkeys((prog, prog.replace("\\\n", " "))):
+        for regex_after_operator in (False, True):
+            for brackets in (False, True):
+                why = _awk_reading_problem(_awk_tokens(text, regex_after_operator, brackets))
+                if why:
+                    return why
     return ""
 
 
 def _awk_reading_problem(tokens) -> str:
     in_print = False
     depth = 0
+    prev = ""
     for kind, text in tokens:
+        before, prev = prev, text
         if kind == "word":
             if text in _AWK_BAD_WORDS:
                 return f"{text} can run commands, read other files or the environment"
@@ -358,6 +369,8 @@ def _awk_reading_problem(tokens) -> str:
             depth += 1
         elif text in (")", "]"):
             depth -= 1
+        elif text == "\n" and before in (",", "&&", "||"):
+            continue  # awk goes on after a newline that follows , && || (print "a",\n"b" > f)
         elif text in (";", "\n", "{", "}"):
             in_print = False
         elif text in (">", ">>") and in_print and depth <= 0:

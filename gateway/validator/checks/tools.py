@@ -22,6 +22,10 @@ def find(ctx, spec, words, cwd):
                 if w == u or (w.startswith(u) and u in ("-fprint",)):
                     return _unsafe(ctx, f"find {w}", "runs commands, deletes or writes "
                                    "files"), [], []
+            if w in ("-L", "-follow"):
+                # symbolic links are followed: a link out of the project lists what is there
+                return _unsafe(ctx, f"find {w}", "follows symbolic links out of the "
+                               "places it was given"), [], []
             if w == "-files0-from":
                 # the starting points are read from a file (or stdin): not checked
                 return _unsafe(ctx, "find -files0-from", "reads its starting points from a "
