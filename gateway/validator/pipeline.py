@@ -88,8 +88,12 @@ def _segments(ctx) -> Verdict:
     verdicts = []
     count = 0
     prev_op = None
+    # the chain is certain only while every link so far was `&&` and no cd was negated:
+    # in `A || cd X && B` B runs where we were when A succeeds; in `! cd X && B`, when the
+    # cd failed
+    certain = True
     for pipeline, op in ctx.script.items:
-        cwds = chain if prev_op == "&&" else all_cwds
+        cwds = chain if prev_op == "&&" and certain else all_cwds
         for cmd in pipeline.commands:
             count += 1
             for cwd in cwds:
@@ -108,6 +112,10 @@ def _segments(ctx) -> Verdict:
             if new:
                 chain = new
                 all_cwds = all_cwds + [t for t in new if t not in all_cwds]
+                if getattr(pipeline, "negated", False):
+                    certain = False
+        if op not in ("&&", None):
+            certain = False
         prev_op = op
     best = strictest(verdicts)
     if best.decision is ALLOW and count > 1:
