@@ -84,6 +84,13 @@ def check_bash(req, state, effects):
     return None
 
 
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def _straight(text):
+    return text.translate(_QUOTES)
+
+
 def _impl_mode_after(req, target) -> str:
     """Why the file would no longer say impl_mode "codex" after this call, or ""."""
     ti = req.tool_input or {}
@@ -107,6 +114,10 @@ def _impl_mode_after(req, target) -> str:
             if not isinstance(old, str) or not isinstance(new, str):
                 return "an edit has no old_string/new_string"
             count = text.count(old) if old else 0
+            if count == 0 and old and _straight(old) in _straight(text):
+                # Claude Code also matches with curly quotes made straight, and then writes
+                # new_string as given: what the file becomes is not simulated here
+                return "the edit matches only with its quotes normalised"
             if count == 0 or (count > 1 and not e.get("replace_all")):
                 return ""  # the tool refuses such an edit; the file stays as it is
             text = text.replace(old, new) if e.get("replace_all") else text.replace(old, new, 1)

@@ -63,12 +63,40 @@ def _evaluate(req, record):
         return verdict
     if req.tool in files.FILE_TOOLS:
         return _file_tool(req, state, record)
-    if req.tool == "Bash":
+    if req.tool in SHELL_TOOLS:
         return _bash(req, state)
-    verdict = _mcp_surface(req) or role.check_mcp(req, state) or codex.check_mcp(req, state)
+    if req.tool in OPAQUE_SHELL_TOOLS:
+        verdict = _opaque_shell(req, state)
+        if verdict is not None:
+            return verdict
+    verdict = (_mcp_surface(req) or _mcp_state(req, state) or role.check_mcp(req, state)
+               or codex.check_mcp(req, state))
     if verdict is not None:
         return verdict
     return req.passed()
+
+
+#: Tools that run a Bash command (Monitor: "the same permission rules as Bash").
+SHELL_TOOLS = frozenset(("Bash", "Monitor"))
+#: Tools that run commands in a shell the gateway does not analyse.
+OPAQUE_SHELL_TOOLS = frozenset(("PowerShell",))
+
+
+def _opaque_shell(req, state):
+    """A PowerShell command is not analysed: whoever may not write (a reviewer, an
+    implementer outside its files, anyone in codex mode) may not run one."""
+    role_name = state.role_name
+    why = f"{req.tool} commands are not analysed, so what they write is not known"
+    if role_name == "reviewer":
+        return req.deny("guard:role", "GW802", f"a reviewer runs only read-only commands; {why}",
+                        rule="role:reviewer:bash")
+    if role_name == "implementer":
+        return req.deny("guard:role", "GW803", f"this implementer writes only its own files; "
+                        f"{why}", rule="role:implementer:owns")
+    if state.codex:
+        return req.deny("guard:codex", "GW811", f"codex mode: commands may not write; {why}",
+                        rule="codex:bash")
+    return None
 
 
 def _file_tool(req, state, record):
@@ -106,17 +134,44 @@ def _mcp_surface(req):
     if not req.tool.startswith("mcp__") or not role.tool_words(req.tool) & role.FILE_VERBS:
         return None
     surface = None
+    # a move, copy or delete takes the whole tree below a directory with it
+    tree = bool(role.tool_words(req.tool) & _MCP_TREE_VERBS)
     for raw in role.tool_paths(req.tool_input):
         if "\x00" in raw or len(raw) > 4096:
-            continue
+            return req.deny("guard:files", "GW832", f"{req.tool}: a path argument cannot be "
+                            "judged (too long, a NUL, another host's file: URI, or past 64 "
+                            "items / four levels of input)", rule="protected:input")
         target = files.Target(raw, req.cwd, req.roots)
         surface = surface or files.Surface(req.roots, req.policy, req.env)
-        hit = surface.check(target.lex, target.real)
+        hit = surface.check(target.lex, target.real, tree=tree)
         if hit:
             code, rule, what = hit
             return req.deny("guard:files", code, f"{req.tool} writes {raw!r}, which is "
                             f"protected: {what} ({rule})", rule=f"protected:{rule}")
     return None
+
+
+def _mcp_state(req, state):
+    """breezing-active.json through an MCP write tool: the Lead's file (GW807), and in codex
+    mode it may not be changed at all, its impl_mode cannot be read off an MCP call (GW813)."""
+    if not req.tool.startswith("mcp__") or not role.tool_words(req.tool) & role.FILE_VERBS:
+        return None
+    for raw in role.tool_paths(req.tool_input):
+        target = files.Target(raw, req.cwd, req.roots)
+        if not target.is_active_file:
+            continue
+        verdict = role.check_lead_only_file(req, state, target)
+        if verdict is not None:
+            return verdict
+        if state.codex:
+            return req.deny("guard:codex", "GW813", f"codex mode: {req.tool} may change "
+                            "breezing-active.json's impl_mode; edit it with Edit/Write, or run "
+                            "`gateway breezing` commands", rule="codex:impl_mode")
+    return None
+
+
+_MCP_TREE_VERBS = frozenset(("move", "mv", "rename", "delete", "remove", "rm", "unlink",
+                             "copy", "cp"))
 
 
 def _file_target(req, state, target):

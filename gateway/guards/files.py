@@ -151,6 +151,10 @@ class Surface:
             low = r.lower()
             if low in MAINTAINED:
                 return ("GW834", low, "written only by the gateway")
+            below = next((m for m in MAINTAINED + (ACTIVE_REL,) if low.startswith(m + "/")),
+                         None)
+            if below:  # a directory in its place would lock everyone out (GW890)
+                return ("GW834", below, "a path below the gateway's own state file")
             if tree and any(m.startswith(low + "/") or low == "" for m in MAINTAINED):
                 return ("GW834", MAINTAINED[0], "it contains the gateway's role registrations")
         # the project as a whole (rm -rf . / of a parent)

@@ -59,26 +59,55 @@ def tool_words(name):
     return {w for w in re.split(r"[^A-Za-z0-9]+", tail.lower()) if w}
 
 
+#: What an MCP tool's input may hold before it is not judged (the paths past it are not seen).
+_MCP_MAX_ITEMS = 64
+_MCP_MAX_DEPTH = 4
+#: Stands for a path argument that could not be judged (past a limit): refused by every check.
+UNJUDGED = "\x00unjudged"
+
+
+def _mcp_path(value):
+    """A path as an MCP file server reads it: a `file:` URI decoded, a leading ~ expanded."""
+    import os
+    from urllib.parse import unquote
+
+    v = value
+    if v[:5].lower() == "file:":
+        v = unquote(v[5:])
+        if v.startswith("//"):
+            v = v[2:]
+            host, slash, rest = v.partition("/")
+            v = "/" + rest if host in ("", "localhost") else "\x00" + v  # another host
+    if v == "~" or v.startswith("~/"):
+        home = os.path.normpath(os.path.expanduser("~"))
+        if home.startswith("/"):
+            v = home + v[1:]
+    return v
+
+
 def tool_paths(tool_input):
     """String values of an MCP tool's input that name files (keys like path, file_path,
-    destination, ...; one level of lists and objects)."""
+    destination, ...; lists and objects up to four levels). `file:` URIs are decoded and ~
+    expanded, as file servers do; past the limits (64 items, four levels) UNJUDGED is
+    returned among the paths, and the checks refuse it."""
     out = []
 
     def visit(key, value, depth):
         k = key.lower() if isinstance(key, str) else ""
         if isinstance(value, str):
             if any(p in k for p in _PATH_KEYS) and value.strip():
-                out.append(value[7:] if value.startswith("file://") else value)
-        elif isinstance(value, list) and depth < 2:
-            for v in value[:64]:
-                visit(key, v, depth + 1)
-        elif isinstance(value, dict) and depth < 2:
-            for k2, v in list(value.items())[:64]:
+                out.append(_mcp_path(value))
+        elif isinstance(value, (list, dict)):
+            items = list(value.items()) if isinstance(value, dict) else \
+                [(key, v) for v in value]
+            if depth >= _MCP_MAX_DEPTH or len(items) > _MCP_MAX_ITEMS:
+                out.append(UNJUDGED)
+                return
+            for k2, v in items:
                 visit(k2, v, depth + 1)
 
     if isinstance(tool_input, dict):
-        for k, v in list(tool_input.items())[:64]:
-            visit(k, v, 0)
+        visit("", tool_input, 0)
     return out
 
 
@@ -117,8 +146,9 @@ def check_mcp(req, state):
 
 
 def check_lead_only_file(req, state, target):
-    if target.is_active_file and not state.is_lead:
-        who = state.role_name or "an unregistered subagent"
+    if target.is_active_file and not is_the_lead(req, state):
+        who = ("a subagent that only shares the Lead's session" if state.is_lead
+               else state.role_name or "an unregistered subagent")
         return req.deny(PHASE, "GW807", f"breezing-active.json is the Lead's file; {who} may "
                         "not write it", rule="role:lead-only")
     return None
@@ -151,8 +181,8 @@ def check_write(req, state, target):
 
 
 def check_gateway_ops(req, state, effects):
-    if state.is_lead:
-        return None
+    if is_the_lead(req, state):
+        return None  # (a subagent that only shares the Lead's session_id is not)
     if effects.gateway_ops:
         return req.deny(PHASE, "GW807", f"only the Lead changes the breezing state "
                         f"(gateway {effects.gateway_ops[0]})", rule="role:lead-only")

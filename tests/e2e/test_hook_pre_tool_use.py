@@ -480,3 +480,15 @@ def test_globs_and_mcp_tools_do_not_reach_the_roles_file(hook, proj):
     denied(hook(event("mcp__filesystem__write_file", {
         "path": os.path.join(proj, "src/x.py"), "content": "x"}, proj, agent_id="agent-rev")),
         "GW801")
+
+
+def test_the_monitor_tool_is_judged_as_bash(hook, proj):
+    # Monitor (Claude Code 2.1.98+) runs a Bash command under Bash's permission rules
+    data = event("Monitor", {"command": "echo '{}' > .claude/settings.json",
+                             "description": "watch"}, proj)
+    assert "settings.json" in denied(hook(data), "GW835")
+    data = event("Monitor", {"command": "rm -rf / --no-preserve-root", "description": "x"},
+                 proj)
+    denied(hook(data), "GW750")
+    assert silent(hook(event("Monitor", {"command": "tail -n 3 README.md",
+                                         "description": "x"}, proj)))

@@ -108,3 +108,100 @@ def test_an_implementer_cannot_commit_through_programs_git_runs(guard, team, com
 def test_common_commands_are_not_refused(guard, team, who, command):
     v = guard("Bash", {"command": command}, agent_id=who)
     assert silent(v), (who, command, v.code, v.message)
+
+
+# --- a third pass: the other tools ------------------------------------------------------------
+
+@pytest.mark.parametrize("who,command,code", [
+    (REV, "echo x > src/app.py", "GW802"), (IMP, "git commit -am wip && git push", "GW804"),
+    (None, "echo '{}' > .claude/settings.json", "GW835"),
+    (IMP, "echo '{}' > .claude/state/breezing-session-roles.json", "GW835"),
+    (None, "rm -rf / --no-preserve-root", "GW750"),
+])
+def test_monitor_is_judged_as_bash(guard, team, who, command, code):
+    # Claude Code's Monitor tool runs a Bash command ("the same permission rules as Bash")
+    v = guard("Monitor", {"command": command, "description": "x"}, agent_id=who)
+    assert denied(v, code), (who, command, v and v.code, v and v.message)
+    assert silent(guard("Monitor", {"command": "tail -n 5 README.md"}, agent_id=REV))
+
+
+@pytest.mark.parametrize("who,code", [(REV, "GW802"), (IMP, "GW803")])
+def test_powershell_is_not_analysed_so_it_is_refused_to_who_may_not_write(guard, team, who,
+                                                                        code):
+    v = guard("PowerShell", {"command": "Set-Content src/app.py x"}, agent_id=who)
+    assert denied(v, code), (who, v and v.code)
+    assert silent(guard("PowerShell", {"command": "Get-ChildItem"}))  # the Lead: the dialog
+
+
+def test_powershell_in_codex_mode(guard, team):
+    from tests.guards.support import set_active
+
+    set_active(team, impl_mode="codex")
+    v = guard("PowerShell", {"command": "Set-Content src/app.py x"})
+    assert denied(v, "GW811"), v and v.code
+
+
+@pytest.mark.parametrize("tool,tool_input", [
+    ("mcp__filesystem__write_file",
+     {"path": "src/" + "src/../" * 700 + ".claude/settings.json", "content": "{}"}),
+    ("mcp__filesystem__move_file", {"source": ".claude", "destination": "tmpdir"}),
+    ("mcp__filesystem__move_file", {"source": ".claude/state", "destination": "old"}),
+    ("mcp__filesystem__write_file", {"path": "file://localhost/PROJ/.claude/settings.json"}),
+    ("mcp__filesystem__write_file", {"path": "file:///PROJ/.claude/state/breezing-session-"
+                                             "roles%2Ejson"}),
+    ("mcp__fs__write_files", {"paths": ["src/auth/x"] * 64 + [".claude/settings.json"]}),
+    ("mcp__fs__write_file", {"a": {"b": {"c": {"d": {"path": ".claude/settings.json"}}}}}),
+])
+def test_mcp_paths_that_were_not_judged(guard, team, tool, tool_input):
+    import json
+
+    tool_input = json.loads(json.dumps(tool_input).replace("/PROJ", team))
+    v = guard(tool, tool_input)
+    assert v is not None and v.decision.name == "DENY" and v.code in (
+        "GW832", "GW834", "GW835"), (tool, v and v.code, v and v.message)
+
+
+def test_an_unregistered_subagent_of_the_leads_session_is_not_the_lead(guard, team):
+    from tests.guards.support import set_active
+
+    register(team, "11111111-1111-4111-8111-111111111111", "lead")  # the Lead's session
+    set_active(team)
+    v = guard("Bash", {"command": "gateway breezing phase A"}, agent_id=SUB)
+    assert denied(v, "GW807"), v and v.code
+    v = guard("Write", {"file_path": ".claude/state/breezing-active.json", "content": "{}"},
+              agent_id=SUB)
+    assert denied(v, "GW807"), v and v.code
+    v = guard("mcp__filesystem__write_file", {"path": ".claude/state/breezing-active.json"},
+              agent_id=SUB)
+    assert denied(v, "GW807"), v and v.code
+
+
+def test_codex_mode_cannot_be_switched_off_with_curly_quotes_or_mcp(guard, team):
+    from tests.guards.support import set_active
+
+    set_active(team, impl_mode="codex")
+    active = ".claude/state/breezing-active.json"
+    v = guard("Edit", {"file_path": active, "old_string": "\u201ccodex\u201d",
+                       "new_string": "\"standard\""})
+    assert denied(v, "GW813"), v and v.code
+    v = guard("mcp__filesystem__write_file", {"path": active, "content": "{}"})
+    assert denied(v, "GW813"), v and v.code
+    v = guard("mcp__filesystem__move_file", {"source": active, "destination": "x.md"})
+    assert denied(v, "GW813"), v and v.code
+
+
+@pytest.mark.parametrize("path", [".claude/agents/x.md", ".claude/skills/s/SKILL.md",
+                                  ".claude/commands/c.md", ".mcp.json", "~/.claude.json",
+                                  "~/.claude/agents/x.md", "~/.gitconfig",
+                                  "~/.claude/plugins/p/hooks/hooks.json"])
+def test_files_that_set_up_agents_servers_or_permissions_are_protected(guard, team, path):
+    v = guard("Write", {"file_path": path, "content": "x"})
+    assert denied(v, "GW832"), (path, v and v.code, v and v.message)
+
+
+@pytest.mark.parametrize("path", [".claude/state/gateway-breezing-phase.json/x",
+                                  ".claude/state/.breezing-session-roles.json.lock/x",
+                                  ".claude/state/breezing-session-roles.json/x"])
+def test_a_reviewer_cannot_put_a_directory_in_place_of_the_gateways_files(guard, team, path):
+    v = guard("Write", {"file_path": path, "content": "x"}, agent_id=REV)
+    assert denied(v, "GW834"), (path, v and v.code, v and v.message)
