@@ -293,7 +293,9 @@ CODES = {
               "outside it.", "Write link/x   (link -> /etc)"),
     "GW832": ("guard:files", "deny", "write to the permission surface",
               "The path is part of the agent's own permission surface: Claude Code settings "
-              "and hook files, the gateway's rules, cache and audit log, anything under .git/ "
+              "and hook files, subagents, skills, commands and MCP server configuration "
+              "(.mcp.json, ~/.claude.json), the gateway's rules, cache and audit log, anything "
+              "under .git/ "
               "(hooks, config), .gitmodules (see protected_paths in the rules); outside the "
               "project too, any .claude/settings*.json, .claude/hooks/, .git/hooks/ and "
               ".git/config. No tool may write it, and no tree containing it may be removed "
