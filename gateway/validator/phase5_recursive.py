@@ -117,9 +117,9 @@ def _rg(args, paths):
 
 
 def _diff(args, paths):
-    if not any(o.name == "-r" or (o.name.startswith("--") and _long(o, "--recursive"))
-               for o in args.options):
-        return None
+    # without -r, diff of two directories still reads every file at their top level (and
+    # -N prints the ones on one side only): a directory operand is walked either way (the
+    # whole tree: more than diff reads without -r, never less)
     # --from-file=DIR / --to-file=DIR are compared with every operand: read like them
     more = [o.value for o in args.options if o.value and o.name.startswith("--")
             and _long(o, "--from-file", "--to-file")]

@@ -3,6 +3,8 @@
 (vendor/scripts, node_modules/x/scripts) do not count.
 """
 
+import os
+
 from gateway.paths import is_within, resolve
 
 PHASE = "6"
@@ -24,10 +26,32 @@ def contained_dir(ctx, path: str, cwd: str):
     return None, res
 
 
+_COMPLETIONS = (".js", ".mjs", ".cjs", ".json", ".node", ".ts")
+
+
+def _runs_another_file(res) -> bool:
+    """The interpreter would open another file than the one named: a directory (python's
+    __main__.py, node's index.js or package.json main), or a name node completes (x ->
+    x.js). A name that does not exist at all only makes the interpreter fail."""
+    if os.path.isdir(res.real):
+        return True
+    if os.path.lexists(res.lex):
+        return not os.path.isfile(res.real)
+    return any(os.path.lexists(res.lex + ext) for ext in _COMPLETIONS)
+
+
 def run(ctx, script: str, cwd: str, how: str):
     """Allow `script` if contained; otherwise an ask verdict (GW601 for an interpreter's
     script, GW602 for direct execution)."""
     d, res = contained_dir(ctx, script, cwd)
+    if d is not None and _runs_another_file(res):
+        # a directory (python runs its __main__.py, node its index.js or package.json's
+        # main) or a name the interpreter completes (node x -> x.js): what runs is another
+        # file, which may lead out
+        code = "GW601" if how != "direct execution" else "GW602"
+        return ctx.ask(PHASE, code, f"{script!r} is not a regular file in the project's "
+                       f"{d}/ (a directory or a name the interpreter completes runs another "
+                       "file); name the script file itself")
     if d is not None:
         return ctx.allow(PHASE, "GW600", f"{how} runs {script!r}, inside the project's "
                          f"{d}/", rule=f"containment_dirs:{d}")

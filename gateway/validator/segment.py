@@ -130,8 +130,15 @@ def _interpreter(ctx, argv, interp, cwd, text, inputs, depth):
 def _script_args(ctx, args, cwd, inputs):
     """A contained script's arguments belong to the script; only secrets among them (and
     input redirections, which the shell opens) stop the allow."""
-    verdict = phase5_paths.run(ctx, [a for a in args if not a.startswith("-")], cwd,
-                               containment=False)
+    words = []
+    for a in args:
+        if not a.startswith("-"):
+            words.append(a)
+        elif "=" in a:
+            words.append(a.split("=", 1)[1])  # --file=.env
+        elif not a.startswith("--") and len(a) > 2:
+            words.append(a[2:])  # -f.env
+    verdict = phase5_paths.run(ctx, [w for w in words if w], cwd, containment=False)
     if verdict is not None:
         return verdict
     if inputs:

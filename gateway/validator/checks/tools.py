@@ -250,7 +250,8 @@ def date(ctx, spec, words, cwd):
         if not p.startswith("+"):
             return ctx.ask(PHASE, "GW712", f"date {p!r}: a date argument sets the clock",
                            rule="catalogue:date"), [], []
-    return None, [], []
+    # -r FILE reads a file's time, -f FILE reads dates from a file (a bad line is echoed)
+    return None, args.values("-r", "--reference", "-f", "--file"), []
 
 
 def ruff(ctx, spec, words, cwd):
@@ -264,7 +265,33 @@ def ruff(ctx, spec, words, cwd):
                 and "=" in (opt.value or ""):
             return _unsafe(ctx, f"ruff --config {opt.value!r}", "inline configuration can "
                            "name files and directories anywhere"), [], []
+    pos = list(args.positionals)
+    sub = pos[0] if pos and pos[0] in ("check", "format") else None
+    fixes = sub == "format" or any(
+        opt.name.startswith("--") and any(argvmod.long_matches(opt.name, f) for f in (
+            "--fix", "--unsafe-fixes", "--add-noqa")) for opt in args.options)
+    if fixes:
+        # ruff format and ruff check --fix rewrite the files (the protected paths apply)
+        targets = [p for p in pos[1 if sub else 0:]]
+        if not targets and _python_in_surface(ctx.roots.project_real):
+            targets = ["."]  # the whole project, the Python files of .claude/ among it
+        written.extend(targets)
+        cands.extend(targets)
     return None, cands, written
+
+
+def _python_in_surface(root, limit=2000) -> bool:
+    """Does .claude/ or .git/hooks/ hold a Python file that `ruff format` (all the project's
+    Python files) would rewrite? Bounded walk; past the bound, yes."""
+    import os
+
+    seen = 0
+    for top in (os.path.join(root, ".claude"), os.path.join(root, ".git", "hooks")):
+        for _d, _dirs, files in os.walk(top):
+            seen += len(files) + 1
+            if seen > limit or any(f.endswith((".py", ".pyi", ".ipynb")) for f in files):
+                return True
+    return False
 
 
 def pytest(ctx, spec, words, cwd):
