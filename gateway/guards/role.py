@@ -44,7 +44,10 @@ def check_spawn(req, state):
 FILE_VERBS = frozenset(("write", "edit", "create", "delete", "remove", "rm", "move", "mv",
                         "rename", "copy", "cp", "patch", "replace", "insert", "append", "save",
                         "mkdir", "touch", "truncate", "put", "upload", "overwrite", "modify",
-                        "update", "set", "chmod", "unlink", "apply", "commit", "push"))
+                        "update", "set", "chmod", "unlink", "apply", "commit", "push",
+                        # version control and formatters that rewrite the working tree
+                        "checkout", "add", "reset", "restore", "stage", "revert", "merge",
+                        "rebase", "pull", "clone", "format", "reformat", "download", "fix"))
 RUN_VERBS = frozenset(("run", "exec", "execute", "shell", "command", "eval", "spawn", "bash",
                        "terminal", "script", "start", "kill", "install"))
 _PATH_KEYS = ("path", "file", "filename", "source", "destination", "dest", "target", "dir",
@@ -56,7 +59,15 @@ def tool_words(name):
 
     tail = name.split("__")[-1]
     tail = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", tail)
-    return {w for w in re.split(r"[^A-Za-z0-9]+", tail.lower()) if w}
+    words = {w for w in re.split(r"[^A-Za-z0-9]+", tail.lower()) if w}
+    # a name in one token (writefile, deletepath): the verbs it starts with count too
+    words |= {v for w in words for v in _PREFIX_VERBS if w.startswith(v) and w != v}
+    return words
+
+
+_PREFIX_VERBS = ("write", "edit", "create", "delete", "remove", "move", "rename", "copy",
+                 "save", "upload", "download", "append", "overwrite", "modify", "update",
+                 "insert", "replace", "patch", "mkdir", "unlink", "truncate")
 
 
 #: What an MCP tool's input may hold before it is not judged (the paths past it are not seen).

@@ -205,3 +205,27 @@ def test_files_that_set_up_agents_servers_or_permissions_are_protected(guard, te
 def test_a_reviewer_cannot_put_a_directory_in_place_of_the_gateways_files(guard, team, path):
     v = guard("Write", {"file_path": path, "content": "x"}, agent_id=REV)
     assert denied(v, "GW834"), (path, v and v.code, v and v.message)
+
+
+@pytest.mark.parametrize("tool,tool_input", [
+    ("mcp__git__git_checkout", {"repo_path": ".", "branch_name": "main"}),
+    ("mcp__git__git_add", {"repo_path": ".", "files": ["src/app.py"]}),
+    ("mcp__git__git_reset", {"repo_path": "."}),
+    ("mcp__jetbrains__reformat_file", {"path": "src/app.py"}),
+    ("mcp__fetch__download_file", {"url": "http://x", "path": "src/app.py"}),
+    ("mcp__fs__writefile", {"path": "src/app.py"}),
+])
+def test_a_reviewer_may_not_use_mcp_tools_that_change_files(guard, team, tool, tool_input):
+    v = guard(tool, tool_input, agent_id=REV)
+    assert denied(v, "GW801"), (tool, v and v.code)
+    assert silent(guard("mcp__fs__read_file", {"path": "src/app.py"}, agent_id=REV))
+
+
+@pytest.mark.parametrize("tool,tool_input", [
+    ("mcp__fs__writefile", {"path": "src/app.py"}),
+    ("mcp__fetch__download_file", {"url": "http://x", "path": "README.md"}),
+])
+def test_an_implementer_mcp_write_in_one_token_is_held_to_its_owns(guard, team, tool,
+                                                                   tool_input):
+    v = guard(tool, tool_input, agent_id=IMP)
+    assert denied(v, "GW803"), (tool, v and v.code)
