@@ -489,8 +489,10 @@ def dangerous_token(draw):
                                      "f() {{ {}; }}", "until true; do {}; done",
                                      "case x in x) {};; esac", "time {}", "coproc {}",
                                      "! ( {} )"]))
-        codes = _codes("GW302") if form.startswith(("case", "time", "coproc")) \
-            else _codes("GW206")
+        # bashlex implements neither case, time nor coproc (GW302); after a pipe `time` and
+        # `!` are not keywords at all (bash too reports a syntax error there: GW301)
+        codes = _codes("GW302", "GW301") if form.startswith(("case", "time", "coproc")) \
+            else _codes("GW206", "GW301") if form.startswith("!") else _codes("GW206")
         return Token("wrap", form, codes)
     if kind == "background":
         return Token("wrap", draw(st.sampled_from(["{} &", "{}&", "{} & ls"])), _codes("GW214"))
