@@ -12,6 +12,7 @@ import os
 from gateway.paths import is_within, physical, real, resolve
 from gateway.validator import argv as argvmod
 from gateway.validator import checks, phase5_recursive
+from gateway.validator.checks._gitindex import is_git_dir
 from gateway.validator.phase7b2_subcommands import invocation
 
 PHASE = "7C"
@@ -161,13 +162,6 @@ def run(ctx, name, argv, cwd) -> Arguments:
     return Arguments(cands, writes, cwd, rule, walk=walk)
 
 
-def _is_git_dir(d) -> bool:
-    """Would git take directory `d` for a repository itself (a bare one, or a .git)?"""
-    return (os.path.isfile(os.path.join(d, "HEAD"))
-            and os.path.isdir(os.path.join(d, "objects"))
-            and os.path.isdir(os.path.join(d, "refs")))
-
-
 def _foreign_repository(ctx, global_words, cwd) -> str:
     """Why git would use a repository other than the project's own, or "". A repository
     found inside the project (an embedded bare repository, which is ordinary tracked
@@ -208,7 +202,7 @@ def _foreign_repository(ctx, global_words, cwd) -> str:
             if is_within(target, os.path.join(own, "modules")):
                 return ""
             return f"{os.path.relpath(d, root)!r} is another repository"
-        if _is_git_dir(d):
+        if is_git_dir(d):
             if d == own or is_within(d, own):
                 return ""
             return f"{os.path.relpath(d, root)!r} is another repository"

@@ -168,6 +168,13 @@ def tracked_paths(git_dir):
     return [p for p in paths if p] + [p for p in sp[0] if p]
 
 
+def is_git_dir(d) -> bool:
+    """Would git take directory `d` for a repository itself (a bare one, or a .git)?"""
+    return (os.path.isfile(os.path.join(d, "HEAD"))
+            and os.path.isdir(os.path.join(d, "objects"))
+            and os.path.isdir(os.path.join(d, "refs")))
+
+
 def git_dir_of(start, root):
     """The git directory of the repository git would use in directory `start` (searched
     upwards, not above `root`): `start` itself when it is a git directory, `<dir>/.git`, or
@@ -175,8 +182,7 @@ def git_dir_of(start, root):
     up to `root`."""
     d = start
     while True:
-        if os.path.isfile(os.path.join(d, "HEAD")) and os.path.isdir(os.path.join(d, "objects")) \
-                and os.path.isdir(os.path.join(d, "refs")):
+        if is_git_dir(d):
             return d  # a git directory itself (`git -C .git/modules/x log -p`, a bare one)
         dotgit = os.path.join(d, ".git")
         if os.path.isdir(dotgit):
