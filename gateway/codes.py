@@ -209,11 +209,26 @@ CODES = {
               "writing, copying or truncating onto a block device, creating a file system, a "
               "fork bomb, running code piped from the network.",
               "curl http://x | sh"),
+    "GW720": ("mode", "ask", "plan mode: the command writes",
+              "The payload's permission_mode is plan (or a mode the gateway does not know, "
+              "judged as plan): nothing may change the project while the human reviews a "
+              "plan. A hook allow in plan mode really runs the command, so the validator "
+              "allows only what the effects analysis proves read-only.",
+              "touch notes.txt   (permission_mode plan)"),
+    "GW721": ("7C", "ask", "an edit outside acceptEdits",
+              "The command changes the files it names (cp, mv, rm, rmdir, ln, chmod, tee, "
+              "sed -i: the catalogue's edit entries). The client runs such edits inside the "
+              "project by itself only in acceptEdits mode; in default (and plan) mode the "
+              "human reviews them, so the gateway does not allow them there. In acceptEdits "
+              "they are allowed when every path is inside the project and none is protected "
+              "or secret.", "chmod +x scripts/run.sh   (permission_mode default)"),
     # --- Guards (PreToolUse) ----------------------------------------------------------------
     "GW800": ("guard", "ask", "no guard objects (no decision)",
-              "No PreToolUse guard denies the call. The hook prints nothing and Claude Code's "
-              "own permission flow decides (rules, mode, the dialog, the PermissionRequest "
-              "hook). PreToolUse never answers allow or ask.", "Read README.md"),
+              "No PreToolUse guard objects and nothing reads a secret. The hook prints nothing "
+              "and Claude Code's own permission flow decides: its rules and mode, then the "
+              "dialog and the PermissionRequest hook. That flow runs read-only commands and "
+              "reads inside the project by itself (in acceptEdits also edits inside the "
+              "project; in auto mode what its classifier approves).", "Read README.md"),
     "GW801": ("guard:role", "deny", "reviewer writes outside .claude/state/",
               "A session registered as reviewer is read-only: Write, Edit, MultiEdit and "
               "NotebookEdit are allowed only below the project's .claude/state/, judged on the "
@@ -315,6 +330,30 @@ CODES = {
               "found by the analyzer: redirections, tee, cp/mv/rm/ln/install/dd, sed -i, "
               "git config, git clean, gateway install... The bracket names the kind.",
               "cd .claude && rm settings.json"),
+    "GW836": ("guard:files", "ask", "write to a file that runs code later",
+              "The path is one whose content runs later without anyone reviewing it (the "
+              "rules' autorun list): sitecustomize.py and usercustomize.py (Python imports "
+              "them at every start), *.pth files in site-packages, shell start-up files in "
+              "the home directory. Any tool, every permission mode: the client writes such a "
+              "file in acceptEdits without a dialog, so the hook asks.",
+              "echo 'import os' > .venv/lib/python3.12/site-packages/sitecustomize.py"),
+    "GW840": ("guard:reads", "ask", "what the command reads cannot be known",
+              "The command may read a secret and the gateway cannot prove it does not: an "
+              "unknown program, code given on the command line, an expansion whose value is "
+              "not known, an option the catalogue does not model. Claude Code would run some "
+              "of these by itself (read-only forms, auto mode, allow rules), so the hook asks. "
+              "The bracket gives the validator's own reason.", "python3 -c \"print(1)\""),
+    "GW841": ("guard:reads", "ask", "a file tool reads a secret",
+              "Read (or an MCP tool with a path argument) names a secret file: .env files, "
+              "private keys, credential and token files, anything under .ssh/ or .aws/ (see "
+              "secrets in the rules), as written or through a symlink. The client reads files "
+              "inside the project without asking; the hook asks.", "Read .env"),
+    "GW842": ("guard:reads", "ask", "a search walks into a secret",
+              "Grep (ripgrep with --hidden, .git excluded) or an MCP search reads every file "
+              "below its path; one of them is a secret, or the tree cannot be checked (too "
+              "big, unreadable). .gitignore is not modelled: a secret git ignores is still "
+              "counted. Narrow the search with a glob such as *.py or a type such as py.",
+              "Grep KEY   (path: the project, which holds .env)"),
     "GW890": ("guard:state", "deny", "the breezing state cannot be read",
               "A state file the guards consult (breezing-session-roles.json, "
               "breezing-active.json, gateway-breezing-phase.json) is corrupt, not a regular "

@@ -281,6 +281,28 @@ def is_secret(paths, policy) -> str:
     return ""
 
 
+def is_autorun(paths, policy, home) -> str:
+    """The `autorun` pattern one of `paths` (absolute) matches, or "": a file whose content
+    runs later without review (rules/default.yaml, autorun)."""
+    home = home.rstrip("/") if home and home.startswith("/") else None
+    for p in paths:
+        parts = [c for c in p.split("/") if c]
+        if not parts:
+            continue
+        for pat in policy.autorun:
+            if pat.startswith("~/"):
+                if home and is_within(p, home) and p != home \
+                        and glob_match(pat[2:], p[len(home):].lstrip("/")):
+                    return pat
+            elif "/" in pat:
+                n = pat.count("/") + 1
+                if len(parts) >= n and glob_match(pat, "/".join(parts[-n:])):
+                    return pat
+            elif glob_match(pat, parts[-1]):
+                return pat
+    return ""
+
+
 def holds_pattern(rel: str, pattern: str) -> bool:
     """Could a path matching glob `pattern` lie strictly below directory `rel` ("" is the
     root)? Component by component, case-insensitively like glob_match."""

@@ -19,9 +19,11 @@ def get_policy(project_dir, env=None, use_cache=True):
 
 
 def judge_bash(command, cwd, project, tool_name="Bash", raw_input=None, env=None,
-               policy=None, settings=None, deny_only=False) -> Verdict:
+               policy=None, settings=None, deny_only=False, exposure=False,
+               mode=None) -> Verdict:
     """The verdict for one Bash command, with the user's settings rules applied.
-    `deny_only`: see gateway.validator.pipeline.validate."""
+    `deny_only`, `exposure` and `mode` (the payload's permission_mode): see
+    gateway.validator.pipeline.validate."""
     from gateway import settings as settings_mod
     from gateway.validator.pipeline import validate
 
@@ -38,4 +40,8 @@ def judge_bash(command, cwd, project, tool_name="Bash", raw_input=None, env=None
     if settings.errors:
         return Verdict(ASK, "error", "GW903", "", f"settings unreadable: {settings.errors[0]}",
                        command=command if isinstance(command, str) else "")
-    return validate(command, cwd, project, policy, tool_name, settings, raw_input, deny_only)
+    import os
+
+    home = (env if env is not None else os.environ).get("HOME") if exposure else None
+    return validate(command, cwd, project, policy, tool_name, settings, raw_input, deny_only,
+                    exposure=exposure, mode=mode, home=home)

@@ -17,7 +17,8 @@ from gateway.policy.errors import PolicyError
 EXIT_ALLOW, EXIT_ASK, EXIT_DENY, EXIT_CONFIG = 0, 10, 11, 3
 _EXIT = {ALLOW: EXIT_ALLOW, DENY: EXIT_DENY}
 EPILOG = """\b
-Exit codes: 0 allow, 10 ask, 11 deny, 2 usage error, 3 the rules or settings cannot be loaded.
+Exit codes: 0 allow, 10 ask (or, for the PreToolUse dry run, no decision: the client's own
+rules decide), 11 deny, 2 usage error, 3 the rules or settings cannot be loaded.
 """
 _COLOURS = {"allow": "green", "ask": "yellow", "deny": "red"}
 
@@ -46,10 +47,10 @@ class _Session:
             self._cache[project] = (policy, settings)
         return self._cache[project]
 
-    def judge(self, command, cwd, project, tool_name):
+    def judge(self, command, cwd, project, tool_name, mode=None):
         policy, settings = self.load(project)
         return runtime.judge_bash(command, cwd, project, tool_name, policy=policy,
-                                  settings=settings)
+                                  settings=settings, mode=mode)
 
 
 def _report_policy_error(exc: PolicyError) -> int:
@@ -66,10 +67,11 @@ def _report_settings_error(message) -> None:
                "--no-settings to judge without its permissions rules.", err=True)
 
 
-def run_one(command, cwd, project, as_json, verbose, tool_name, use_settings) -> int:
+def run_one(command, cwd, project, as_json, verbose, tool_name, use_settings,
+            mode=None) -> int:
     cwd, project = _locate(cwd, project)
     try:
-        verdict = _Session(use_settings).judge(command, cwd, project, tool_name)
+        verdict = _Session(use_settings).judge(command, cwd, project, tool_name, mode)
     except PolicyError as exc:
         return _report_policy_error(exc)
     if verdict.code == "GW903":
@@ -143,44 +145,67 @@ def run_guards(command, cwd, project, as_json, verbose, tool_name, input_json, i
         click.echo(f"gateway: {guard.message}", err=True)
         return EXIT_CONFIG
     core = None
-    if tool_name == "Bash" and isinstance(tool_input.get("command"), str):
+    if tool_name in ("Bash", "Monitor") and isinstance(tool_input.get("command"), str):
         try:
-            core = _Session(use_settings).judge(tool_input["command"], cwd, project, "Bash")
+            core = _Session(use_settings).judge(tool_input["command"], cwd, project, "Bash",
+                                                permission_mode)
         except PolicyError as exc:
             return _report_policy_error(exc)
-    if guard.decision is DENY:
-        final = DENY
-    elif core is not None:
-        final = core.decision
-    else:
-        final = None  # no decision: the normal permission flow
+    final, how = outcome(guard, core, permission_mode)
     subject = guard.command or json.dumps(tool_input, ensure_ascii=False)
     if as_json:
         g = guard.as_dict()
         g["hook_output"] = pre_tool_use.render(guard)
-        if guard.decision is not DENY:
-            g["decision"] = "ask"  # no decision = the normal flow (dialog or mode)
-        out = {"decision": str(final) if final is not None else "ask", "tool": tool_name,
-               "input": tool_input, "pretooluse": g,
+        g["decision"] = _hook_decision(guard)
+        out = {"decision": final, "how": how, "tool": tool_name, "input": tool_input,
+               "permission_mode": permission_mode, "pretooluse": g,
                "validator": core.as_dict() if core is not None else None}
         click.echo(json.dumps(out, ensure_ascii=False))
     else:
-        _print_guard(tool_name, subject, guard, core, verbose)
-    if final is None:
-        return EXIT_ASK
-    return _EXIT.get(final, EXIT_ASK)
+        _print_guard(tool_name, subject, guard, core, verbose, final, how)
+    return {"allow": EXIT_ALLOW, "deny": EXIT_DENY}.get(final, EXIT_ASK)
 
 
-def _print_guard(tool_name, subject, guard, core, verbose):
+def _hook_decision(guard) -> str:
+    """What the PreToolUse hook prints: allow, ask, deny, or none (no decision)."""
     if guard.decision is DENY:
-        head = click.style("DENY", fg="red", bold=True)
-        tail = "(PreToolUse deny)"
-    else:
-        head = click.style("NO DECISION", fg="yellow", bold=True)
-        tail = "(PreToolUse: no guard objects; the normal permission flow decides = ask)"
-    click.echo(f"{head}  {tool_name} {subject}  {tail}")
+        return "deny"
+    if guard.decision is ALLOW:
+        return "allow"
+    return "none" if guard.code == "GW800" else "ask"
+
+
+def outcome(guard, core, mode) -> tuple:
+    """(final decision, how it comes about) for a tool call: the PreToolUse answer, else
+    the client's own flow (gateway.client) with PermissionRequest where it fires."""
+    from gateway import client
+
+    hook = _hook_decision(guard)
+    if hook == "deny":
+        return "deny", "PreToolUse denies it; nobody can approve it"
+    if hook == "ask":
+        return "ask", ("PreToolUse asks: the dialog in an interactive session, a refusal in "
+                       "-p (PermissionRequest may not allow it)")
+    if hook == "allow":
+        return "allow", ("PreToolUse allows it (early allow); the client still applies your "
+                         "permissions.ask and permissions.deny rules")
+    flow = client.flow(mode)
+    if core is None:
+        return "none", f"no hook decides: the client's own rules decide ({flow})"
+    if core.decision is ALLOW:
+        return "allow", (f"no PreToolUse decision (early allow off); PermissionRequest allows "
+                         f"it if the client asks ({flow})")
+    return "none", (f"no hook allows it: the client's own rules decide ({flow}); if it asks, "
+                    f"PermissionRequest gives no decision ({core.code})")
+
+
+def _print_guard(tool_name, subject, guard, core, verbose, final, how):
+    head = click.style({"none": "NO DECISION"}.get(final, final.upper()),
+                       fg=_COLOURS.get(final, "yellow"), bold=True)
+    click.echo(f"{head}  {tool_name} {subject}")
+    click.echo(f"  {how}")
     rule = f" · {guard.rule}" if guard.rule else ""
-    click.echo(f"  {guard.phase} · {guard.code}{rule}")
+    click.echo(f"  PreToolUse: {_hook_decision(guard)} · {guard.phase} · {guard.code}{rule}")
     click.echo(f"  {guard.message}")
     if core is not None:
         d = str(core.decision)
@@ -205,7 +230,7 @@ def _print_guard(tool_name, subject, guard, core, verbose):
 
 
 def _parse_line(line: str):
-    """(command, cwd, tool_name) from one batch line."""
+    """(command, cwd, tool_name, permission_mode) from one batch line."""
     stripped = line.strip()
     if stripped.startswith("{"):
         try:
@@ -213,20 +238,28 @@ def _parse_line(line: str):
         except ValueError:
             obj = None
         if isinstance(obj, dict):
-            return obj.get("command"), obj.get("cwd"), obj.get("tool_name", "Bash")
-    return line.rstrip("\n").rstrip("\r"), None, "Bash"
+            return (obj.get("command"), obj.get("cwd"), obj.get("tool_name", "Bash"),
+                    obj.get("permission_mode", _NO_MODE))
+    return line.rstrip("\n").rstrip("\r"), None, "Bash", _NO_MODE
 
 
-def run_batch(stream, cwd, project, tool_name, use_settings) -> int:
+_NO_MODE = object()  # the line names no mode: --permission-mode applies
+
+
+def run_batch(stream, cwd, project, tool_name, use_settings, mode=None) -> int:
     session = _Session(use_settings)
     base_cwd, base_project = _locate(cwd, project)
     out = sys.stdout
     for line in stream:
         if not line.strip():
             continue
-        command, line_cwd, line_tool = _parse_line(line)
+        command, line_cwd, line_tool, line_mode = _parse_line(line)
+        if line_mode is _NO_MODE:
+            line_mode = mode
         if line_cwd is not None and (not isinstance(line_cwd, str) or "\x00" in line_cwd):
             problem = f"the line's cwd is not a valid path: {line_cwd!r}"
+        elif line_mode is not None and not isinstance(line_mode, str):
+            problem = f"the line's permission_mode is not a string: {line_mode!r}"
         elif line_cwd is not None and not os.path.isdir(os.path.join(base_cwd, line_cwd)):
             problem = f"the line's cwd is not a directory here: {line_cwd!r}"
         else:
@@ -241,7 +274,8 @@ def run_batch(stream, cwd, project, tool_name, use_settings) -> int:
         else:
             c, p = base_cwd, base_project
         try:
-            verdict = session.judge(command, c, p, line_tool if line_tool else tool_name)
+            verdict = session.judge(command, c, p, line_tool if line_tool else tool_name,
+                                    line_mode)
         except PolicyError as exc:
             return _report_policy_error(exc)
         # ASCII-escaped so that no character inside can look like a line break to a reader
@@ -263,7 +297,8 @@ def run_batch(stream, cwd, project, tool_name, use_settings) -> int:
 @click.option("--batch", type=click.File("r", encoding="utf-8"), default=None,
               help="Read commands from FILE ('-' for stdin), one per line: plain text or a JSON "
                    "object with command and optional cwd (relative to --cwd; a directory that "
-                   "does not exist asks, GW904), tool_name. Writes one JSON result per line.")
+                   "does not exist asks, GW904), tool_name, permission_mode. Writes one JSON "
+                   "result per line.")
 @click.option("--tool", "tool_name", default="Bash", show_default=True,
               help="Tool name to judge as (the validator judges Bash; with --input the "
                    "PreToolUse guards judge any tool).")
@@ -277,18 +312,23 @@ def run_batch(stream, cwd, project, tool_name, use_settings) -> int:
               help="Run the PreToolUse guards as this session_id.")
 @click.option("--agent-type", default=None, help="The agent_type of the call (recorded on "
               "registration).")
-@click.option("--permission-mode", default=None,
-              help="The payload's permission_mode (e.g. delegate) for the PreToolUse guards.")
+@click.option("--permission-mode", default=None, metavar="MODE",
+              help="The payload's permission_mode, for every decision: default, acceptEdits "
+                   "(edits inside the project allowed), plan (nothing that writes is allowed), "
+                   "auto, dontAsk, bypassPermissions, delegate (older clients); an unknown "
+                   "mode is judged as plan.")
 @click.option("--guards", "force_guards", is_flag=True,
-              help="Run the PreToolUse guards too (implied by --input, --agent-id, "
-                   "--session-id and --permission-mode).")
+              help="Run the PreToolUse hook too: its guards, its asks for reads of secrets, "
+                   "its early allow (implied by --input, --agent-id and --session-id).")
 def command(command_text, cwd, project, as_json, verbose, batch, tool_name, no_settings,
             input_json, agent_id, session_id, agent_type, permission_mode, force_guards):
     """Dry-run the validator on COMMAND: the decision, the phase that decided, the reason code,
-    the rule and the message. With --input or an identity, dry-run the PreToolUse guards on a
-    tool call instead (for Bash: the guards and the validator): "deny" or "no decision"
-    (the normal permission flow decides, i.e. ask). Nothing is written: a role registration
-    is only reported.
+    the rule and the message. With --guards, --input or an identity, dry-run the PreToolUse
+    hook on a tool call instead (for Bash: the hook and the validator): it denies, asks (a
+    read of a secret, a file that runs code later), allows (early allow) or gives no
+    decision, and then the client's own rules decide: the output says what they do in the
+    given --permission-mode (no decision is not "ask": the client runs reads inside the
+    project by itself). Nothing is written: a role registration is only reported.
 
     \b
     Examples:
@@ -299,16 +339,19 @@ def command(command_text, cwd, project, as_json, verbose, batch, tool_name, no_s
       gateway check --tool Write --input '{"file_path": ".claude/settings.json"}'
       gateway check --agent-id rev-1 "sed -i s/a/b/ src/x.py"
       gateway check --tool Edit --permission-mode delegate --input '{"file_path": "a.py"}'
+      gateway check --permission-mode plan "touch notes.txt"
+      gateway check --guards "cat .env"
+      gateway check --tool Read --input '{"file_path": ".env"}'
     """
     guards = (force_guards or input_json is not None or agent_id is not None
-              or session_id is not None or permission_mode is not None)
+              or session_id is not None)
     if batch is not None:
         if command_text is not None:
             raise click.UsageError("give either COMMAND or --batch, not both")
         if guards:
             raise click.UsageError("--batch judges Bash commands with the validator; the "
                                    "PreToolUse options take one tool call")
-        sys.exit(run_batch(batch, cwd, project, tool_name, not no_settings))
+        sys.exit(run_batch(batch, cwd, project, tool_name, not no_settings, permission_mode))
     if guards:
         sys.exit(run_guards(command_text, cwd, project, as_json, verbose, tool_name,
                             input_json, (agent_id, session_id, permission_mode, agent_type),
@@ -320,4 +363,5 @@ def command(command_text, cwd, project, as_json, verbose, batch, tool_name, no_s
                                "(only Bash commands go through the validator)")
     if command_text is None:
         raise click.UsageError("missing COMMAND (or --batch FILE)")
-    sys.exit(run_one(command_text, cwd, project, as_json, verbose, tool_name, not no_settings))
+    sys.exit(run_one(command_text, cwd, project, as_json, verbose, tool_name, not no_settings,
+                     permission_mode))

@@ -86,14 +86,22 @@ def _refuse_home_as_project(scope, found) -> None:
 @click.option("--gateway-path", default=None, metavar="PATH",
               help="The gateway console script to register (implies --launcher script; "
                    "default: the script beside this gateway's Python).")
+@click.option("--early-allow/--no-early-allow", default=True, show_default=True,
+              help="PreToolUse allows a Bash command the validator allows (in the payload's "
+                   "permission mode) before the client's own checks: no dialog drawn and "
+                   "closed again, and it works in auto mode and -p, where PermissionRequest "
+                   "allows never apply. The client still applies your permissions.ask and "
+                   ".deny rules after it. --no-early-allow leaves every allow to "
+                   "PermissionRequest (docs/security.md, the trade-off).")
 @click.option("--plugin-hooks", is_flag=True,
               help="Print hooks/hooks.json for the Claude Code plugin layout and exit.")
 def command(scope, project, settings_file, dry_run, http, port, launcher, gateway_path,
-            plugin_hooks):
+            early_allow, plugin_hooks):
     """Register the gateway's hooks in a Claude Code settings file.
 
     Every hook the gateway implements is registered (PermissionRequest for Bash; PreToolUse
-    for every tool, with "onFailure": "block" so a crash blocks instead of allowing), by
+    for every tool, with "onFailure": "block" so a crash blocks instead of allowing;
+    PostToolUse for Write, which records a team role once its marker Write completed), by
     absolute paths of this installation: its Python started with -I -S (the lean launch
     line; --launcher script for the console script), so the hooks work whatever the
     agent's cwd, PATH and PYTHONPATH are. Every other key and hook in the file is kept;
@@ -108,6 +116,7 @@ def command(scope, project, settings_file, dry_run, http, port, launcher, gatewa
       gateway install --scope user       # ~/.claude/settings.json, for every project
       gateway install --scope local --http   # answered by `gateway serve`
       gateway install --launcher script  # register the `gateway` console script
+      gateway install --no-early-allow   # allows only through PermissionRequest
       gateway doctor                     # check the result
     """
     from gateway.install import entries, ops
@@ -124,7 +133,7 @@ def command(scope, project, settings_file, dry_run, http, port, launcher, gatewa
             raise click.UsageError("--gateway-path names a console script: it goes with "
                                    "--launcher script")
         res = ops.install(scope, project, settings_file, dry_run, http, port, gateway_path,
-                          launcher=launcher)
+                          launcher=launcher, early_allow=early_allow)
     except InstallError as exc:
         click.echo(f"gateway install: {exc}", err=True)
         sys.exit(EXIT_CONFIG)

@@ -39,7 +39,7 @@ def show(project, as_json) -> int:
     click.echo(f"\nlimits: {p['limits']}   compound commands: "
                f"{'on' if p['compound'] else 'off'}")
     for key in ("always_ask", "subcommand_ask", "containment_dirs", "allowed_dirs",
-                "protected_paths"):
+                "protected_paths", "autorun"):
         click.echo(f"\n{key}:")
         for item in p[key]:
             click.echo(f"  {item:40} {_origin(m, key, item)}")

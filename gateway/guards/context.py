@@ -7,7 +7,7 @@ reads the compiled cache, never YAML or pydantic.
 
 import os
 
-from gateway.decision import ASK, DENY, Step, Verdict
+from gateway.decision import ALLOW, ASK, DENY, Step, Verdict
 
 PASS_CODE = "GW800"
 #: Longer paths name nothing the kernel opens (ENAMETOOLONG) and are refused before any
@@ -118,7 +118,18 @@ class Request:
         self.step(phase, "deny", code, message)
         return Verdict(DENY, phase, code, rule, message)
 
-    def passed(self, message="no guard objects: the normal permission flow decides") -> Verdict:
+    def ask(self, phase, code, message, rule="") -> Verdict:
+        """A PreToolUse "ask": the dialog in interactive sessions, a refusal in -p."""
+        self.step(phase, "ask", code, message)
+        return Verdict(ASK, phase, code, rule, message)
+
+    def allow(self, phase, code, message, rule="") -> Verdict:
+        """A PreToolUse "allow" (only with early allow, gateway.guards.reads.early_allow)."""
+        self.step(phase, "allow", code, message)
+        return Verdict(ALLOW, phase, code, rule, message)
+
+    def passed(self, message="no guard objects: the client's own permission flow "
+               "decides") -> Verdict:
         self.step("guard", "pass", PASS_CODE, message)
         return Verdict(ASK, "guard", PASS_CODE, "", message)
 

@@ -1,4 +1,4 @@
-"""All guards for one PreToolUse call, in order; the first deny wins.
+"""All guards for one PreToolUse call, in order; the first deny wins, then the first ask.
 
 1. input      a payload the guards cannot read is denied (GW892)
 2. state      roles, breezing-active.json and the phase; unreadable state is denied with the
@@ -8,22 +8,29 @@
 5. file tools Write, Edit, MultiEdit, NotebookEdit:
               escapes (GW830/831), protected paths (GW832-834), the Lead's file (GW807),
               codex (GW810-813), role (GW801/803), role registration (GW805/806)
+              files whose content runs later (ask, GW836)
    Bash       the core validator's deny (GW750, GW709...), writes to protected paths
               (GW835), gateway state changes by non-Leads (GW807), codex (GW811),
-              role (GW802/804)
-6. otherwise  no decision (GW800): the normal permission flow decides
+              role (GW802/804); then asks: a write of a file that runs later (GW836), a
+              read of a secret or reads that cannot be known (GW503/GW506/GW840); then
+              the early allow of what the validator allows (gateway.guards.reads)
+   Read, Grep, MCP tools   a read of a secret asks (GW841/GW842)
+6. otherwise  no decision (GW800): the client's own permission flow decides
 
-The verdict is DENY or "no decision" (decision ASK, code GW800); never ALLOW.
+The verdict is DENY, ASK with a code other than GW800 (the hook's "ask"), ALLOW (early allow
+only), or "no decision" (ASK with GW800).
 """
 
-from gateway.decision import DENY, Verdict
-from gateway.guards import codex, delegate, files, role
+from gateway.decision import ALLOW, DENY, Verdict
+from gateway.guards import codex, delegate, files, reads, role
 from gateway.guards.context import GuardError, Request, check_path_length, load_state
 
 
-def evaluate(payload, env=None, *, record=True, project=None) -> Verdict:
-    """The guards' verdict for a PreToolUse payload (a dict). `record=False` is a dry run:
-    a role registration is reported, not written. Never raises."""
+def evaluate(payload, env=None, *, record=False, project=None) -> Verdict:
+    """The guards' verdict for a PreToolUse payload (a dict). A role registration is only
+    checked (and refused when it must be): it is recorded once the Write has completed
+    (`record=True`, from PostToolUse: gateway.hooks.post_tool_use), never from an attempt
+    the client or the human may still refuse. Never raises."""
     req = None
     try:
         req = Request(payload, env, project)
@@ -42,6 +49,26 @@ def evaluate(payload, env=None, *, record=True, project=None) -> Verdict:
         verdict.trace = req.trace
         verdict.command = req.subject
     return verdict
+
+
+def record_registration(payload, env=None) -> Verdict | None:
+    """PostToolUse of a Write: register the role its marker names, with every check of the
+    PreToolUse pass run again on the state as it is now. None when the call is not a role
+    marker Write; else the verdict (DENY: not registered, with the reason)."""
+    req = None
+    try:
+        req = Request(payload, env)
+        if req.tool != "Write":
+            return None
+        raw = req.input_dict().get("file_path")
+        if not isinstance(raw, str) or not raw or "\x00" in raw:
+            return None
+        check_path_length(raw, "Write: tool_input.file_path")
+        if not files.Target(raw, req.cwd, req.roots).is_role_marker:
+            return None
+    except GuardError:
+        return None  # not a call this hook acts on: the PreToolUse pass judged it
+    return evaluate(payload, env, record=True)
 
 
 def _state_error():
@@ -70,7 +97,7 @@ def _evaluate(req, record):
         if verdict is not None:
             return verdict
     verdict = (_mcp_surface(req) or _mcp_state(req, state) or role.check_mcp(req, state)
-               or codex.check_mcp(req, state))
+               or codex.check_mcp(req, state) or reads.check_tool(req))
     if verdict is not None:
         return verdict
     return req.passed()
@@ -117,10 +144,15 @@ def _file_tool(req, state, record):
         home = os.path.normpath(os.path.expanduser("~"))
         if home.startswith("/"):
             targets.append(files.Target(home + raw[1:], req.cwd, req.roots))
+    pending = None  # an ask (GW836) holds only if no target is denied
     for t in targets:
         verdict = _file_target(req, state, t)
         if verdict is not None:
-            return verdict
+            if verdict.decision is DENY:
+                return verdict
+            pending = pending or verdict
+    if pending is not None:
+        return pending
     if target.is_role_marker:
         verdict = role.register(req, state, target, record, assign_only=req.assign_only)
         if verdict is not None:
@@ -182,19 +214,27 @@ def _file_target(req, state, target):
         return req.deny("guard:files", hit[0], hit[1], rule="files:escape")
     surface = files.Surface(req.roots, req.policy, req.env)
     hit = surface.check(target.lex, target.real)
-    if hit:
+    autorun = None
+    if hit and hit[0] == files.AUTORUN_CODE:
+        autorun = req.ask("guard:files", hit[0], f"{req.tool} writes {target.raw!r}: "
+                          f"{hit[2]} ({hit[1]})", rule=f"autorun:{hit[1]}")
+    elif hit:
         code, rule, what = hit
         hint = (" Use `gateway state clean` or the workflow's own steps" if code == "GW834"
                 else "")
         return req.deny("guard:files", code, f"{target.raw!r} is protected: {what} "
                         f"({rule}).{hint}", rule=f"protected:{rule}")
-    req.step("guard:files", "pass", "", "no escape, not protected")
+    else:
+        req.step("guard:files", "pass", "", "no escape, not protected")
     return (role.check_lead_only_file(req, state, target)
             or codex.check_write(req, state, target)
-            or role.check_write(req, state, target))
+            or role.check_write(req, state, target)
+            or autorun)
 
 
 def _bash(req, state):
+    import os
+
     from gateway import runtime
     from gateway.guards.effects import analyze
     from gateway.paths import lexical, real
@@ -205,17 +245,26 @@ def _bash(req, state):
                          "guard:input")
     req.subject = command
     policy = req.policy
+    # one run of the validator: its deny rules, then "may this command read a secret?"
     core = runtime.judge_bash(command, req.cwd, req.project, "Bash", env=req.env,
-                              policy=policy, deny_only=True)
+                              policy=policy, exposure=True)
     if core.decision is DENY:
         return req.deny("guard:core", core.code, core.message, rule=core.rule)
-    if core.code == "GW902":  # the deny rules could not run: whether it is catastrophic is unknown
-        return req.deny("guard:error", "GW893", f"the validator's deny rules failed "
-                        f"({core.message}); the call is refused")
-    req.step("guard:core", "pass", core.code, f"validator's deny rules: none ({core.code}: "
-             f"{core.message}); only its denies are enforced here")
+    if not os.path.isdir(req.cwd):
+        # relative paths would be placed in a directory that does not exist (the shell is
+        # somewhere else): nothing the command reads can be proven free of secrets
+        return req.ask("guard:input", "GW904", f"the working directory {req.cwd!r} is not "
+                       "an existing directory: what the command reads cannot be placed")
+    if core.code in ("GW902", "GW901", "GW903", "GW904"):
+        # the deny rules could not run: whether it is catastrophic is unknown
+        return req.deny("guard:error", "GW893", f"the validator could not judge the command "
+                        f"({core.code}: {core.message}); the call is refused")
+    req.step("guard:core", "pass", core.code, "validator's deny rules: none; "
+             + ("every file it reads is known, no secret among them" if core.decision is ALLOW
+                else f"it may read a secret ({core.code}: {core.message})"))
     effects = analyze(command, req.cwd)
     surface = files.Surface(req.roots, policy, req.env)
+    autorun = None
     for w in effects.writes:
         where = w.paths
         unknown_dir = not where and not w.target.startswith("/")
@@ -225,6 +274,12 @@ def _bash(req, state):
             where = tuple(dict.fromkeys(lexical(w.target, d) for d in (req.cwd, req.project)))
         for p in where:
             hit = surface.check(p, real(p), tree=w.tree)
+            if hit and hit[0] == files.AUTORUN_CODE:
+                if autorun is None:
+                    autorun = req.ask("guard:files", files.AUTORUN_CODE, f"{w.via} writes "
+                                      f"{w.target!r} ({p}): {hit[2]} ({hit[1]})",
+                                      rule=f"autorun:{hit[1]}")
+                continue
             if hit:
                 code, rule, what = hit
                 return req.deny("guard:files", "GW835", f"{w.via} writes {w.target!r} "
@@ -242,4 +297,8 @@ def _bash(req, state):
                or role.check_bash(req, state, effects))
     if verdict is not None:
         return verdict
-    return req.passed()
+    if autorun is not None:
+        return autorun
+    if core.decision is not ALLOW:
+        return reads.bash_exposure(req, core)
+    return reads.early_allow(req, command) or req.passed()

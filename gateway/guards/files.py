@@ -12,7 +12,9 @@ payload's cwd (`..` removed) and really (every symlink resolved). Decisions:
          installed copy of the gateway;
 * GW833  secrets (the rules' `secrets`, plus `*id_rsa*` and `*id_ed25519*`);
 * GW834  the state files only the gateway writes (breezing-session-roles.json,
-         gateway-breezing-phase.json and their lock files).
+         gateway-breezing-phase.json and their lock files);
+* GW836  (ask, not deny) files whose content runs later without review: the rules'
+         `autorun` (sitecustomize.py, *.pth in site-packages, shell start-up files).
 
 A "tree" write (rm -r, mv, find -delete, git clean) also hits when the tree contains such a
 path (`rm -rf .claude`, `rm -rf .git`, `mv .claude x`).
@@ -34,6 +36,8 @@ ACTIVE_REL = STATE_REL + "/breezing-active.json"
 MAINTAINED = tuple(f"{STATE_REL}/{n}" for n in (SESSION_ROLES, PHASE)) + tuple(
     f"{STATE_REL}/.{n}.lock" for n in (SESSION_ROLES, PHASE))
 EXTRA_SECRET_GLOBS = ("*id_rsa*", "*id_ed25519*")
+#: The one surface hit that asks instead of denying: a human may mean to write such a file.
+AUTORUN_CODE = "GW836"
 
 
 def rel_to(path, *roots):
@@ -217,6 +221,10 @@ class Surface:
                     break
         if pat:
             return ("GW833", pat, "a secret (keys, credentials, .env files)")
+        pat = paths.is_autorun(forms, self.policy, self.home)
+        if pat:
+            return (AUTORUN_CODE, pat, "a file whose content runs later without review "
+                    "(Python imports it at every start, or a shell runs it)")
         return None
 
 

@@ -6,6 +6,7 @@ Output per the measured contract (reference/claude-code-hooks.md §5): only
 """
 
 import json
+import os
 
 from gateway.decision import ALLOW, ASK, DENY, Verdict
 from gateway.hooks import payload as pl
@@ -36,10 +37,15 @@ def decide(raw: bytes, env) -> tuple:
 
         if not paths.usable(cwd):
             raise pl.PayloadError("cwd is not a usable path (NUL or an unpaired surrogate)")
+        if not os.path.isdir(cwd):
+            # relative paths would be placed in a directory that is not there (the shell's
+            # real directory is somewhere else): nothing can be proven inside
+            raise pl.PayloadError(f"cwd {cwd!r} is not an existing directory")
+        mode = pl.text_field(payload, "permission_mode", None)
 
         project = paths.project_dir(cwd, env)
         verdict = runtime.judge_bash(command, cwd, project, tool_name,
-                                     raw_input=raw.decode("utf-8"), env=env)
+                                     raw_input=raw.decode("utf-8"), env=env, mode=mode)
         return verdict, payload
     except pl.PayloadError as exc:
         return Verdict(ASK, "input", "GW904", "", str(exc)), None

@@ -1,20 +1,22 @@
 """The PreToolUse hook: the guards (role, codex, delegate mode, protected paths) and the hard
 denies of the core (a Bash command the validator denies), for every tool.
 
-Output per the measured contract (reference/claude-code-hooks.md §4): a deny is
-`hookSpecificOutput.permissionDecision: "deny"` with a reason; everything else prints
-nothing (no decision), so Claude Code's own permission flow runs. This hook never forces
-"ask" (that would override bypass mode) and never emits "allow" (that would skip Claude
-Code's own path checks). Any error it cannot classify denies: a guard that cannot decide
-does not let the call through.
+Output per the measured contract (reference/claude-code-hooks.md §4):
+`hookSpecificOutput.permissionDecision` "deny" (nobody may run it), "ask" (a human must say
+yes: the dialog in an interactive session, a refusal in -p), "allow" (the validator allows
+it; early allow, see gateway.guards.reads), or nothing: the client's own permission flow
+decides, and that flow runs read-only commands and in-project reads by itself, so every
+"never" of the gateway is a decision here. Any error it cannot classify denies: a guard
+that cannot decide does not let the call through.
 """
 
 import json
 
-from gateway.decision import DENY, Verdict
+from gateway.decision import ALLOW, DENY, Verdict
 from gateway.hooks import payload as pl
 
 EVENT = "PreToolUse"
+PASS_CODE = "GW800"  # no decision: the client's own permission flow decides
 #: Every tool: in delegate mode the Lead may use only the delegate tools, so the hook must
 #: see all of them. None = registered without a matcher (Claude Code: every tool).
 MATCHER = None
@@ -40,11 +42,17 @@ def decide(raw: bytes, env) -> tuple:
 
 
 def render(verdict) -> str:
-    """The stdout text for a verdict: the deny object, or "" (no decision)."""
-    if verdict.decision is not DENY:
+    """The stdout text for a verdict: deny, ask or allow, or "" (no decision, GW800)."""
+    if verdict.decision is DENY:
+        decision = "deny"
+    elif verdict.decision is ALLOW:
+        decision = "allow"
+    elif verdict.code != PASS_CODE:
+        decision = "ask"
+    else:
         return ""
     reason = f"gateway {verdict.code}: {verdict.message}"
-    out = {"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": "deny",
+    out = {"hookSpecificOutput": {"hookEventName": EVENT, "permissionDecision": decision,
                                   "permissionDecisionReason": reason}}
     # ASCII with \u escapes: a reason quoting hostile input (a lone surrogate from a JSON
     # "\ud800" escape) cannot make the output unwritable, so the deny always gets out

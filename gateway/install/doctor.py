@@ -139,6 +139,13 @@ def _coverage(specs, regs, unusable=()) -> list:
             where = f"{r.scope} {_short(r.path)}"
             target = entries.display_command(r.handler)
             out.append(Check("ok", f"{spec.event} registered in {where}: {target}"))
+            parsed = entries.parse_command(r.handler.get("command"))
+            if spec.event == "PreToolUse" and parsed is not None:
+                out.append(Check("info", "early allow is " + (
+                    "on: PreToolUse allows what the validator allows (gateway install "
+                    "--no-early-allow turns it off)" if parsed.early_allow else
+                    "off (GATEWAY_EARLY_ALLOW=0): only PermissionRequest allows; in auto "
+                    "mode and -p the gateway allows nothing")))
             if spec.matcher is None:
                 other = r.matcher not in (None, "*", "")
             else:

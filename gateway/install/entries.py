@@ -213,28 +213,42 @@ def prefix_string(prefix: list) -> str:
     return " ".join(shlex.quote(p) for p in prefix)
 
 
-def command_string(prefix: list, hook_name: str) -> str:
-    return prefix_string(prefix) + " hook " + hook_name
+def command_string(prefix: list, hook_name: str, env=None) -> str:
+    """The handler's command; `env` (GATEWAY_* settings such as GATEWAY_EARLY_ALLOW=0) is
+    written in front, as shell assignments for this command only."""
+    assigns = "".join(f"{k}={shlex.quote(v)} " for k, v in sorted((env or {}).items()))
+    return assigns + prefix_string(prefix) + " hook " + hook_name
+
+
+#: Settings a handler's command may carry in front (parse_command reads them back).
+_ENV_WORD = re.compile(r"^(GATEWAY_[A-Z_]{1,40})=(.*)$", re.S)
+#: The PreToolUse early allow (gateway.guards.reads): off is written into the command.
+EARLY_ALLOW_OFF = {"GATEWAY_EARLY_ALLOW": "0"}
+
+
+def handler_env(spec: HookSpec, early_allow=True) -> dict:
+    """The settings written in front of a hook's command: early allow off for PreToolUse."""
+    return dict(EARLY_ALLOW_OFF) if spec.event == "PreToolUse" and not early_allow else {}
 
 
 # --- handlers and groups ----------------------------------------------------------------
 
 
-def handler(spec: HookSpec, prefix) -> dict:
+def handler(spec: HookSpec, prefix, env=None) -> dict:
     """The command handler for one hook."""
-    out = {"type": "command", "command": command_string(prefix, spec.name),
+    out = {"type": "command", "command": command_string(prefix, spec.name, env),
            "timeout": spec.timeout}
     if spec.on_failure_block:
         out["onFailure"] = "block"
     return out
 
 
-def group(spec: HookSpec, prefix) -> dict:
+def group(spec: HookSpec, prefix, env=None) -> dict:
     """The matcher group holding one handler."""
     out = {}
     if spec.matcher is not None:
         out["matcher"] = spec.matcher
-    out["hooks"] = [handler(spec, prefix)]
+    out["hooks"] = [handler(spec, prefix, env)]
     return out
 
 
@@ -284,19 +298,26 @@ def plugin_hooks(specs=None) -> dict:
 class Command:
     """A command handler of the gateway, taken apart: `kind` is "script" (the console
     script), "module" (`python -m gateway`) or "lean" (gateway.launch's line, with the
-    directories it puts on sys.path in `paths`)."""
+    directories it puts on sys.path in `paths`); `env` the GATEWAY_* settings in front."""
 
-    __slots__ = ("kind", "program", "name", "paths")
+    __slots__ = ("kind", "program", "name", "paths", "env")
 
-    def __init__(self, kind, program, name, paths=()):
+    def __init__(self, kind, program, name, paths=(), env=None):
         self.kind, self.program, self.name, self.paths = kind, program, name, tuple(paths)
+        self.env = dict(env or {})
+
+    @property
+    def early_allow(self) -> bool:
+        return (self.env.get("GATEWAY_EARLY_ALLOW", "").strip().lower()
+                not in ("0", "off", "false", "no"))
 
     def display(self) -> str:
         """The command for people: the lean line's program shortened to where it runs from."""
         if self.kind != "lean":
             return ""
         where = ", ".join(self.paths) or "no directories"
-        return f"{self.program} -I -S -c <gateway from {where}> hook {self.name}"
+        assigns = "".join(f"{k}={v} " for k, v in sorted(self.env.items()))
+        return f"{assigns}{self.program} -I -S -c <gateway from {where}> hook {self.name}"
 
 
 def parse_command(cmd) -> "Command | None":
@@ -309,20 +330,24 @@ def parse_command(cmd) -> "Command | None":
         words = shlex.split(cmd)
     except ValueError:
         return None
+    env = {}
+    while words and _ENV_WORD.match(words[0]):
+        key, value = _ENV_WORD.match(words.pop(0)).groups()
+        env[key] = value
     if len(words) < 3 or words[-2] != "hook" or not _HOOK_NAME.match(words[-1]):
         return None
     name = words[-1]
     head = words[:-2]
     if len(head) == 1 and os.path.basename(head[0]) == "gateway":
-        return Command("script", head[0], name)
+        return Command("script", head[0], name, env=env)
     if (len(head) == 3 and head[1:] == ["-m", "gateway"]
             and os.path.basename(head[0]).startswith("python")):
-        return Command("module", head[0], name)
+        return Command("module", head[0], name, env=env)
     from gateway import launch
 
     lean = launch.parse(head)
     if lean is not None:
-        return Command("lean", lean[0], name, lean[1])
+        return Command("lean", lean[0], name, lean[1], env=env)
     return None
 
 
@@ -364,4 +389,6 @@ def program_of(h) -> str | None:
         words = shlex.split(h.get("command", ""))
     except (ValueError, AttributeError):
         return None
+    while words and _ENV_WORD.match(words[0]):
+        words.pop(0)  # GATEWAY_* settings written in front (handler_env)
     return words[0] if words else None

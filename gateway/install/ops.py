@@ -139,7 +139,7 @@ def _resolve(scope, project, settings_file, env):
 
 
 def install(scope="project", project=None, settings_file=None, dry_run=False, http=False,
-            port=None, gateway_path=None, env=None, launcher=None) -> Result:
+            port=None, gateway_path=None, env=None, launcher=None, early_allow=True) -> Result:
     """Register every implemented hook in the settings file of `scope` (or `settings_file`).
 
     With `http`, the hooks `gateway serve` may answer are registered as http handlers (the
@@ -148,7 +148,8 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     committed, so there the handler reads $GATEWAY_SERVE_TOKEN instead.
     `launcher` is how command handlers start the gateway (entries.gateway_command): "lean"
     (the default, gateway.launch's line) or "script" (the console script, or `gateway_path`).
-    Raises InstallError with a message for the user."""
+    `early_allow=False` writes GATEWAY_EARLY_ALLOW=0 into the PreToolUse command (see
+    gateway.guards.reads). Raises InstallError with a message for the user."""
     path = _resolve(scope, project, settings_file, env)
     res = Result(path)
     res.dry_run = dry_run
@@ -160,7 +161,8 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     if launcher is None:
         launcher = "script" if gateway_path else "lean"
     prefix = entries.gateway_command(gateway_path, launcher)
-    groups = {s.name: entries.group(s, prefix) for s in specs}
+    groups = {s.name: entries.group(s, prefix, entries.handler_env(s, early_allow))
+              for s in specs}
     private = False
     if http:
         committed = scope == "project" and not settings_file

@@ -31,8 +31,8 @@ try:
 except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b
 
-_FORMAT = 7  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
-#               6: `config_flags`; 7: `prints_contents`
+_FORMAT = 9  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
+#               6: `config_flags`; 7: `prints_contents`; 8: `autorun`; 9: `edit`
 #: Policies loaded by this process: cache path -> (sources, Policy). Bounded.
 _LOADED = {}
 _LOADED_MAX = 16

@@ -7,7 +7,7 @@ This module is on the hook path: standard library only, no pydantic, no YAML.
 class CommandSpec:
     """A catalogue entry (or a subcommand entry) ready for lookups."""
 
-    __slots__ = ("name", "args", "max_positionals", "writes", "value_flags", "text_flags",
+    __slots__ = ("name", "args", "max_positionals", "writes", "edit", "value_flags", "text_flags",
                  "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files", "revision_paths", "prints_contents", "config_flags", "subcommands", "default_subcommand",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global")
@@ -17,6 +17,7 @@ class CommandSpec:
         self.args = data.get("args", "paths")
         self.max_positionals = data.get("max_positionals")
         self.writes = bool(data.get("writes", False))
+        self.edit = bool(data.get("edit", False))
         self.value_flags = frozenset(data.get("value_flags", ()))
         self.text_flags = frozenset(data.get("text_flags", ()))
         self.unsafe_flags = tuple(data.get("unsafe_flags", ()))
@@ -128,6 +129,7 @@ class Policy:
         self.secret_dirs = frozenset(secrets["directories"])
         self.secret_exceptions = tuple(secrets["exceptions"])
         self.protected_paths = tuple(data["protected_paths"])
+        self.autorun = tuple(data.get("autorun", ()))
         self._catalogue = data["catalogue"]
         self._specs = {}
         self.deny_rules = tuple(data["deny"])

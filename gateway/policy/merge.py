@@ -40,6 +40,7 @@ def empty() -> dict:
         "subcommand_ask": [],
         "secrets": {"patterns": [], "directories": [], "exceptions": []},
         "protected_paths": [],
+        "autorun": [],
         "catalogue": {},
         "deny": [],
     }
@@ -143,6 +144,8 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
     if model.protected_paths is not None:
         _union(p["protected_paths"], model.protected_paths, "protected_paths", origin,
                m.provenance)
+    if model.autorun is not None:
+        _union(p["autorun"], model.autorun, "autorun", origin, m.provenance)
     if model.catalogue is not None:
         for name, entry in model.catalogue.items():
             data = entry.model_dump(by_alias=True, exclude_none=True)

@@ -106,9 +106,12 @@ CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-a
 
 
 class CommandEntry(_Strict):
-    args: Literal["paths", "text", "pattern_then_paths", "none"] = "paths"
+    args: Literal["paths", "text", "pattern_then_paths", "text_then_paths", "none"] = "paths"
     max_positionals: int | None = Field(default=None, ge=0)
     writes: bool = False
+    # the command changes the files it names (cp, mv, chmod, ln): allowed only in permission
+    # modes that accept edits (acceptEdits); elsewhere it needs the human (GW721)
+    edit: bool = False
     value_flags: list[str] = []
     text_flags: list[str] = []
     unsafe_flags: list[str] = []
@@ -118,7 +121,7 @@ class CommandEntry(_Strict):
     safe_flags: list[str] | None = None
     check: str | None = None
     # the command reads whole directory trees, walked as this kind (phase5_recursive)
-    recursive: Literal["grep", "rg", "diff", "git-grep", "git-diff"] | None = None
+    recursive: Literal["grep", "rg", "diff", "git-grep", "git-diff", "tree"] | None = None
     # a word `@FILE` makes the command read more arguments from FILE (binutils, argparse's
     # fromfile_prefix_chars, clap's argfile): they cannot be checked, so any `@word` asks
     response_files: bool = False
@@ -236,6 +239,7 @@ class RulesFile(BaseModel):
     subcommand_ask: list[str] | None = None
     secrets: Secrets | None = None
     protected_paths: list[str] | None = None
+    autorun: list[str] | None = None
     catalogue: dict[str, CommandEntry] | None = None
     deny: list[DenyRule] | None = None
     remove: Removals | None = None

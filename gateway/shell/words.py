@@ -51,6 +51,31 @@ class Word:
         return f"Word({self.raw!r} -> {self.value!r}, issues={self.issues!r})"
 
 
+def expand_tilde(word: Word, home):
+    """The word's value with bash's tilde expansion done for `~` and `~/...` (at the start,
+    or after the first `=` or a `:` of an assignment-like word), or None when it has another
+    expansion or a tilde form whose value is not $HOME (~user, ~+, ~-)."""
+    if not home or not home.startswith("/"):
+        return None
+    value = word.value
+    tildes = []
+    for kind, detail in word.issues:
+        if kind != TILDE:
+            return None
+        i = len(word.raw) - len(detail)
+        if any(c in "'\"\\" for c in word.raw[:i]):
+            return None  # quotes before it: raw and value positions differ
+        rest = detail[1:]
+        if rest and rest[0] not in "/:":
+            return None
+        tildes.append(i)
+    for i in sorted(tildes, reverse=True):
+        if value[i:i + 1] != "~":
+            return None
+        value = value[:i] + home.rstrip("/") + value[i + 1:]
+    return value
+
+
 def _dollar_issue(text: str, i: int, in_dq: bool):
     """Classify a `$` at text[i]; return (kind, end_index) or None when it is a literal `$`."""
     n = len(text)
@@ -128,7 +153,9 @@ def decode(raw: str, placeholders: dict | None = None) -> Word:
             out.append(c)
             i += 1
             continue
-        if c in "*?[":
+        if c in "*?" or (c == "[" and "]" in raw[i + 1:]):
+            # a [ with no ] after it opens no bracket expression: bash keeps it as is
+            # (`[ -f x ]`: the test builtin's name)
             issues.append((GLOB, c))
         elif c == "{":
             if raw != "{}":

@@ -8,7 +8,7 @@ class Context:
     """One validation: the input, the policy, the parse once made, and the trace so far."""
 
     def __init__(self, command: str, cwd: str, project: str, policy, tool_name="Bash",
-                 settings=None, raw_input=None):
+                 settings=None, raw_input=None, exposure=False, home=None, mode=None):
         self.command = command  # as received
         self.text = command  # after phase 1.5's suffix stripping
         self.cwd = cwd
@@ -21,6 +21,13 @@ class Context:
         self.trace = []
         self.script = None  # gateway.shell.parse.Script once parsed
         self.parse_error = None  # ShellParseError when bashlex failed
+        # exposure: the question is "may this command read a secret?", not "may it run
+        # unasked?" (the PreToolUse hook, gateway.validator.exposure). Concerns that are not
+        # reads of secrets (paths outside the project, writes, output redirections, a tilde
+        # whose expansion is known) do not ask; everything else is judged as usual.
+        self.exposure = exposure
+        self.home = home  # $HOME for tilde expansion in exposure mode (None: not expanded)
+        self.mode = mode  # the payload's permission_mode (gateway.validator.modes)
 
     def step(self, phase: str, status: str, code: str = "", message: str = "") -> None:
         self.trace.append(Step(phase, status, code, message))

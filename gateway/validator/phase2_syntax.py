@@ -88,24 +88,43 @@ def _redirect_finding(r):
     return f"redirection {r.op}"
 
 
+def _word(ctx, word):
+    """The ask for an expansion in `word`, or None. In exposure mode a tilde whose expansion
+    is known ($HOME) is no reason: segment judging expands it."""
+    for kind, _detail in word.issues:
+        if kind == w.TILDE and ctx.exposure and w.expand_tilde(word, ctx.home) is not None:
+            continue
+        code, title = _WORD_CODES[kind]
+        return ctx.ask(PHASE, code, f"{title} in {word.raw!r}")
+    return None
+
+
 def run(ctx):
     script = parse(ctx)
     if script is None:
         ctx.step(PHASE, "skip", "", "not parsed; phase 3 decides")
         return None
     for kind, detail in script.constructs:
+        if ctx.exposure and kind == shell.BACKGROUND:
+            continue  # `cmd &` reads what cmd reads: the command is judged below
         code, title = _CONSTRUCT_CODES[kind]
         return ctx.ask(PHASE, code, f"{title}: {detail}")
     for cmd in script.all_commands:
         for a in cmd.assignments:
             return ctx.ask(PHASE, "GW211", f"variable assignment {a.raw}")
-        for word in list(cmd.words) + [r.target for r in cmd.redirects if r.target is not None]:
-            if word.issues:
-                kind, detail = word.issues[0]
-                code, title = _WORD_CODES[kind]
-                return ctx.ask(PHASE, code, f"{title} in {word.raw!r}")
+        for word in cmd.words:
+            verdict = _word(ctx, word)
+            if verdict is not None:
+                return verdict
         for r in cmd.redirects:
-            why = _redirect_finding(r)
+            if r.target is None:
+                continue
+            if ctx.exposure and r.op in _OUTPUT_OPS:
+                continue  # a write, not a read: the guards judge what it writes
+            verdict = _word(ctx, r.target)
+            if verdict is not None:
+                return verdict
+            why = None if ctx.exposure else _redirect_finding(r)
             if why:
                 return ctx.ask(PHASE, "GW213", why)
     segments = sum(len(p.commands) for p, _ in script.items)

@@ -20,12 +20,16 @@ def run(ctx, candidates, cwd, writes=(), containment=True):
         if not cand:
             continue
         if "://" in cand:
+            if ctx.exposure:
+                continue  # the network, not a local file
             return ctx.ask(PHASE, "GW505", f"{cand!r} is a URL: the command uses the network")
         res = resolve(cand, cwd, roots)
         secret = is_secret((res.lex, res.real), pol)
         if secret:
             return ctx.ask(PHASE, "GW503", f"{cand!r} is a secret file ({secret})",
                            rule=f"secrets:{secret}")
+        if ctx.exposure:
+            continue  # outside the project, or written: not a read of a secret
         if cand in writes and res.status != "special":
             prot = is_protected((res.lex, res.real), roots, pol, as_dir=True)
             if prot:

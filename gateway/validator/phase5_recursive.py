@@ -11,18 +11,26 @@ What each kind means (the options are taken from the parse of the arguments):
 
 * ``grep``  recursive only with -r, -R, --recursive, --dereference-recursive or
   -d/--directories recurse; no path means ".". -R follows symlinks; -r does not (symlinks
-  met during the walk are skipped, as grep skips them). --include, --exclude and
-  --exclude-dir filter by base name as grep does.
+  met during the walk are skipped, as grep skips them). --include and --exclude are
+  GNU grep's ordered rule: the last option whose glob matches a file's base name decides,
+  and a file no option matches is read unless the first option is --include;
+  --exclude-dir skips directories by base name.
 * ``rg``    always recursive; no path means ".". Hidden files and directories are skipped
   unless --hidden, -. or -uu; -L/--follow follows symlinks. .gitignore is *not* honoured
-  (a secret that git ignores is still there to read with --no-ignore). -g/--glob patterns
-  without a slash include by base name; other globs (--iglob, negations, paths) are
-  ignored, which can only make the walk see more.
+  (a secret that git ignores is still there to read with --no-ignore). -g/--glob/--iglob
+  are ripgrep's overrides: the last glob that matches a base name decides (a `!glob`
+  excludes), a file no glob matches is read only when no glob is a whitelist, and a glob
+  that matches a hidden file overrides the hidden rule (`rg -g '*.production' KEY` reads
+  config/.env.production).
+* Filters the model does not reproduce exactly (a glob with /, **, {...}, [...] or a
+  backslash; --type) are dropped: the walk reads every file it can reach.
 * ``diff``  recursive with -r/--recursive; diff follows symlinks.
 * ``git-diff``  with --no-index it compares two trees like diff -r (symlinks are not
   followed).
 * ``git-grep``  with --no-index or --untracked it reads the working tree like grep -r; by
   default it reads tracked files only and is not walked.
+* ``tree``  cp: with -r, -R, -a (or --recursive, --archive) every operand is walked; -L
+  follows symlinks.
 """
 
 import os
@@ -37,20 +45,41 @@ WALK_LIMIT = 20000  # entries per command; more is "not proven clean", never "cl
 class Walk:
     """What to walk and how: the start directories (as written) and the walker's rules."""
 
-    __slots__ = ("paths", "follow", "hidden", "include", "exclude", "exclude_dir",
+    __slots__ = ("paths", "follow", "hidden", "filters", "default_include", "exclude_dir",
                  "outside_git_only")
 
-    def __init__(self, paths, follow=False, hidden=True, include=(), exclude=(),
-                 exclude_dir=(), outside_git_only=False):
+    def __init__(self, paths, follow=False, hidden=True, filters=(), default_include=True,
+                 exclude_dir=(), outside_git_only=False, include=()):
         # outside_git_only: the command reads the trees only where no git work tree holds
         # the working directory (git diff without --no-index)
         self.outside_git_only = outside_git_only
         self.paths = list(paths)
         self.follow = follow
         self.hidden = hidden
-        self.include = list(include)
-        self.exclude = list(exclude)
+        # ordered (include?, glob, casefold): the last one matching a base name decides;
+        # no match: default_include (`include` is shorthand for plain whitelist globs)
+        self.filters = list(filters) + [(True, g, False) for g in include]
+        self.default_include = default_include and not include
         self.exclude_dir = list(exclude_dir)
+
+    def selects(self, name):
+        """(read?, decided by a filter?) for a file's base name."""
+        hit = None
+        for include, glob, fold in self.filters:
+            if fnmatchcase(name.lower() if fold else name, glob.lower() if fold else glob):
+                hit = include
+        if hit is None:
+            return self.default_include, False
+        return hit, True
+
+
+#: Glob syntax whose meaning differs between fnmatch and the tools (path globs, ripgrep's
+#: ** and {a,b}, bracket negation with ^, escapes): a filter using it is dropped.
+_UNMODELLED = ("/", "**", "{", "}", "[", "]", "\\")
+
+
+def _modelled(glob):
+    return bool(glob) and not any(t in glob for t in _UNMODELLED)
 
 
 def plan(kind, args, positionals):
@@ -78,7 +107,9 @@ def _filter_name(name):
 
 def _grep(args, paths):
     recursive = follow = False
-    filters = {name: [] for name in _GREP_FILTERS}
+    filters = []
+    exclude_dir = []
+    dropped = False
     for opt in args.options:
         if opt.name == "-r" or (opt.name.startswith("--") and _long(opt, "--recursive")):
             recursive = True
@@ -89,17 +120,29 @@ def _grep(args, paths):
             if opt.value is None or "recurse".startswith(opt.value) or opt.value == "":
                 recursive = True
         elif opt.name.startswith("--") and _filter_name(opt.name):
-            filters[_filter_name(opt.name)].append(opt.value or "")
+            which = _filter_name(opt.name)
+            glob = opt.value or ""
+            if which == "--exclude-dir":
+                if _modelled(glob):
+                    exclude_dir.append(glob)
+            elif _modelled(glob):
+                filters.append((which == "--include", glob, False))
+            else:
+                dropped = True
     if not recursive:
         return None
-    return Walk(paths or ["."], follow=follow, include=filters["--include"],
-                exclude=filters["--exclude"], exclude_dir=filters["--exclude-dir"])
+    if dropped:
+        filters = []
+    default = not (filters and filters[0][0])
+    return Walk(paths or ["."], follow=follow, filters=filters, default_include=default,
+                exclude_dir=exclude_dir)
 
 
 def _rg(args, paths):
     follow = hidden = False
     unrestricted = 0
-    include = []
+    filters = []
+    dropped = False
     for opt in args.options:
         name = opt.name
         if name == "-L" or (name.startswith("--") and _long(opt, "--follow")):
@@ -108,12 +151,22 @@ def _rg(args, paths):
             hidden = True
         elif name == "-u" or (name.startswith("--") and _long(opt, "--unrestricted")):
             unrestricted += 1
-        elif name in ("-g", "--glob") or (name.startswith("--") and _long(opt, "--glob")):
+        elif name in ("-g", "--glob", "--iglob") or (name.startswith("--") and (
+                _long(opt, "--glob") or _long(opt, "--iglob"))):
             glob = opt.value or ""
-            if glob and "/" not in glob and not glob.startswith("!"):
-                include.append(glob)
+            fold = name != "-g" and _long(opt, "--iglob")
+            negated = glob.startswith("!")
+            body = glob[1:] if negated else glob
+            if _modelled(body):
+                filters.append((not negated, body, fold))
+            else:
+                dropped = True
+    if dropped:
+        # a glob the model cannot read may override anything, the hidden rule included
+        filters, hidden = [], True
+    default = not any(include for include, _, _ in filters)
     return Walk(paths or ["."], follow=follow, hidden=hidden or unrestricted >= 2,
-                include=include)
+                filters=filters, default_include=default)
 
 
 def _diff(args, paths):
@@ -155,8 +208,19 @@ def _git_grep(args, paths):
     return Walk(paths or ["."])
 
 
+def _tree(args, paths):
+    # cp -r/-R/-a copies whole trees: every file below a source is read (and copied under
+    # its own name); -L/--dereference follows the symlinks it meets
+    if not any(o.name in ("-r", "-R", "-a") or (o.name.startswith("--") and _long(
+            o, "--recursive", "--archive")) for o in args.options):
+        return None
+    follow = any(o.name == "-L" or (o.name.startswith("--") and _long(o, "--dereference"))
+                 for o in args.options)
+    return Walk(paths, follow=follow)
+
+
 _PLANS = {"grep": _grep, "rg": _rg, "diff": _diff, "git-grep": _git_grep,
-          "git-diff": _git_diff}
+          "git-diff": _git_diff, "tree": _tree}
 KINDS = tuple(_PLANS)
 
 
@@ -227,8 +291,9 @@ def _walk(top, walk, policy, budget):
             if budget[0] < 0:
                 return "limit", directory
             name = entry.name
-            if not walk.hidden and name.startswith("."):
-                continue
+            # a filter may override the hidden rule for files (ripgrep's globs); directories
+            # are entered whenever filters exist (a glob may select files below them)
+            hidden_skip = not walk.hidden and name.startswith(".")
             path = os.path.join(directory, name)
             try:
                 link = entry.is_symlink()
@@ -240,15 +305,16 @@ def _walk(top, walk, policy, budget):
             except OSError:
                 return "unreadable", path
             if is_dir:
+                if hidden_skip and not walk.filters:
+                    continue
                 if walk.exclude_dir and _matches(name, walk.exclude_dir):
                     continue
                 if is_secret((path,), policy):
                     return "secret", path
                 stack.append(path)
                 continue
-            if walk.include and not _matches(name, walk.include):
-                continue
-            if walk.exclude and _matches(name, walk.exclude):
+            read, decided = walk.selects(name)
+            if not read or (hidden_skip and not decided):
                 continue
             if is_secret((path,), policy):
                 return "secret", path

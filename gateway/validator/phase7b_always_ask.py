@@ -8,7 +8,9 @@ PHASE = "7B"
 
 
 def run(ctx, name: str, argv, cmd_text: str):
-    if name in ctx.policy.always_ask:
+    if name in ctx.policy.always_ask and not (ctx.exposure and ctx.policy.command(name)):
+        # exposure: a catalogued command's reads are judged from its entry, whatever else
+        # makes it ask (cp reads its sources, rm reads nothing)
         return ctx.ask(PHASE, "GW701", f"{name} is on the ALWAYS_ASK list",
                        rule=f"always_ask:{name}")
     return settings(ctx, argv, cmd_text)
@@ -22,6 +24,8 @@ def settings(ctx, argv, cmd_text: str):
     if hit is None:
         return None
     kind, rule, source = hit
+    if kind != "deny" and ctx.exposure:
+        return None  # the client applies its ask rules itself; they say nothing of reads
     if kind == "deny":
         return ctx.deny(PHASE, "GW709", f"permissions.deny rule {rule} in {source}",
                         rule=f"settings.deny:{rule}")

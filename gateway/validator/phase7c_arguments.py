@@ -142,12 +142,22 @@ def run(ctx, name, argv, cwd) -> Arguments:
         verdict = checks.tracked_secret(ctx, label, spec.prints_contents, words, cwd, rule)
         if verdict is not None:
             return Arguments(verdict=verdict)
+    if spec.edit and not ctx.exposure:
+        from gateway.validator import modes
+
+        if not modes.accepts_edits(ctx.mode):
+            return Arguments(verdict=ctx.ask(PHASE, "GW721", f"{label} changes the files it "
+                                             f"names; in {modes.normalize(ctx.mode)} mode "
+                                             "edits are the human's (acceptEdits allows them "
+                                             "inside the project)", rule=f"{rule}:edit"))
     cands = list(global_paths)
     paths = []
     if spec.args == "paths":
         paths = list(pos)
     elif spec.args == "pattern_then_paths":
         paths = list(pos if _pattern_given(args) else pos[1:])
+    elif spec.args == "text_then_paths":
+        paths = list(pos[1:])
     cands.extend(paths)
     walk = phase5_recursive.plan(spec.recursive, args, paths) if spec.recursive else None
     if spec.args != "text":
@@ -158,7 +168,7 @@ def run(ctx, name, argv, cwd) -> Arguments:
         if opt.value is not None and opt.name not in spec.text_flags:
             cands.append(opt.value)
     cands.extend(args.attached)
-    writes = ([p for p in pos] if spec.writes else []) + written
+    writes = ([p for p in paths] if spec.writes or spec.edit else []) + written
     return Arguments(cands, writes, cwd, rule, walk=walk)
 
 

@@ -30,13 +30,20 @@ DENY_SCAN_MAX = 65536
 
 
 def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
-             raw_input=None, deny_only=False) -> Verdict:
+             raw_input=None, deny_only=False, exposure=False, mode=None, home=None) -> Verdict:
     """Judge one Bash command. `cwd` is where it runs, `project` the project directory.
 
-    `deny_only` (the PreToolUse hook, which enforces nothing but denies) stops after the deny
-    rules: a DENY is exactly the full validator's (only the deny rules, GW750 and GW709,
-    deny, and they run before the segments), anything else is "no deny" (GW800), never an
-    allow. Phases 4-7 are then neither run nor imported."""
+    `deny_only` stops after the deny rules: a DENY is exactly the full validator's (only the
+    deny rules, GW750 and GW709, deny, and they run before the segments), anything else is
+    "no deny" (GW800), never an allow. Phases 4-7 are then neither run nor imported.
+
+    `exposure` (the PreToolUse hook) asks another question with the same phases: may the
+    command read a secret? The deny rules run as usual; then ALLOW means "every file it
+    reads is known and none is a secret", ASK "a secret is read, or what is read cannot be
+    known". Paths outside the project, writes and output redirections are no reason to ask
+    there, and a tilde is expanded with `home`.
+
+    `mode` is the payload's permission_mode (gateway.validator.modes)."""
     if not isinstance(command, str):
         return Verdict(ASK, "S0", "GW904", "", "the command is not a string",
                        command=repr(command))
@@ -45,9 +52,14 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
             return Verdict(ASK, "S0", "GW904", "", f"the {what} is not a valid path: "
                            f"{path!r}", command=command)
     cwd = os.path.realpath(cwd) if cwd else os.path.realpath(project)
-    ctx = Context(command, cwd, project, policy, tool_name, settings, raw_input)
+    ctx = Context(command, cwd, project, policy, tool_name, settings, raw_input,
+                  exposure=exposure, home=home, mode=mode)
     try:
         verdict = _run(ctx, deny_only)
+        if not (deny_only or exposure):
+            from gateway.validator import modes
+
+            verdict = modes.apply(ctx, verdict, mode)
     except RecursionError:
         verdict = ctx.ask("error", "GW902", "the command nests too deeply to judge")
     except Exception as exc:  # never allow on an error
@@ -98,7 +110,7 @@ def _segments(ctx) -> Verdict:
             count += 1
             for cwd in cwds:
                 v = segment.judge(ctx, cmd, cwd)
-                if v.decision is ALLOW and not _inside(ctx, cwd):
+                if v.decision is ALLOW and not ctx.exposure and not _inside(ctx, cwd):
                     v = ctx.ask("5", "GW508", f"the working directory {cwd} is outside the "
                                 "project: what the command reads or writes there by default "
                                 "(`.`) cannot be proven to stay inside")

@@ -400,7 +400,9 @@ def test_handlers_of_older_versions_are_replaced_by_the_lean_line(tmp_path, real
     path = tmp_path / "settings.json"
     path.write_text(json.dumps(old, indent=2))
     res = ops.install(settings_file=str(path))
-    assert sorted(c.action for c in res.changes) == ["update", "update"]
+    # the two old handlers are updated; PostToolUse (role registration) is new
+    assert sorted((c.action, c.event) for c in res.changes) == [
+        ("add", "PostToolUse"), ("update", "PermissionRequest"), ("update", "PreToolUse")]
     hooks = json.loads(path.read_text())["hooks"]
     assert hooks["PreToolUse"][0] == old["hooks"]["PreToolUse"][0]
     assert [len(hooks[e]) for e in ("PermissionRequest", "PreToolUse")] == [1, 2]

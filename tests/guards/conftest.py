@@ -24,13 +24,15 @@ def proj(tmp_path_factory):
 
 @pytest.fixture()
 def guard(proj):
-    """guard(tool, tool_input, cwd=None, record=True, env=None, **identity) -> Verdict"""
+    """guard(tool, tool_input, cwd=None, record=True, env=None, **identity) -> Verdict.
+    Early allow is off (GATEWAY_EARLY_ALLOW=0) unless `env` turns it on."""
     from gateway.guards.engine import evaluate
 
     def _guard(tool, tool_input, cwd=None, record=True, env=None, **identity):
         where = cwd if cwd and cwd.startswith("/") else (
             os.path.join(proj, cwd) if cwd else proj)
-        full = dict(os.environ, **(env or {}))
+        # the guards' own decisions: early allow (tested on its own) is off unless asked for
+        full = dict(os.environ, GATEWAY_EARLY_ALLOW="0", **(env or {}))
         full.pop("CLAUDE_PROJECT_DIR", None)
         return evaluate(payload(tool, tool_input, where, **identity), full, record=record)
 

@@ -68,3 +68,13 @@ def denied(verdict, code=None):
 def silent(verdict):
     """No decision: the guards never allow; a pass is decision ask with GW800."""
     return str(verdict.decision) == "ask" and verdict.code == "GW800"
+
+
+def no_objection(verdict):
+    """The role, codex, delegate and file guards let the call through: what remains is no
+    decision (GW800) or the reads guard's ask, for a command whose reads cannot be proven
+    free of secrets (GW840) or that reads one (GW503/GW506). Used where a test is about the
+    team guards, not about what a command reads."""
+    return str(verdict.decision) != "deny" and (
+        verdict.code == "GW800" or (verdict.phase == "guard:reads"
+                                    and verdict.code in ("GW840", "GW503", "GW506")))

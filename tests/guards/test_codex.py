@@ -8,7 +8,15 @@ import os
 
 import pytest
 
-from tests.guards.support import LEAD_SESSION, denied, register, set_active, silent, write
+from tests.guards.support import (
+    LEAD_SESSION,
+    denied,
+    no_objection,
+    register,
+    set_active,
+    silent,
+    write,
+)
 
 FILE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit"]
 ACTIVE = ".claude/state/breezing-active.json"
@@ -179,7 +187,7 @@ def test_bash_reads_get_no_decision(guard, codex, command):
 
 def test_lead_may_still_drive_the_workflow(guard, codex):
     for command in ("gateway breezing phase B", "gateway state clean"):
-        assert silent(guard("Bash", {"command": command})), command
+        assert no_objection(guard("Bash", {"command": command})), command
         v = guard("Bash", {"command": command}, agent_id="agent-sub")
         assert denied(v, "GW807"), command
 

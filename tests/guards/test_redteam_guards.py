@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from tests.guards.support import denied, marker, register, set_active, silent
+from tests.guards.support import denied, marker, no_objection, register, set_active, silent
 
 IMP = "agent-impl-1"
 REV = "agent-reviewer-1"
@@ -43,7 +43,7 @@ def test_globs_expand_to_what_bash_would_pass(guard, proj):
         with open(os.path.join(proj, rel), "w") as fh:
             fh.write("a\n")
     register(proj, IMP, "implementer", ["src/auth/**"])
-    assert silent(guard("Bash", {"command": "sed -i s/a/b/ src/auth/*.py"}, agent_id=IMP))
+    assert no_objection(guard("Bash", {"command": "sed -i s/a/b/ src/auth/*.py"}, agent_id=IMP))
     for command in ("sed -i s/a/b/ src/*/*.py", "rm src/auth*/*.py", "touch src/{auth,authz}/c",
                     "echo x > src/authz/*.py"):
         v = guard("Bash", {"command": command}, agent_id=IMP)
@@ -61,14 +61,14 @@ def test_glob_expansion_is_bounded(guard, proj, monkeypatch):
     register(proj, IMP, "implementer", ["src/auth/**"])
     started = time.monotonic()
     for ident in ({}, {"agent_id": "agent-unregistered"}):
-        assert silent(guard("Bash", {"command": "cp x /*/*/*/*/*/*/*"}, **ident))
+        assert no_objection(guard("Bash", {"command": "cp x /*/*/*/*/*/*/*"}, **ident))
     v = guard("Bash", {"command": "cp x /*/*/*/*/*/*/*"}, agent_id=IMP)
     assert denied(v, "GW803") and "computed argument" in v.message, (v.code, v.message)
     assert time.monotonic() - started < 20
     os.makedirs(os.path.join(proj, "src/auth/many"))
     for i in range(30):
         open(os.path.join(proj, f"src/auth/many/f{i}"), "w").close()
-    assert silent(guard("Bash", {"command": "rm src/auth/many/f*"}, agent_id=IMP))
+    assert no_objection(guard("Bash", {"command": "rm src/auth/many/f*"}, agent_id=IMP))
     monkeypatch.setattr(_core, "_MAX_GLOB_ENTRIES", 20)
     v = guard("Bash", {"command": "rm src/auth/many/f*"}, agent_id=IMP)
     assert denied(v, "GW803") and "computed argument" in v.message, (v.code, v.message)

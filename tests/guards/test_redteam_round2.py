@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from tests.guards.support import denied, register, silent
+from tests.guards.support import denied, no_objection, register, silent
 
 REV, IMP, SUB = "rev-1", "impl-1", "sub-x"
 
@@ -107,7 +107,7 @@ def test_an_implementer_cannot_commit_through_programs_git_runs(guard, team, com
 ])
 def test_common_commands_are_not_refused(guard, team, who, command):
     v = guard("Bash", {"command": command}, agent_id=who)
-    assert silent(v), (who, command, v.code, v.message)
+    assert no_objection(v), (who, command, v.code, v.message)
 
 
 # --- a third pass: the other tools ------------------------------------------------------------

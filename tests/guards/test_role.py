@@ -12,6 +12,7 @@ from tests.guards.support import (
     LEAD_SESSION,
     denied,
     marker,
+    no_objection,
     register,
     roles_on_disk,
     set_active,
@@ -70,17 +71,17 @@ def test_marker_write_registers_the_subagent_under_its_agent_id(guard, proj):
 def test_subagent_registration_does_not_poison_the_lead(guard, proj, reviewer):
     """§D.2: registration keyed on session_id made every Lead write a reviewer write."""
     assert LEAD_SESSION not in roles_on_disk(proj)
-    assert silent(guard("Write", write(proj, "src/app.py")))
-    assert silent(guard("Edit", _input("Edit", os.path.join(proj, "src/app.py"))))
-    assert silent(guard("Bash", {"command": "echo x > src/new.py"}))
-    assert silent(guard("Bash", {"command": "git commit -m wip"}))
+    assert no_objection(guard("Write", write(proj, "src/app.py")))
+    assert no_objection(guard("Edit", _input("Edit", os.path.join(proj, "src/app.py"))))
+    assert no_objection(guard("Bash", {"command": "echo x > src/new.py"}))
+    assert no_objection(guard("Bash", {"command": "git commit -m wip"}))
     # ... while the reviewer, in the same session, stays read-only
     assert denied(guard("Write", write(proj, "src/app.py"), agent_id=REV), "GW801")
 
 
 def test_implementer_registration_does_not_poison_the_lead(guard, proj, implementer):
-    assert silent(guard("Write", write(proj, "src/other.py")))
-    assert silent(guard("Bash", {"command": "git push origin main"}))
+    assert no_objection(guard("Write", write(proj, "src/other.py")))
+    assert no_objection(guard("Bash", {"command": "git push origin main"}))
 
 
 def test_main_thread_registers_under_its_session_id(guard, proj):
@@ -445,7 +446,7 @@ def test_implementer_never_commits_or_pushes(guard, proj, implementer, command):
 ])
 def test_implementer_other_commands_get_no_decision(guard, proj, implementer, command):
     v = guard("Bash", {"command": command}, agent_id=IMP)
-    assert silent(v), (command, v.code, v.message)
+    assert no_objection(v), (command, v.code, v.message)
 
 
 @pytest.mark.parametrize("command", [
@@ -458,7 +459,7 @@ def test_implementer_starts_no_agent_session_from_bash(guard, proj, implementer,
     take for the Lead (unrestricted)."""
     v = guard("Bash", {"command": command}, agent_id=IMP)
     assert denied(v, "GW808"), (command, v.code, v.message)
-    assert silent(guard("Bash", {"command": "claude --version"}, agent_id=IMP))
+    assert no_objection(guard("Bash", {"command": "claude --version"}, agent_id=IMP))
 
 
 def test_implementer_cannot_change_the_breezing_state(guard, proj, implementer):
@@ -493,23 +494,23 @@ def test_only_the_lead_changes_breezing_active_through_bash(guard, proj, impleme
     for ident in ({"agent_id": IMP}, {"agent_id": "agent-u"}):
         v = guard("Bash", {"command": command}, **ident)
         assert denied(v, "GW807"), (ident, command, v.code, v.message)
-    assert silent(guard("Bash", {"command": command}))  # the Lead may
-    assert silent(guard("Bash", {"command": "cat .claude/state/breezing-active.json"},
+    assert no_objection(guard("Bash", {"command": command}))  # the Lead may
+    assert no_objection(guard("Bash", {"command": "cat .claude/state/breezing-active.json"},
                         agent_id=IMP))
 
 
 def test_unregistered_main_thread_is_the_lead(guard, proj):
-    assert silent(guard("Write", write(proj, ".claude/state/breezing-active.json", "{}")))
-    assert silent(guard("Bash", {"command": "gateway breezing phase A"}))
-    assert silent(guard("Bash", {"command": "git commit -m x"}))
+    assert no_objection(guard("Write", write(proj, ".claude/state/breezing-active.json", "{}")))
+    assert no_objection(guard("Bash", {"command": "gateway breezing phase A"}))
+    assert no_objection(guard("Bash", {"command": "git commit -m x"}))
 
 
 def test_registered_lead_is_unrestricted(guard, proj):
     register(proj, LEAD_SESSION, "lead")
     for rel in ("src/app.py", "README.md", "deep/new/file.ts"):
-        assert silent(guard("Write", write(proj, rel))), rel
+        assert no_objection(guard("Write", write(proj, rel))), rel
     for command in ("git commit -m x", "git push", "rm -rf build", "python3 -c 'print(1)'"):
-        assert silent(guard("Bash", {"command": command})), command
+        assert no_objection(guard("Bash", {"command": command})), command
 
 
 def test_unregistered_subagent_is_not_the_lead(guard, proj):

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.guards.support import denied, marker, register, roles_on_disk, silent
+from tests.guards.support import denied, marker, no_objection, register, roles_on_disk, silent
 
 IMP = "agent-impl-1"
 
@@ -90,7 +90,7 @@ INSIDE = [
 @pytest.mark.parametrize("command", INSIDE)
 def test_implementer_bash_inside_its_owns_gets_no_decision(guard, proj, impl, command):
     v = guard("Bash", {"command": command}, agent_id=IMP)
-    assert silent(v), (command, v.code, v.message)
+    assert no_objection(v), (command, v.code, v.message)
 
 
 def test_implementer_bash_symlink_out_of_its_owns(guard, proj, impl):
@@ -133,7 +133,7 @@ def test_implementer_with_no_owns_writes_nothing_through_bash(guard, proj):
         v = guard("Bash", {"command": command}, agent_id=IMP)
         assert denied(v, "GW803"), command
         assert "owns nothing" in v.message
-    assert silent(guard("Bash", {"command": "git status"}, agent_id=IMP))
+    assert no_objection(guard("Bash", {"command": "git status"}, agent_id=IMP))
 
 
 def test_only_implementers_are_held_to_owns(guard, proj, impl):
@@ -157,7 +157,7 @@ def test_only_implementers_are_held_to_owns(guard, proj, impl):
 def test_implementer_write_after_a_cd_that_must_succeed(guard, proj, impl, cwd, command):
     kw = {"cwd": cwd} if cwd else {}
     v = guard("Bash", {"command": command}, agent_id=IMP, **kw)
-    assert silent(v), (command, v.code, v.message)
+    assert no_objection(v), (command, v.code, v.message)
 
 
 # Where the shell ends up cannot be followed (or the chain is not plain): the write is judged
@@ -210,7 +210,7 @@ def test_implementer_cd_through_an_inherited_cdpath(guard, proj, impl, monkeypat
 def test_implementer_git_that_rewrites_only_its_files(guard, proj, impl, command):
     # a new branch at HEAD changes no file; a stash of named paths touches only those
     v = guard("Bash", {"command": command}, agent_id=IMP)
-    assert silent(v), (command, v.code, v.message)
+    assert no_objection(v), (command, v.code, v.message)
 
 
 @pytest.mark.parametrize("command,says", [
@@ -290,4 +290,4 @@ def test_implementer_redteam_writes_outside_are_refused(guard, proj, impl, cwd, 
 ])
 def test_implementer_common_forms_inside_its_owns(guard, proj, impl, command):
     v = guard("Bash", {"command": command}, agent_id=IMP)
-    assert silent(v), (command, v.code, v.message)
+    assert no_objection(v), (command, v.code, v.message)

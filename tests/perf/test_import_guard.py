@@ -96,16 +96,15 @@ def test_pre_tool_use_imports_nothing_heavy(project):
     env = _env(project)
     _probe(project, env, hook="pre-tool-use")  # may compile the policy
     out, bash = _probe(project, env, hook="pre-tool-use", command="git status")
-    assert out == ""  # no guard objects: no decision
+    assert '"permissionDecision": "allow"' in out  # early allow: the validator allows it
     loaded = set(bash["modules"])
     assert not loaded & set(FORBIDDEN), sorted(loaded & set(FORBIDDEN))
     assert bash["load_path"] == "cache"
     assert "gateway.guards.effects" in loaded  # the Bash path did run
     assert not loaded & {"gateway.state.fast", "gateway.state.store"}
-    # only the validator's deny rules run here: phases 4-7 are not even imported
-    assert "gateway.validator.deny" in loaded
-    assert not loaded & {"gateway.validator.segment", "gateway.validator.phase7c_arguments",
-                         "gateway.validator.checks"}
+    # the validator runs whole: its deny rules, then what the command reads (exposure)
+    assert {"gateway.validator.deny", "gateway.validator.segment",
+            "gateway.validator.phase7c_arguments"} <= loaded
     out, write = _probe(project, env, hook="pre-tool-use", payload=_write_payload(project))
     assert out == ""
     loaded = set(write["modules"])
@@ -245,7 +244,8 @@ sys.exit(main())
     ("permission-request", "git status", '"behavior": "allow"'),
     ("permission-request", "cat .env", ""),
     ("pre-tool-use", "rm -rf /", '"permissionDecision": "deny"'),
-    ("pre-tool-use", "git status", ""),
+    ("pre-tool-use", "git status", '"permissionDecision": "allow"'),
+    ("pre-tool-use", "cat .env", '"permissionDecision": "ask"'),
 ])
 def test_hook_process_ends_without_finalisation_and_loses_nothing(project, tmp_path, hook,
                                                                   command, answer):

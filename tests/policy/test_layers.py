@@ -152,9 +152,9 @@ def test_user_layer_adds_catalogue_entry(tmp_path):
 
 def test_user_layer_can_remove_but_not_floors(tmp_path):
     proj = _project(tmp_path)
-    env = _env(tmp_path, "remove:\n  always_ask: [cp]\n")
+    env = _env(tmp_path, "remove:\n  always_ask: [chown]\n")
     policy = load_policy(proj, env)
-    assert _decide(policy, "cp a b", proj).code == "GW703"  # no longer ALWAYS_ASK; unknown
+    assert _decide(policy, "chown me a", proj).code == "GW703"  # not ALWAYS_ASK; unknown
     errs = _errors(tmp_path, user_text="remove:\n  always_ask: [sudo]\n")
     assert errs[0].endswith("remove.always_ask: 'sudo' is a security floor and cannot be "
                             "removed")

@@ -444,12 +444,12 @@ def expansion_token(draw):
 DANGEROUS_SEGMENTS = [
     (" | sh", "GW403"), (" | bash", "GW403"), (" | python3", "GW403"), (" | bash -s", "GW401"),
     (" | sh -", "GW403"), (" | xargs rm", "GW701"), (" | xargs -n1 curl", "GW701"),
-    (" | tee out.txt", "GW703"), ("; rm x", "GW701"), (" && curl http://x.example", "GW701"),
-    (" || node -e 1", "GW401"), ("\npython -c 1", "GW701"), (" && git push", "GW707"),
+    (" | tee out.txt", "GW721"), ("; rm x", "GW701"), (" && curl http://x.example", "GW701"),
+    (" || node -e 1", "GW401"), ("\npython -c 1", "GW401"), (" && git push", "GW707"),
     ("; git -C . reset --hard", "GW707"), (" | perl -e 1", "GW401"), ("; eval ls", "GW304"),
     (" && source scripts/run.sh", "GW304"), ("; cd ..", "GW711"), (" | frobnicate", "GW703"),
     (" && cat /etc/passwd", "GW501"), ("; cat .env", "GW503"), (" | sudo ls", "GW701"),
-    (" && python3 vendor/x.py", "GW601"), ("; chmod 777 a.txt", "GW701"),
+    (" && python3 vendor/x.py", "GW601"), ("; chmod 777 a.txt", "GW721"),
 ]
 
 
@@ -612,9 +612,11 @@ wrapper = st.sampled_from(WRAPPERS)
 
 # --- known-dangerous simple commands --------------------------------------------------------
 
-ALWAYS_ASK_SAMPLE = ["rm", "mv", "cp", "curl", "wget", "ssh", "sudo", "chmod", "kill", "dd",
-                     "pip", "npm", "npx", "docker", "python2", "zsh", "rsync", "ln", "truncate",
+ALWAYS_ASK_SAMPLE = ["rm", "curl", "wget", "ssh", "sudo", "kill", "dd",
+                     "pip", "npm", "npx", "docker", "python2", "zsh", "rsync", "truncate",
                      "systemctl", "crontab", "uv"]
+#: The catalogue's edit entries: allowed only in acceptEdits (GW721 elsewhere).
+EDIT_SAMPLE = ["cp", "mv", "chmod", "ln", "tee"]  # rm, rmdir: ALWAYS_ASK floors
 
 
 @st.composite

@@ -112,13 +112,14 @@ class Judge:
         self.policy = policy
         self.settings = SettingsRules()
 
-    def __call__(self, command, cwd=None, policy=None, settings=None, tool_name="Bash"):
+    def __call__(self, command, cwd=None, policy=None, settings=None, tool_name="Bash",
+                 mode=None):
         from gateway.validator.pipeline import validate
 
         STATS["validations"] += 1
         where = os.path.join(self.project, cwd) if cwd else self.project
         return validate(command, where, self.project, policy or self.policy, tool_name,
-                        settings or self.settings)
+                        settings or self.settings, mode=mode)
 
 
 def show(verdict) -> str:

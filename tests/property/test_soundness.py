@@ -51,6 +51,10 @@ def test_commands_with_dangerous_constructs_are_never_allowed(pjudge, data, n, k
         r = S.Rendered([[text]], [], r.rng)
     v = pjudge(text)
     codes = set().union(*(t.codes for t in tokens)) | {"GW301", "GW302", "GW305"}
+    fetched = [t for t in tokens if "curl" in t.text or "wget" in t.text]
+    if fetched and any(t.text.strip() in ("| sh", "| bash", "| sh -", "| bash -s")
+                       for t in tokens):
+        codes.add("GW750")  # together they run what the network sent: the deny rules
     assert v.decision is not ALLOW, f"{text!r}: {show(v)}"
     assert v.code in codes, f"{text!r}: want one of {sorted(codes)}, got {show(v)}"
 
@@ -174,6 +178,21 @@ def test_always_ask_commands_ask(pjudge, name, args, case, data):
     assert (v.decision, v.code) == (ASK, "GW701"), f"{text!r}: {show(v)}"
 
 
+@budget(60)
+@given(name=st.sampled_from(S.EDIT_SAMPLE), args=st.lists(S.inside_path(), min_size=1,
+                                                          max_size=2),
+       mode=st.sampled_from([None, "default", "plan", "auto", "dontAsk"]), data=st.data())
+def test_edit_commands_are_not_allowed_outside_accept_edits(pjudge, name, args, mode, data):
+    """cp, mv, chmod, ln, tee, rmdir change the files they name: the human reviews them in
+    every mode but acceptEdits (and bypassPermissions)."""
+    tick("soundness: edits outside acceptEdits")
+    cmd = fill_cmd(S.Cmd([name] + (["+x"] if name == "chmod" else []) + args), pjudge.project)
+    text = data.draw(S.rendered([cmd])).text()
+    v = pjudge(text, mode=mode)
+    assert v.decision is ASK and v.code in ("GW721", "GW720", "GW712", "GW503", "GW504"), \
+        f"{text!r} ({mode}): {show(v)}"
+
+
 @budget(150)
 @given(segs=S.catastrophic(), data=st.data(),
        context=st.sampled_from(["{}", "ls && {}", "{}; ls", "git status | {}", "( {} )",
@@ -289,3 +308,32 @@ def test_commands_run_from_outside_read_outside(pjudge, cwd, how):
     assert v.decision is not ALLOW, f"{how!r} in {cwd!r}: {show(v)}"
     if explicit:
         assert v.code in ("GW501", "GW502"), f"{how!r} in {cwd!r}: {show(v)}"
+
+
+@budget(80)
+@given(name=st.sampled_from(S.EDIT_SAMPLE), data=st.data(),
+       target=st.sampled_from(["secret", "protected", "outside", "inside"]))
+def test_accept_edits_allows_edits_only_of_ordinary_project_files(pjudge, name, data, target):
+    """In acceptEdits the catalogue's edits are allowed on ordinary files inside the project;
+    a secret, a protected path or a path outside never is (the same floors as everywhere)."""
+    tick("soundness: acceptEdits edits")
+    src = data.draw(S.inside_path(dirs=False))
+    if target == "secret":
+        dest, ok = data.draw(st.sampled_from([".env", "config/.env.production", "notes.txt",
+                                              "keys/server.pem"])), False
+    elif target == "protected":
+        dest, ok = data.draw(st.sampled_from([".claude/settings.json", ".git/hooks/pre-commit",
+                                              ".claude/hooks/h.sh", ".git/config"])), False
+    elif target == "outside":
+        dest, _code = data.draw(S.outside_path())
+        dest, ok = fill(dest, pjudge.project), False
+    else:
+        dest, ok = data.draw(st.sampled_from(["new.txt", "src/new.py", "docs/x.md"])), True
+    argv = {"cp": ["cp", src, dest], "mv": ["mv", src, dest], "chmod": ["chmod", "+x", dest],
+            "ln": ["ln", "-s", src, dest], "tee": ["tee", dest]}[name]
+    text = data.draw(S.rendered([S.Cmd(argv)])).text()
+    v = pjudge(text, mode="acceptEdits")
+    if ok:  # the source may be a link that leads out (GW502) or out of the project (GW501)
+        assert v.decision is ALLOW or v.code in ("GW502", "GW501"), f"{text!r}: {show(v)}"
+    else:
+        assert v.decision is not ALLOW, f"{text!r}: {show(v)}"

@@ -1,5 +1,6 @@
-"""Role registration racing through the real hook command (`gateway hook pre-tool-use`, one
-process per call, as Claude Code runs it): concurrent registrations all land, a concurrent
+"""Role registration racing through the real hook command (`gateway hook post-tool-use`, which
+records a role once its marker Write completed; one process per call, as Claude Code runs
+it): concurrent registrations all land, a concurrent
 escalation attempt never wins, and a hook killed in the middle of recording a registration
 leaves the old or the new roles file, never a broken one."""
 
@@ -47,24 +48,29 @@ def proj(tmp_path_factory):
 def _marker(proj, agent_id, role, owns=(), name=None):
     body = json.dumps({"role": role, "owns": list(owns)})
     path = os.path.join(proj, ".claude/state", f"breezing-role-{name or agent_id}.json")
-    return json.dumps({"session_id": SESSION, "cwd": proj, "hook_event_name": "PreToolUse",
+    return json.dumps({"session_id": SESSION, "cwd": proj, "hook_event_name": "PostToolUse",
                        "permission_mode": "default", "tool_name": "Write",
                        "tool_input": {"file_path": path, "content": body},
+                       "tool_response": {"type": "create", "filePath": path,
+                                         "content": body},
                        "agent_id": agent_id, "agent_type": "general-purpose"}).encode()
 
 
-def _call(exe, env, data):
-    p = subprocess.run([exe, "hook", "pre-tool-use"], input=data, env=env,
+def _call(exe, env, data, hook="post-tool-use"):
+    """The reason the hook gives for not registering, or None (registered)."""
+    p = subprocess.run([exe, "hook", hook], input=data, env=env,
                        capture_output=True, timeout=120)
     assert p.returncode == 0, p.stderr
     if not p.stdout:
         return None
-    return json.loads(p.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    out = json.loads(p.stdout)["hookSpecificOutput"]
+    return out.get("permissionDecisionReason") or out.get("additionalContext")
 
 
 def _warm(exe, env, proj):
     # compile the policy once, so the race is about the state, not the cache
-    _call(exe, env, json.dumps({"tool_name": "Read", "tool_input": {}, "cwd": proj}).encode())
+    _call(exe, env, json.dumps({"tool_name": "Read", "tool_input": {}, "cwd": proj}).encode(),
+          hook="pre-tool-use")
 
 
 def test_parallel_registrations_through_the_hook_all_land(exe, env, proj):
@@ -139,7 +145,7 @@ def test_hook_killed_mid_registration_leaves_a_whole_file(exe, env, proj):
     registered = set()
     for n in range(16):
         key = f"agent-new-{n}"
-        p = subprocess.Popen([exe, "hook", "pre-tool-use"], stdin=subprocess.PIPE,
+        p = subprocess.Popen([exe, "hook", "post-tool-use"], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         p.stdin.write(_marker(proj, key, "reviewer"))
         p.stdin.close()

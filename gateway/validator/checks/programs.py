@@ -15,13 +15,17 @@ def sed(ctx, spec, words, cwd):
     args = argvmod.parse(words, frozenset({"-e", "--expression", "-f", "--file", "-l",
                                            "--line-length"}))
     scripts = []
+    in_place = False
     for opt in args.options:
         if opt.name in ("-e", "--expression"):
             scripts.append(opt.value or "")
         elif opt.name in ("-f", "--file"):
             return _program(ctx, "sed -f", "the program comes from a file that is not shown"), [], []
         elif opt.name in ("-i", "--in-place", "-I"):
-            return _unsafe(ctx, f"sed {opt.name}", "edits files in place"), [], []
+            why = _in_place_problem(ctx, opt, words)
+            if why:
+                return _unsafe(ctx, f"sed {opt.name}", why), [], []
+            in_place = True
         elif opt.name not in _SED_SAFE_OPTS and not argvmod.long_matches(opt.name, "--quiet"):
             return _unsafe(ctx, f"sed {opt.name}", "unknown option"), [], []
     files = list(args.positionals)
@@ -33,7 +37,31 @@ def sed(ctx, spec, words, cwd):
         why = sed_program_problem(s)
         if why:
             return _program(ctx, f"sed program {s!r}", why), [], []
-    return None, files, []
+    return None, files, (list(files) if in_place else [])
+
+
+def _in_place_problem(ctx, opt, words):
+    """Why `sed -i` is not allowed here, or "": it edits the files it reads, which only a
+    mode that accepts edits allows (acceptEdits; exposure judges only what it reads), and
+    only GNU's -i / --in-place with no backup suffix or a plain one (a suffix with / or *
+    writes the backup elsewhere)."""
+    from gateway.validator import modes
+
+    if opt.name == "-I":
+        return "edits files in place (-I is not GNU sed's option)"
+    if not (ctx.exposure or modes.accepts_edits(ctx.mode)):
+        return f"edits files in place; in {modes.normalize(ctx.mode)} mode edits are the " \
+               "human's (acceptEdits allows them inside the project)"
+    word = opt.word or ""
+    if word.startswith("--"):
+        suffix = word.split("=", 1)[1] if "=" in word else ""
+    elif word.startswith("-i"):
+        suffix = word[2:]  # -i[SUFFIX]: GNU sed takes the rest of the word
+    else:
+        return "edits files in place (-i inside a cluster of options: -ni, -si)"
+    if "/" in suffix or "*" in suffix:
+        return "edits files in place with a backup suffix that names another place"
+    return ""
 
 
 def _skip_regex(s, i, delim, brackets=True):

@@ -1,0 +1,36 @@
+"""What Claude Code does on its own when a hook gives no decision, per permission mode.
+
+"No decision" is not "ask": the client's own permission flow decides, and it runs a good
+deal by itself (measured on 2.1.330, reference/claude-code-hooks.md §5, §8, §14, §15 and
+docs/client-behaviour.md). The dry run (`gateway check`) says this instead of "= ask", and
+docs/security.md's decision matrix is built from the same facts.
+"""
+
+from gateway.validator import modes
+
+#: The client's own flow for a call no hook decided, by permission mode.
+_FLOW = {
+    "default": "it runs read-only commands and reads inside the project by itself; for the "
+               "rest it shows the dialog (interactive) or refuses (-p), and PermissionRequest "
+               "may allow",
+    "acceptEdits": "it runs read-only commands, reads and edits inside the project by itself "
+                   "(Write/Edit, mkdir, touch, rm, rmdir, mv, cp, sed, redirections); for the "
+                   "rest the dialog (interactive) or a refusal (-p), and PermissionRequest may "
+                   "allow",
+    "plan": "it runs reads by itself and nothing that writes; a PermissionRequest allow would "
+            "run a writing command, so the gateway allows none",
+    "auto": "it runs reads by itself and its classifier approves or refuses the rest; "
+            "PermissionRequest never fires",
+    "dontAsk": "it refuses everything that is not pre-approved by a rule; PermissionRequest "
+               "never fires",
+    "bypassPermissions": "it runs everything; only a hook's deny or ask stops a call",
+    "delegate": "(an old client's delegate mode) as default, for the tools the mode leaves",
+}
+
+
+def flow(mode) -> str:
+    """One sentence: what the client does by itself for a call no hook decided."""
+    name = modes.normalize(mode)
+    if mode and mode not in modes.KNOWN:
+        return f"unknown mode {mode!r}: the gateway judges it as plan; " + _FLOW["plan"]
+    return f"{name} mode: " + _FLOW[name]

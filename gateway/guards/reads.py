@@ -1,0 +1,222 @@
+"""Reads of secrets, for every tool: the PreToolUse "ask" (and the early allow).
+
+Claude Code runs read-only commands and reads inside the project by itself: PermissionRequest
+never fires for them, and a PreToolUse "no decision" lets them run (`cat .env` reached the
+model in every permission mode). So every read of a secret gets its answer here, where the
+client cannot skip it: **ask** (the dialog in an interactive session, a refusal in `-p`).
+
+* GW841  Read (or an MCP tool) reads a secret file by name;
+* GW842  Grep (or an MCP search) walks a tree with a secret in it;
+* Bash   the validator's exposure judgement (gateway.validator.pipeline, exposure=True):
+         GW503/GW506 when a secret is read for certain, GW840 when what the command reads
+         cannot be known (an unknown program, code on the command line, an expansion).
+
+Glob lists names, never contents: it is not a read of a secret and gets no answer here.
+
+Early allow (on unless `GATEWAY_EARLY_ALLOW=0` in the hook's environment, which
+`gateway install --no-early-allow` writes into the hook command): a Bash command the validator
+allows, under the payload's permission mode, is allowed here already. That works where
+PermissionRequest allows never take effect (auto mode) and closes no dialog after it was
+drawn; the client still applies the user's permissions.ask and permissions.deny after it.
+"""
+
+import os
+
+from gateway.decision import ALLOW
+
+#: Codes of a read of a secret that is certain (not merely possible).
+CERTAIN = frozenset(("GW503", "GW506"))
+#: The directories the Grep tool never searches (its ripgrep call: --glob !.git ...).
+GREP_VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
+#: ripgrep's --type definitions for common types, as plain base-name globs. A type not
+#: listed here is not modelled: the search is taken to read every file.
+RG_TYPES = {
+    "py": ("*.py", "*.pyi"), "python": ("*.py", "*.pyi"),
+    "js": ("*.js", "*.jsx", "*.vue", "*.cjs", "*.mjs"),
+    "ts": ("*.ts", "*.tsx", "*.cts", "*.mts"), "typescript": ("*.ts", "*.tsx", "*.cts", "*.mts"),
+    "go": ("*.go",), "rust": ("*.rs",), "java": ("*.java", "*.jsp", "*.jspx", "*.properties"),
+    "c": ("*.c", "*.h", "*.H", "*.cats"), "cpp": ("*.C", "*.cc", "*.cpp", "*.cxx", "*.h",
+                                                "*.H", "*.hh", "*.hpp", "*.hxx", "*.inl"),
+    "md": ("*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mkd", "*.mkdn", "*.mdx"),
+    "markdown": ("*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mkd", "*.mkdn", "*.mdx"),
+    "json": ("*.json", "composer.lock", "*.sarif"), "yaml": ("*.yaml", "*.yml"),
+    "toml": ("*.toml", "Cargo.lock"), "html": ("*.htm", "*.html", "*.ejs"),
+    "css": ("*.css", "*.scss"), "rb": ("*.rb", "Gemfile", "*.gemspec", "Rakefile"),
+    "ruby": ("*.rb", "Gemfile", "*.gemspec", "Rakefile"),
+}
+_PATH_KEYS = ("path", "file", "filename", "dir", "directory", "source", "uri", "root")
+#: Words of an MCP tool's name that say it reads contents (of a file, or of a whole tree).
+_MCP_READ_WORDS = frozenset(("read", "get", "cat", "view", "open", "show", "fetch", "load",
+                             "dump", "export", "search", "grep", "find", "tree", "walk",
+                             "content", "contents", "multiple", "query", "head", "tail"))
+
+
+def early_allow_enabled(env) -> bool:
+    value = (env.get("GATEWAY_EARLY_ALLOW") or "").strip().lower()
+    return value not in ("0", "off", "false", "no")
+
+
+def bash_exposure(req, core):
+    """The ask for a Bash command the validator's exposure judgement did not clear."""
+    if core.code in CERTAIN:
+        return req.ask("guard:reads", core.code, f"the command reads a secret: "
+                       f"{core.message}", rule=core.rule)
+    return req.ask("guard:reads", "GW840", f"what the command reads cannot be known, so it "
+                   f"may read a secret ({core.code}: {core.message})", rule=core.rule)
+
+
+def early_allow(req, command):
+    """An allow for a Bash command the validator allows under the payload's permission
+    mode, when early allow is on; else None."""
+    if not early_allow_enabled(req.env):
+        return None
+    from gateway import runtime
+
+    verdict = runtime.judge_bash(command, req.cwd, req.project, "Bash", env=req.env,
+                                 policy=req.policy, mode=req.permission_mode)
+    if verdict.decision is not ALLOW:
+        req.step("guard:allow", "pass", verdict.code, f"the validator does not allow it "
+                 f"({verdict.code}): the client's own flow decides")
+        return None
+    return req.allow("guard:allow", verdict.code, f"the validator allows it: "
+                     f"{verdict.message}", rule=verdict.rule)
+
+
+def check_tool(req):
+    """The ask for a Read, Grep or MCP call that reads a secret, or None."""
+    if req.tool == "Read":
+        return _read(req)
+    if req.tool == "Grep":
+        return _grep(req)
+    if req.tool.startswith("mcp__"):
+        return _mcp(req)
+    return None
+
+
+def _secret(req, raw):
+    """(pattern, Target) when `raw` names a secret (as written or really), else None."""
+    from gateway import paths
+    from gateway.guards import files
+
+    target = files.Target(raw, req.cwd, req.roots)
+    pat = paths.is_secret((target.lex, target.real), req.policy)
+    return (pat, target) if pat else None
+
+
+def _read(req):
+    raw = req.input_dict().get("file_path")
+    if not isinstance(raw, str) or not raw.strip() or "\x00" in raw:
+        return None  # the client refuses it; nothing is read
+    from gateway.guards.context import check_path_length
+
+    check_path_length(raw, "Read: tool_input.file_path")
+    hit = _secret(req, raw)
+    if hit is None:
+        return None
+    return req.ask("guard:reads", "GW841", f"Read of {raw!r}: a secret file ({hit[0]})",
+                   rule=f"secrets:{hit[0]}")
+
+
+def _grep(req):
+    """The Grep tool: ripgrep over `path` (default: the cwd) with --hidden, --no-follow and
+    the VCS directories excluded. .gitignore is honoured by ripgrep, but not modelled here:
+    every file the walk can reach counts. `glob` and `type` narrow the walk only where the
+    model reproduces them exactly (plain base-name globs, the types of RG_TYPES)."""
+    ti = req.input_dict()
+    raw = ti.get("path")
+    if raw is None or raw == "":
+        raw = req.cwd
+    if not isinstance(raw, str) or "\x00" in raw:
+        return None
+    from gateway.guards.context import check_path_length
+    from gateway.validator import phase5_recursive as walker
+
+    check_path_length(raw, "Grep: tool_input.path")
+    hit = _secret(req, raw)
+    if hit is not None:
+        return req.ask("guard:reads", "GW842", f"Grep searches {raw!r}, a secret file "
+                       f"({hit[0]})", rule=f"secrets:{hit[0]}")
+    target = _secret_target(req, raw)
+    if not os.path.isdir(target.real):
+        return None
+    include = _grep_include(ti.get("glob"), ti.get("type"))
+    walk = walker.Walk([target.real], follow=False, hidden=True,
+                       include=include or (), exclude_dir=GREP_VCS_DIRS)
+    found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT])
+    if found is None:
+        return None
+    kind, path = found
+    if kind == "secret":
+        from gateway import paths
+
+        pat = paths.is_secret((path,), req.policy)
+        return req.ask("guard:reads", "GW842", f"Grep searches {raw!r}, which holds the secret "
+                       f"{path!r} ({pat})", rule=f"secrets:{pat}")
+    return req.ask("guard:reads", "GW842", f"Grep searches {raw!r}, which cannot be proven "
+                   f"free of secrets ({kind}: {path!r})", rule="secrets:walk")
+
+
+def _secret_target(req, raw):
+    from gateway.guards import files
+
+    return files.Target(raw, req.cwd, req.roots)
+
+
+def _grep_include(glob, type_):
+    """Base-name globs the search is limited to, or None when it reads every file."""
+    globs = []
+    if isinstance(glob, str) and glob.strip():
+        for g in glob.split():
+            for part in (g.split(",") if "{" not in g else [g]):
+                if not part:
+                    continue
+                if any(c in part for c in "/{}!") or "**" in part or "\\" in part:
+                    return None  # a path glob, alternatives or a negation: not modelled
+                globs.append(part)
+    elif glob not in (None, ""):
+        return None
+    if isinstance(type_, str) and type_:
+        types = RG_TYPES.get(type_)
+        if types is None:
+            return None
+        # --glob and --type both apply: a file must pass both
+        if globs:
+            return None  # an intersection is not modelled: every file counts
+        globs = list(types)
+    elif type_ not in (None, ""):
+        return None
+    return globs or None
+
+
+def _mcp(req):
+    """An MCP tool that reads: a path argument naming a secret asks; a directory holding
+    one asks when the tool's name says it reads contents or searches."""
+    from gateway.guards import role
+
+    words = role.tool_words(req.tool)
+    if words & role.FILE_VERBS:
+        return None  # a writing tool: the surface checks judge it
+    reads_contents = bool(words & _MCP_READ_WORDS)
+    from gateway.validator import phase5_recursive as walker
+
+    for raw in role.tool_paths(req.tool_input):
+        if raw == role.UNJUDGED or "\x00" in raw or len(raw) > 4096:
+            return req.ask("guard:reads", "GW841", f"{req.tool}: a path argument cannot be "
+                           "judged (too long, a NUL, or past the limits of the input)",
+                           rule="secrets:input")
+        hit = _secret(req, raw)
+        if hit is not None:
+            return req.ask("guard:reads", "GW841", f"{req.tool} reads {raw!r}: a secret file "
+                           f"({hit[0]})", rule=f"secrets:{hit[0]}")
+        if not reads_contents:
+            continue
+        target = _secret_target(req, raw)
+        if not os.path.isdir(target.real):
+            continue
+        walk = walker.Walk([target.real], follow=False, hidden=True)
+        found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT])
+        if found is not None:
+            return req.ask("guard:reads", "GW842", f"{req.tool} reads {raw!r}, which holds "
+                           f"{'the secret ' if found[0] == 'secret' else 'what cannot be checked: '}"
+                           f"{found[1]!r}", rule="secrets:walk")
+    return None
