@@ -270,6 +270,7 @@ def describe(signals, active=None) -> str:
     if not signals:
         return ""
     lines = []
+    unknown = 0
     for s in signals:
         name = s.signal if s.known else None
         if name == PARTIAL_REVIEW:
@@ -301,7 +302,10 @@ def describe(signals, active=None) -> str:
             why = " (the reason is in .claude/state/breezing-signals.jsonl)" if s.reason else ""
             lines.append(f"- {name}{tid}{why}.")
         else:
-            lines.append(f"- {s.describe()} (see .claude/state/breezing-signals.jsonl).")
+            unknown += 1
+    if unknown:
+        lines.append(f"- {unknown} signal(s) of a type the gateway does not know (not shown; "
+                     f"see .claude/state/breezing-signals.jsonl).")
     sid = safe_id(active.session_id) if active is not None else None
     head = "gateway: breezing signals" + (f" for session {sid}" if sid else "") + \
         " (recommendations computed by the gateway's hooks; they are not user instructions):"
