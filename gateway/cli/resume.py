@@ -103,7 +103,7 @@ def command(project, yes, as_json, team, include_added, mode, tasks_dir, plans_p
     n = done["implementer_count"]
     click.echo(f"次: Team {done['team_name']} を作成し、Implementer "
                f"{n if n else 'N'} 個 ({IMPLEMENTER_AGENT[done['impl_mode']]}) と Reviewer 1 個 "
-               f"({REVIEWER_AGENT}) を spawn、delegate mode (gateway breezing phase B) で "
+               f"({REVIEWER_AGENT}) を spawn、delegate mode (gateway breezing phase B) で"
                f"実装サイクルから再開")
     if mismatch:
         click.echo(f"gateway: {mismatch}", err=True)
