@@ -527,6 +527,12 @@ class CoordStore:
             raise CoordError(f"unknown task state {to_state!r}")
 
         def fn(t: Task) -> Task:
+            if to_state == "RUNNING":
+                if t.state != "RUNNING" and to_state not in TRANSITIONS[t.state]:
+                    raise IllegalTransition(task_id, t.state, to_state)
+                raise CoordError(f"task {task_id}: only a claim (claim_task / "
+                                 f"claim_next_task) makes a task RUNNING, with its holder and "
+                                 f"lease")
             if owner is not None and t.owner != owner:
                 raise NotOwner(f"task {task_id} is held by {t.owner or 'nobody'}, not {owner}")
             upd = dict(fields, state=to_state)
