@@ -58,15 +58,18 @@ def text(payload: dict, key: str, limit: int = 4096):
 
 def project(payload: dict, env) -> str | None:
     """The project directory (SPEC §2: CLAUDE_PROJECT_DIR, else the payload's cwd walked up to
-    the nearest .claude/, else cwd), or None when there is no usable absolute cwd."""
+    the nearest .claude/, else cwd), or None: a cwd that is not an absolute path (the payload
+    is malformed), or neither a cwd nor CLAUDE_PROJECT_DIR."""
     from gateway import paths
 
     cwd = payload.get("cwd")
+    if cwd is not None and not (isinstance(cwd, str) and cwd.startswith("/")
+                                and paths.usable(cwd)):
+        return None                      # a malformed payload: ignored
     explicit = env.get("CLAUDE_PROJECT_DIR")
-    if not (isinstance(explicit, str) and explicit.startswith("/")):
-        if not isinstance(cwd, str) or not cwd.startswith("/") or not paths.usable(cwd):
-            return None
-    return paths.project_dir(cwd if isinstance(cwd, str) else None, env)
+    if cwd is None and not (isinstance(explicit, str) and explicit.startswith("/")):
+        return None
+    return paths.project_dir(cwd, env)
 
 
 def internal_error(event: str, exc: BaseException) -> Outcome:
