@@ -18,6 +18,8 @@ def decide(raw: bytes, env) -> tuple:
     if payload is None:
         return lc.Outcome(), None
     try:
+        if not isinstance(payload.get("prompt"), str):
+            return lc.Outcome(), payload         # not a prompt (e.g. gateway doctor's probe)
         project = lc.project(payload, env)
         if project is None:
             return lc.Outcome(), payload
