@@ -397,10 +397,14 @@ class CoordStore:
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def create_session(self, instruction: str, kind: str = "normal") -> Session:
+    def create_session(self, instruction: str, kind: str = "normal",
+                       session_id: str | None = None) -> Session:
+        """A new session (``planner-<uuid>``; ``kind`` additional/replanning for the other
+        forms). ``session_id``: a given, validated id instead of a new one."""
         now = self._now()
-        s = Session(session_id=new_session_id(kind), instruction=instruction, created_at=now,
-                    updated_at=now)
+        sid = _check("session", session_id, is_session_id) if session_id else \
+            new_session_id(kind)
+        s = Session(session_id=sid, instruction=instruction, created_at=now, updated_at=now)
         self._create(self.session_path(s.session_id), s, f"session {s.session_id}")
         return s
 
@@ -658,9 +662,10 @@ class CoordStore:
     # -- runs -------------------------------------------------------------------------------
 
     def start_run(self, task_id: str, agent_type: str = "claude",
-                  session_id: str | None = None) -> Run:
+                  session_id: str | None = None, run_id: str | None = None) -> Run:
+        """A new Run of ``task_id``, RUNNING from the start."""
         _check("task", task_id, is_task_id)
-        rid = new_run_id()
+        rid = _check("run", run_id, is_run_id) if run_id else new_run_id()
         r = Run(id=rid, task_id=task_id, agent_type=agent_type,
                 log_path=os.path.join(DIR_NAME, "runs", rid + ".log"),
                 planner_run_id=session_id, started_at=self._now())

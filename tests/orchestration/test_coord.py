@@ -335,9 +335,15 @@ def test_runs_start_running_and_finish_once(cs):
     assert (done.status, done.error_message) == ("FAILURE", "boom") and done.finished_at
     with pytest.raises(coord.CoordError, match="already finished as FAILURE"):
         cs.finish_run(r.id, "SUCCESS")
-    with pytest.raises(coord.CoordError):
-        cs.finish_run(cs.start_run(t.id).id, "RUNNING")
-    assert [x.id for x in cs.list_runs(t.id)] == [r.id, cs.list_runs(t.id)[1].id]
+    second = cs.start_run(t.id)
+    with pytest.raises(coord.CoordError, match="finishes as SUCCESS, FAILURE or TIMEOUT"):
+        cs.finish_run(second.id, "RUNNING")
+    assert {x.id: x.status for x in cs.list_runs(t.id)} == {r.id: "FAILURE",
+                                                            second.id: "RUNNING"}
+    fixed = f"run-{U}"
+    assert cs.start_run(t.id, run_id=fixed).id == fixed
+    with pytest.raises(coord.AlreadyExists):
+        cs.start_run(t.id, run_id=fixed)
 
 
 def test_continue_has_a_limit(cs):
