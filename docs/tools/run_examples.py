@@ -65,6 +65,8 @@ NORM = [
     (re.compile(r"\(\d+ decisions?\)"), "(<n> decisions)"),
     (re.compile(r"Bearer [A-Za-z0-9_-]{16,}"), "Bearer <token>"),
     (re.compile(r"/tmp/docrun/venv/|" + re.escape(WORK) + "/venv/"), "<venv>/"),
+    (re.compile(r"breezing-\d{8}-\d{4}(?!\d)"), "breezing-<stamp>"),   # a resumed session
+    (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d(?![:\d])"), "<minute>"),
 ]
 
 

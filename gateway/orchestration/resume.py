@@ -50,13 +50,33 @@ from . import tasklist
 from .signals import task_key
 
 __all__ = ["ResumeError", "Entry", "Report", "inspect", "screen", "as_json", "apply",
-           "next_team_name", "NOT_FOUND", "EXIT_NOT_FOUND", "EXIT_BROKEN"]
+           "next_team_name", "completed_sections", "completion_sections", "NOT_FOUND",
+           "EXIT_NOT_FOUND", "EXIT_BROKEN"]
 
 NOT_FOUND = "前回のセッションが見つかりません"
 EXIT_NOT_FOUND = 1
 EXIT_BROKEN = 3
 ICON = {"completed": "✅", "in_progress": "⏸", "pending": "⏳"}
 STALE_FILES = (SESSION_ROLES, ROLE_MARKER_GLOB, PHASE)
+#: breezing-active.json field (kept by the Lead's metadata model as an extra) listing the
+#: Plans.md sections completed by the teams of earlier sessions: they are no longer in
+#: plans_md_mapping after a resume, but Phase C must still mark them cc:done.
+COMPLETED_FIELD = "completed_sections"
+
+
+def completed_sections(active) -> list[str]:
+    """Sections completed before the last resume (``completed_sections``), in order."""
+    raw = (active.model_extra or {}).get(COMPLETED_FIELD) if active is not None else None
+    if not isinstance(raw, list):
+        return []
+    return [str(x) for x in raw if isinstance(x, (str, int)) and not isinstance(x, bool)]
+
+
+def completion_sections(active) -> list[str]:
+    """Every Plans.md section Phase C marks cc:done: those completed before a resume, then
+    the mapped ones (duplicates removed, order kept)."""
+    out = completed_sections(active) + list(active.plans_md_mapping.values())
+    return list(dict.fromkeys(out))
 
 
 class ResumeError(Exception):
@@ -93,8 +113,9 @@ class Entry:
 
 
 class Report:
-    def __init__(self, active, team, entries, added, pending, notes, plans_path):
+    def __init__(self, active, team, entries, added, pending, notes, plans_path, earlier=()):
         self.active = active
+        self.earlier: list[Entry] = list(earlier)   # completed before the last resume
         self.team = team                    # tasklist.TeamList
         self.entries: list[Entry] = entries
         self.added: list[_plans.PlanTask] = added
@@ -225,9 +246,13 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
                                      "plans", f"バッチ {b.batch}: 未登録", batch=b.batch,
                                      depends=pt.depends if pt else (),
                                      owns=pt.owns if pt else ()))
+    earlier = [Entry(None, sec, (plans.get(sec).title if plans and plans.get(sec) else
+                                 "(タイトル不明)"), "completed", "earlier",
+                     "前回までのセッションで完了")
+               for sec in completed_sections(active) if sec not in {e.section for e in entries}]
     added: list[_plans.PlanTask] = []
     if plans is not None:
-        mapped = {e.section for e in entries}
+        mapped = {e.section for e in entries} | {e.section for e in earlier}
         parents = {_parent(s) for s in mapped}
         for t in plans.unfinished():
             if t.section and t.section not in mapped and t.section not in pending_sections \
@@ -239,7 +264,7 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
                   + ", ".join(f"{t.section} {store.safe_text(t.title, 40)}" for t in added[:10])
                   + (" ほか" if len(added) > 10 else "")
                   + " (含める場合は --include-added)")
-    return Report(active, team, entries, added, pending, notes, plans_path)
+    return Report(active, team, entries, added, pending, notes, plans_path, earlier)
 
 
 def _started(ts: str | None) -> str:
@@ -253,6 +278,8 @@ def screen(report: Report) -> str:
     a = report.active
     lines = [f"前回のセッション: {t(a.session_id)}", f"開始: {_started(a.started_at)}",
              f"Team: {t(a.team_name)}", "", "TaskList 状態:"]
+    for e in report.earlier:
+        lines.append(f"✅ ({t(e.section)}) {t(e.title, 120)} ({e.note})")
     for e in report.entries:
         mark = ICON.get(e.status, "⏳")
         tail = ""
@@ -281,6 +308,7 @@ def as_json(report: Report, include_added: bool = False) -> dict:
         "implementer_count": a.team.implementer_count if a.team else None,
         "tasklist": {"path": report.team.path, "exists": report.team.exists},
         "tasks": [e.as_dict() for e in report.entries],
+        "completed_earlier": [e.section for e in report.earlier],
         "pending_batches": [e.as_dict() for e in report.pending],
         "added": [t.as_dict() for t in report.added],
         "notes": [{"code": c, "message": m} for c, m in report.notes],
@@ -330,6 +358,9 @@ def apply(project_dir, report: Report, *, team: str | None = None,
                       "blocked_by": [by_section[d] for d in e.depends if d in by_section],
                       "owns": list(e.owns)})
     new_sid = _session_id(old.session_id, now)
+    done_before = list(dict.fromkeys(
+        completed_sections(old)
+        + [e.section for e in report.entries if e.status == "completed" and not e.skip]))
 
     def fn(current):
         if current is None or current.session_id != old.session_id or \
@@ -339,6 +370,7 @@ def apply(project_dir, report: Report, *, team: str | None = None,
                               EXIT_BROKEN, "changed")
         upd = {"session_id": new_sid, "started_at": now, "team_name": team,
                "plans_md_mapping": {t["id"]: t["section"] for t in tasks}}
+
         if current.batching and current.batching.enabled:
             batching = current.batching.model_copy(deep=True)
             cur = current.in_progress_batch()
@@ -348,6 +380,7 @@ def apply(project_dir, report: Report, *, team: str | None = None,
             upd["batching"] = batching
         data = current.model_copy(update=upd).model_dump(mode="json", exclude_none=True)
         data["resumed_from"] = old.session_id
+        data[COMPLETED_FIELD] = done_before
         return BreezingActive.model_validate(data)
 
     try:
@@ -359,4 +392,5 @@ def apply(project_dir, report: Report, *, team: str | None = None,
             "impl_mode": old.impl_mode or "standard",
             "implementer_count": old.team.implementer_count if old.team else None,
             "tasks": tasks,
+            "completed_sections": done_before,
             "removed": [os.path.relpath(p, lay.project_dir) for p in removed]}
