@@ -38,8 +38,9 @@ caller gives ``expected_version``, is a compare-and-swap on ``version``.
 Claims: ``claim_next_task`` takes the first claimable task (READY or NEEDS_CONTINUATION, every
 dependency DONE) in id order under that task's lock, so no interleaving hands one task to two
 workers. A claim carries a lease; the holder renews it (``heartbeat``). A claim whose lease
-ran out, or whose holder process on this host is gone, is recovered (RUNNING → READY) by the
-next ``claim_next_task`` or ``recover_claims``.
+ran out, or -- when the claimer named its worker process (``pid``) -- whose worker process on
+this host is gone, is recovered (RUNNING → READY) by the next ``claim_next_task`` or
+``recover_claims``.
 
 A Run starts as RUNNING (upstream wrote SUCCESS as a placeholder, so a crashed run looked
 successful) and is finished once, to SUCCESS, FAILURE or TIMEOUT.
@@ -595,7 +596,12 @@ class CoordStore:
     def claim_task(self, task_id: str, worker: str, *, lease: float = DEFAULT_LEASE,
                    pid: int | None = None) -> Task:
         """Claim one task for ``worker`` (READY/NEEDS_CONTINUATION with every dependency DONE
-        → RUNNING). Raises ``NotClaimable`` otherwise."""
+        → RUNNING). Raises ``NotClaimable`` otherwise.
+
+        ``pid``: the process that does the work, when it is a long-lived worker on this host
+        (``os.getpid()`` in the worker): its death ends the claim at once. Without it the
+        claim lives until its lease runs out -- the right choice when the claim is made by a
+        short-lived command on the worker's behalf, whose exit says nothing about the work."""
         if not isinstance(worker, str) or not worker or len(worker) > 256:
             raise CoordError("worker must be a non-empty name of at most 256 characters")
         deps_ok = self._deps_done(self.get_task(task_id))
@@ -607,9 +613,9 @@ class CoordStore:
                 raise NotClaimable(f"task {task_id} waits for a dependency that is not DONE")
             now = self.clock()
             return t.model_copy(update={
-                "state": "RUNNING", "owner": worker,
-                "owner_pid": pid if pid is not None else os.getpid(),
-                "owner_host": self.host, "claimed_at": _iso(now),
+                "state": "RUNNING", "owner": worker, "owner_pid": pid,
+                "owner_host": self.host if pid is not None else None,
+                "claimed_at": _iso(now),
                 "lease_expires_at": _iso(now + lease)})
         return self.update_task(task_id, fn)
 

@@ -325,6 +325,25 @@ def test_a_dead_holders_claim_is_recovered_at_once(cs):
     assert (got.id, got.owner) == (t.id, "w2")
 
 
+def test_a_claim_made_by_a_short_lived_command_lives_until_its_lease(tmp_path):
+    """A claim made on a worker's behalf by a command that exits (no pid given) is not taken
+    from the worker when that command's process is gone; only the lease ends it."""
+    clock = Clock(time.time())                             # the command uses the real clock
+    cs = CoordStore(tmp_path, clock=clock)
+    s = cs.create_session("x")
+    t = cs.add_task(s.session_id, 1)
+    code = ("import sys; from gateway.orchestration.coord import CoordStore; "
+            "print(CoordStore(base=sys.argv[1]).claim_next_task('agent-1', lease=60).id)")
+    p = subprocess.run([sys.executable, "-c", code, cs.base], env=_env(), capture_output=True,
+                       text=True, timeout=60)
+    assert p.stdout.strip() == t.id, p.stderr
+    held = cs.get_task(t.id)
+    assert (held.owner, held.owner_pid, held.owner_host) == ("agent-1", None, None)
+    assert cs.claim_next_task("agent-2") is None          # the claimer exited: still held
+    clock.t = 10 ** 10                                     # long after the lease
+    assert cs.claim_next_task("agent-2").owner == "agent-2"
+
+
 def test_runs_start_running_and_finish_once(cs):
     s = cs.create_session("x")
     t = cs.add_task(s.session_id, 1)
@@ -365,13 +384,13 @@ def test_a_symlinked_store_directory_is_refused(tmp_path):
 # --- many processes ---------------------------------------------------------------------------
 
 WORKER = r"""
-import json, sys
+import json, os, sys
 from gateway.orchestration.coord import CoordStore
 base, name, out = sys.argv[1], sys.argv[2], sys.argv[3]
 cs = CoordStore(base=base, lock_timeout=30)
 got = []
 while True:
-    t = cs.claim_next_task(name)
+    t = cs.claim_next_task(name, pid=os.getpid())
     if t is None:
         break
     got.append(t.id)
@@ -402,10 +421,10 @@ def test_many_workers_claim_every_task_exactly_once(tmp_path):
 
 
 HOLDER = r"""
-import sys, time
+import os, sys, time
 from gateway.orchestration.coord import CoordStore
 cs = CoordStore(base=sys.argv[1])
-t = cs.claim_next_task("doomed", lease=3600)
+t = cs.claim_next_task("doomed", lease=3600, pid=os.getpid())
 print(t.id, flush=True)
 time.sleep(600)
 """
@@ -426,12 +445,12 @@ def test_a_claim_of_a_worker_killed_with_sigkill_is_recovered(tmp_path):
 
 
 KILLED = r"""
-import sys
+import os, sys
 from gateway.orchestration.coord import CoordStore
 cs = CoordStore(base=sys.argv[1], lock_timeout=30)
 print("ready", flush=True)
 while True:
-    t = cs.claim_next_task(sys.argv[2], lease=3600)
+    t = cs.claim_next_task(sys.argv[2], lease=3600, pid=os.getpid())
     if t is None:
         break
     cs.complete_task(t.id, owner=sys.argv[2])
