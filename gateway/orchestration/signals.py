@@ -247,11 +247,12 @@ def take_signals(project_dir, session_id: str | None, *, consume: bool = True,
             out.append(raw)
         return out
 
-    if consume:
-        store.update_jsonl(lay.signals, fn)
-    else:
-        res = store.read_jsonl(lay.signals).raise_for_errors()
-        fn(res.records)
+    res = store.read_jsonl(lay.signals).raise_for_errors()
+    if not consume or not any(mine(r) for r in res.records):
+        fn(res.records)                 # nothing to mark: no rewrite of the file
+        return picked
+    picked.clear()
+    store.update_jsonl(lay.signals, fn)     # re-reads under the lock: none lost or doubled
     return picked
 
 
