@@ -35,8 +35,8 @@ from collections.abc import Iterable
 
 from gateway.state import store
 
-__all__ = ["PlansError", "PlanTask", "Plans", "parse", "load", "mark_done", "STATUSES",
-           "MAX_PLANS_BYTES"]
+__all__ = ["PlansError", "PlanTask", "Plans", "parse", "load", "mark_done", "complete_session",
+           "STATUSES", "MAX_PLANS_BYTES"]
 
 MAX_PLANS_BYTES = 4 << 20
 STATUSES = ("todo", "wip", "done", "blocked")
@@ -318,3 +318,31 @@ def mark_done(path, sections: Iterable[str], *, lock_dir=None) -> list[PlanTask]
         for t in changed:
             t.status, t.marker = "done", "cc:done"
         return changed
+
+
+def complete_session(project_dir, plans_path=None) -> list[PlanTask]:
+    """Phase C's Plans.md update for the running breezing session: every section of
+    ``resume.completion_sections`` (the mapped ones and those finished before a resume) to
+    ``cc:done``, in one atomic write (``mark_done``). Refused unless Phase C is the recorded
+    phase of this session (``gateway breezing phase C``): seed 000 updates Plans.md only at
+    completion, never while the team works. Raises ``PlansError``."""
+    from gateway.state import fast, files, store
+
+    from .resume import completion_sections
+
+    project = os.fspath(project_dir)
+    try:
+        phase = fast.effective_phase(project)
+        active = files.load_active(project)
+    except store.StateError as e:
+        raise PlansError(f"the breezing state cannot be read: {e}") from None
+    if active is None:
+        raise PlansError("no breezing session (.claude/state/breezing-active.json is absent): "
+                         "nothing to complete")
+    if phase is None or phase.phase != "C":
+        now = f"phase {phase.phase} is recorded" if phase else "no phase is recorded"
+        raise PlansError(f"Plans.md is updated only at Phase C and {now}: finish the review "
+                         f"(APPROVE), then record `gateway breezing phase C`")
+    path = plans_path or os.path.join(project, "Plans.md")
+    return mark_done(path, completion_sections(active),
+                     lock_dir=os.path.join(project, ".claude", "state"))

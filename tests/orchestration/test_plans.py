@@ -173,3 +173,36 @@ def test_unreadable_plans_are_errors_that_say_what(tmp_path):
     (tmp_path / "bad.md").write_bytes(b"- [ ] 1 \xff `cc:TODO`\n")
     with pytest.raises(PlansError, match="not UTF-8"):
         plans.load(tmp_path / "bad.md")
+
+
+# --- Phase C ---------------------------------------------------------------------------------
+
+
+def _session(proj, **kw):
+    import json
+
+    data = {"session_id": "breezing-1", "team_name": "t",
+            "plans_md_mapping": {"task-1": "4.2", "task-2": "6.1"}, **kw}
+    (proj / ".claude" / "state" / "breezing-active.json").write_text(json.dumps(data))
+
+
+def test_complete_session_only_at_phase_c(proj):
+    from gateway.state import fast
+
+    _session(proj, completed_sections=["4.1"])
+    data = (proj / "Plans.md").read_bytes()
+    with pytest.raises(PlansError, match="only at Phase C and no phase is recorded"):
+        plans.complete_session(proj)
+    fast.set_phase(proj, "B")
+    with pytest.raises(PlansError, match="only at Phase C and phase B is recorded"):
+        plans.complete_session(proj)
+    assert (proj / "Plans.md").read_bytes() == data
+    fast.set_phase(proj, "C")
+    changed = plans.complete_session(proj)
+    assert [t.section for t in changed] == ["4.1", "4.2", "6.1"]   # earlier teams' too
+    assert all(plans.load(proj / "Plans.md").get(s).done for s in ("4.1", "4.2", "6.1"))
+
+
+def test_complete_session_without_a_session(proj):
+    with pytest.raises(PlansError, match="no breezing session"):
+        plans.complete_session(proj)
