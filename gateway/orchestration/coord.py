@@ -32,8 +32,11 @@ operations; ``releaseTask`` is RUNNING → READY)::
     DONE, CANCELLED, REPLACED_BY_REPLAN: final
 
 Every update is checked against the state *read under the lock* (upstream's complete/block/
-reset overwrote blindly: DONE over CANCELLED, a reset reviving a replaced task) and, when the
-caller gives ``expected_version``, is a compare-and-swap on ``version``.
+reset overwrote blindly: DONE over CANCELLED, a reset reviving a replaced task). A state change
+is a compare-and-swap on ``version``: the caller names the version it decided on
+(``expected_version``), or is the claim's holder (``owner``: claims bump the version, so a
+holder is always acting on its own claim); claims and lease recovery compare the state and
+version they read under the lock.
 
 Claims: ``claim_next_task`` takes the first claimable task (READY or NEEDS_CONTINUATION, every
 dependency DONE) in id order under that task's lock, so no interleaving hands one task to two
@@ -526,10 +529,14 @@ class CoordStore:
 
     def transition(self, task_id: str, to_state: str, *, expected_version: int | None = None,
                    owner: str | None = None, **fields) -> Task:
-        """Move a task to ``to_state`` (a legal transition only). ``owner``: the caller must
-        hold the claim. Leaving RUNNING clears the claim."""
+        """Move a task to ``to_state`` (a legal transition only). The change must name the
+        version it was decided on (``expected_version``: a compare-and-swap) or be made by the
+        holder of the claim (``owner``), or both. Leaving RUNNING clears the claim."""
         if to_state not in TASK_STATES:
             raise CoordError(f"unknown task state {to_state!r}")
+        if expected_version is None and owner is None:
+            raise CoordError(f"task {task_id}: a state change must give the version it was "
+                             f"decided on (expected_version) or be made by the claim's owner")
 
         def fn(t: Task) -> Task:
             if to_state == "RUNNING":

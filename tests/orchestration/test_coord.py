@@ -135,7 +135,7 @@ def test_done_cannot_be_revived_by_a_blind_reset(cs):
     cs.complete_task(t.id, owner="w")
     for target in ("READY", "RUNNING", "BLOCKED", "CANCELLED", "NEEDS_CONTINUATION"):
         with pytest.raises(IllegalTransition) as e:
-            cs.transition(t.id, target)
+            cs.transition(t.id, target, expected_version=cs.get_task(t.id).version)
         assert str(e.value) == (f"task {t.id} is DONE; it cannot become {target} (allowed "
                                 f"from DONE: none (a final state))")
     assert cs.get_task(t.id).state == "DONE"
@@ -145,11 +145,11 @@ def test_done_cannot_overwrite_cancelled(cs):
     s = cs.create_session("x")
     t = cs.add_task(s.session_id, 1)
     cs.claim_task(t.id, "w")
-    cs.cancel_task(t.id)
+    cs.cancel_task(t.id, expected_version=1)
     with pytest.raises(IllegalTransition):
-        cs.complete_task(t.id)
+        cs.complete_task(t.id, expected_version=2)
     with pytest.raises(IllegalTransition):
-        cs.replace_task(t.id, [])
+        cs.replace_task(t.id, [], expected_version=2)
 
 
 def test_replanning_a_blocked_task(cs):
@@ -158,9 +158,9 @@ def test_replanning_a_blocked_task(cs):
     cs.claim_task(t.id, "w")
     cs.block_task(t.id, "MAX_RETRIES", owner="w")
     with pytest.raises(IllegalTransition):
-        cs.transition(t.id, "READY")                       # no blind reset of BLOCKED
+        cs.transition(t.id, "READY", expected_version=2)   # no blind reset of BLOCKED
     new = cs.add_task(s.session_id, 2)
-    r = cs.replace_task(t.id, [new.id])
+    r = cs.replace_task(t.id, [new.id], expected_version=2)
     assert (r.state, r.replaced_by, r.block_reason) == ("REPLACED_BY_REPLAN", [new.id],
                                                         "MAX_RETRIES")
 
@@ -175,6 +175,8 @@ def test_compare_and_swap_on_version(cs):
         cs.complete_task(t.id, expected_version=0)         # a stale read
     assert (e.value.expected, e.value.actual) == (0, 1)
     assert cs.complete_task(t.id, expected_version=1).version == 2
+    with pytest.raises(coord.CoordError, match="must give the version it was decided on"):
+        cs.cancel_task(t.id)                               # neither version nor owner
 
 
 def test_only_the_holder_may_finish_its_claim(cs):
