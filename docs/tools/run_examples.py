@@ -47,6 +47,12 @@ PRELUDES = {
     "state.md": _VENV,
     "rules.md": _VENV + "mkdir -p /tmp/team/.claude && cd /tmp/team && git init -q\n",
 }
+# the orchestration pages: a scratch project, and python3 = the venv's (gateway importable)
+_ORCHESTRATION = _VENV + f"export PATH={WORK}/venv/bin:$PATH\n" + \
+    "mkdir -p /tmp/team && cd /tmp/team && git init -q\n"
+for _page in ("team-progress.md", "resume.md", "workflow-state.md", "orchestrator-store.md",
+              "crew.md"):
+    PRELUDES[_page] = _ORCHESTRATION
 
 FENCE = re.compile(r"^```console( norun)?\s*$")
 NORM = [
@@ -59,6 +65,8 @@ NORM = [
     (re.compile(r"\(\d+ decisions?\)"), "(<n> decisions)"),
     (re.compile(r"Bearer [A-Za-z0-9_-]{16,}"), "Bearer <token>"),
     (re.compile(r"/tmp/docrun/venv/|" + re.escape(WORK) + "/venv/"), "<venv>/"),
+    (re.compile(r"breezing-\d{8}-\d{4}(?!\d)"), "breezing-<stamp>"),   # a resumed session
+    (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d(?![:\d])"), "<minute>"),
 ]
 
 

@@ -18,6 +18,11 @@ def command(event):
     EVENT is the hook to run:
       permission-request   PermissionRequest (Bash): allow, deny, or nothing (the dialog stays)
       pre-tool-use         PreToolUse (every tool): the guards; deny, or nothing
+      session-start        SessionStart (compact|resume): what the Lead must do next
+      pre-compact          PreCompact: save the spec workflow position
+      task-completed       TaskCompleted: team timeline and progress signals
+      teammate-idle        TeammateIdle: team timeline
+      user-prompt-submit   UserPromptSubmit: hand the Lead its progress signals
 
     \b
     Examples:

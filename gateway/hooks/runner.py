@@ -2,7 +2,8 @@
 exit 0. This is the hot path: nothing here imports click, pydantic or PyYAML.
 
 Each hook event is a module of this package with `EVENT` (Claude Code's event name),
-`decide(raw, env) -> (verdict, payload)` and `render(verdict) -> str`; the command-line name
+`decide(raw, env) -> (verdict, payload)` and `render(verdict) -> str` (and `AUDIT = False` for
+the lifecycle hooks, which make no permission decision to log); the command-line name
 is the module name with dashes (permission_request -> permission-request). This package is
 the one list of implemented hooks (`gateway install` registers exactly these).
 """
@@ -53,6 +54,8 @@ def respond(module, raw: bytes, env, start=None) -> str:
     start = time.perf_counter() if start is None else start
     verdict, payload = module.decide(raw, env)
     text = module.render(verdict)
+    if not getattr(module, "AUDIT", True):  # lifecycle hooks decide nothing: not audited
+        return text
     try:
         from gateway import audit
         audit.record(verdict, event=module.EVENT, payload=payload,

@@ -93,11 +93,11 @@ def install(settings: dict, wanted: list, path: str = "settings") -> tuple:
         found = next((g for g in groups if _own_group(g, spec.event, spec.name)), None)
         if found is not None:
             if found != want:
-                changes.append(Change("update", spec.event, spec.name, _describe(want)))
+                changes.append(Change("update", spec.event, spec.name, _describe(want, spec.event)))
                 found.clear()
                 found.update(copy.deepcopy(want))
             else:
-                changes.append(Change("keep", spec.event, spec.name, _describe(want)))
+                changes.append(Change("keep", spec.event, spec.name, _describe(want, spec.event)))
             keep.add(id(found))
             continue
         if hooks is None:
@@ -105,7 +105,7 @@ def install(settings: dict, wanted: list, path: str = "settings") -> tuple:
         g = copy.deepcopy(want)
         hooks.setdefault(spec.event, []).append(g)
         keep.add(id(g))
-        changes.append(Change("add", spec.event, spec.name, _describe(want)))
+        changes.append(Change("add", spec.event, spec.name, _describe(want, spec.event)))
     if isinstance(hooks, dict):
         for event in list(hooks):
             groups = hooks[event]
@@ -172,9 +172,15 @@ def uninstall(settings: dict, original=None) -> tuple:
     return new, changes
 
 
-def _describe(g) -> str:
+#: Events whose matcher is over tool names; the others (SessionStart, PreCompact, ...) have
+#: their own matcher or none at all.
+_TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest")
+
+
+def _describe(g, event=None) -> str:
     h = g["hooks"][0]
-    where = f"matcher {g['matcher']!r}" if "matcher" in g else "every tool"
+    every = "every tool" if event is None or event in _TOOL_EVENTS else "every time"
+    where = f"matcher {g['matcher']!r}" if "matcher" in g else every
     return f"{where}, {_describe_handler(h)}"
 
 

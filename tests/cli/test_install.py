@@ -400,9 +400,12 @@ def test_handlers_of_older_versions_are_replaced_by_the_lean_line(tmp_path, real
     path = tmp_path / "settings.json"
     path.write_text(json.dumps(old, indent=2))
     res = ops.install(settings_file=str(path))
-    # the two old handlers are updated; PostToolUse (role registration) is new
-    assert sorted((c.action, c.event) for c in res.changes) == [
-        ("add", "PostToolUse"), ("update", "PermissionRequest"), ("update", "PreToolUse")]
+    old_names = ("permission-request", "pre-tool-use")
+    assert sorted(c.action for c in res.changes if c.hook in old_names) == ["update", "update"]
+    # the hooks added since those versions (role registration, the lifecycle hooks) are new
+    added = {c.event for c in res.changes if c.hook not in old_names}
+    assert {c.action for c in res.changes if c.hook not in old_names} == {"add"}
+    assert {"PostToolUse", "SessionStart", "PreCompact"} <= added, added
     hooks = json.loads(path.read_text())["hooks"]
     assert hooks["PreToolUse"][0] == old["hooks"]["PreToolUse"][0]
     assert [len(hooks[e]) for e in ("PermissionRequest", "PreToolUse")] == [1, 2]
