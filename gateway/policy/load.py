@@ -57,10 +57,7 @@ def read_bytes(path: str):
     try:
         return configfile.read(path, MAX_RULES_FILE)
     except configfile.ConfigFileError as exc:
-        problem = exc.problem
-        if "limit" in problem:
-            problem += "; rules files are small"
-        raise PolicyError([f"{path}: {problem}"]) from None
+        raise PolicyError([str(exc)]) from None
 
 
 def read_text(path: str) -> str:

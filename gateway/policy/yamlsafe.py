@@ -33,6 +33,10 @@ MAX_DEPTH = 64
 _Loader = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
 
+_RECURSIVE = ("this node contains an alias to itself (a recursive structure without end); "
+              "write the entries out")
+
+
 class YamlLimit(MarkedYAMLError):
     """The document expands beyond a bound; ``problem`` and ``problem_mark`` locate it."""
 
@@ -72,14 +76,12 @@ def measure(root) -> tuple:
         if key in sizes:
             continue
         if key in on_path:
-            raise YamlLimit(None, None, "an alias refers to a node that contains it (a "
-                            "recursive structure without end)", node.start_mark)
+            raise YamlLimit(None, None, _RECURSIVE, node.start_mark)
         on_path.add(key)
         stack.append((node, True))
         for child in reversed(_children(node)):
             if id(child) in on_path:
-                raise YamlLimit(None, None, "an alias refers to a node that contains it (a "
-                                "recursive structure without end)", child.start_mark)
+                raise YamlLimit(None, None, _RECURSIVE, child.start_mark)
             if id(child) not in sizes:
                 stack.append((child, False))
     return sizes[id(root)]

@@ -440,15 +440,19 @@ def _check_files(lay: StateLayout, out: list, names) -> None:
             return
         out.append(CheckResult(_rel(lay, p), True, summary(val)))
 
-    check(lay.active, lambda: load_active(lay), _summ_active)
-    check(lay.session_roles, lambda: _load(lay, lay.session_roles, SessionRoles, SESSION_ROLES),
+    # the files the guards read: first with the guards' own readers (gateway.state.fast), so
+    # that whatever makes a hook deny (GW890) is reported with the very same sentence, then
+    # with the full models (which check more)
+    check(lay.active, lambda: (fast.load_active_view(lay), load_active(lay))[1], _summ_active)
+    check(lay.session_roles, lambda: (fast.load_session_roles(lay), _load(
+        lay, lay.session_roles, SessionRoles, SESSION_ROLES))[1],
           lambda v: "absent" if v is None else f"{len(v)} registration(s)")
     markers = [lay.path(n) for n in names or () if is_role_marker_name(n)]
     for p in markers:
         check(p, lambda p=p: load_role_marker(p), lambda m: f"role marker: {m.role}")
     check(lay.review_result, lambda: load_review_result(lay),
           lambda r: "absent" if r is None else f"verdict {r.verdict}")
-    check(lay.phase, lambda: load_phase(lay),
+    check(lay.phase, lambda: (fast.load_phase(lay), load_phase(lay))[1],
           lambda r: "absent" if r is None else f"phase {r.phase}")
     for p, reader, kind in ((lay.signals, read_signals, "signal"),
                             (lay.timeline, read_timeline, "event")):
