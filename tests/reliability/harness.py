@@ -1,0 +1,232 @@
+"""Drive many real hook processes at once, kill some of them, and keep the figures.
+
+The hook runs as Claude Code runs it: the lean launch line `gateway install` registers
+(`gateway.launch.hook_argv`), one process per call, JSON on stdin. Nothing here is timed
+against a limit: latencies are measured and printed, the tests assert outcomes only.
+
+Scale: the suite runs a bounded budget by default (CI); set ``GATEWAY_RELIABILITY=long`` for
+the full run (200 concurrent first calls, 100 kill trials...):
+
+    GATEWAY_RELIABILITY=long .venv/bin/python -m pytest -q -p no:cacheprovider tests/reliability
+"""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+from gateway import launch
+
+LONG = os.environ.get("GATEWAY_RELIABILITY", "").lower() == "long"
+
+#: A call that has not answered after this long is a hang (it is reported, never waited for).
+HANG_SECONDS = 120.0
+
+
+def scale(ci: int, long: int) -> int:
+    return long if LONG else ci
+
+
+class Figures:
+    """What a scenario did: processes, kills, registrations confirmed / lost, wrong decisions,
+    latencies. One instance per scenario; the suite prints them all at the end."""
+
+    ALL: list = []
+
+    def __init__(self, name: str):
+        self.name = name
+        self.processes = 0
+        self.kills = 0
+        self.confirmed = 0
+        self.lost = 0
+        self.wrong = 0
+        self.hung = 0
+        self.latencies: list = []
+        self.notes: list = []
+        Figures.ALL.append(self)
+
+    def percentile(self, q: float):
+        if not self.latencies:
+            return None
+        xs = sorted(self.latencies)
+        return xs[min(len(xs) - 1, max(0, int(round(q * len(xs) + 0.5)) - 1))]
+
+    def line(self) -> str:
+        parts = [f"processes {self.processes}", f"kills {self.kills}"]
+        if self.confirmed or self.lost:
+            parts.append(f"registrations confirmed {self.confirmed}, lost {self.lost}")
+        parts.append(f"wrong decisions {self.wrong}")
+        if self.hung:
+            parts.append(f"HUNG {self.hung}")
+        if self.latencies:
+            p50, p99 = self.percentile(0.5), self.percentile(0.99)
+            parts.append(f"latency p50 {p50:.2f}s p99 {p99:.2f}s worst "
+                         f"{max(self.latencies):.2f}s")
+        text = f"{self.name}: " + ", ".join(parts)
+        for n in self.notes:
+            text += f"\n    {n}"
+        return text
+
+
+def hook_env(home: str, cache: str, project: str, **extra) -> dict:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home,
+           "GATEWAY_USER_RULES": os.path.join(home, "no-user-rules.yaml"),
+           "GATEWAY_CACHE_DIR": cache, "GATEWAY_AUDIT_LOG": "off",
+           "GATEWAY_RESIDENT": "off", "XDG_STATE_HOME": os.path.join(home, ".state"),
+           "CLAUDE_CONFIG_DIR": os.path.join(home, ".claude"), "CLAUDE_PROJECT_DIR": project,
+           "LANG": "C.UTF-8"}
+    env.update(extra)
+    return env
+
+
+def hook_argv(event: str) -> list:
+    return launch.hook_argv(event, python=sys.executable)
+
+
+class Call:
+    """One hook process: its answer, exit status and latency (spawn to exit)."""
+
+    __slots__ = ("proc", "start", "end", "out", "err", "killed", "tag", "_bufs")
+
+    def __init__(self, proc, start, tag):
+        self.proc, self.start, self.tag = proc, start, tag
+        self.end = None
+        self.out = self.err = b""
+        self.killed = False
+        self._bufs = {}
+
+    @property
+    def latency(self):
+        return None if self.end is None else self.end - self.start
+
+    @property
+    def returncode(self):
+        return self.proc.returncode
+
+    def decision(self):
+        """'deny' / 'allow' / None (no decision) from the hook's stdout; 'error' if the
+        process did not end normally or printed something that is not a hook answer."""
+        if self.proc.returncode != 0:
+            return "error"
+        text = self.out.decode("utf-8", "replace").strip()
+        if not text:
+            return None
+        try:
+            obj = json.loads(text)["hookSpecificOutput"]
+        except (ValueError, KeyError, TypeError):
+            return "error"
+        if "permissionDecision" in obj:
+            return obj["permissionDecision"]
+        return obj.get("decision", {}).get("behavior", "error")
+
+    def reason(self) -> str:
+        return self.out.decode("utf-8", "replace")
+
+
+def start(event: str, payload, env, tag=None) -> Call:
+    """Spawn one hook process and hand it its payload at once (as Claude Code does). The
+    payload fits the pipe buffer, so the write never waits for the process."""
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    t0 = time.monotonic()
+    p = subprocess.Popen(hook_argv(event), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env, cwd="/")
+    call = Call(p, t0, tag)
+    try:
+        p.stdin.write(data)
+        p.stdin.close()
+    except (BrokenPipeError, OSError):
+        pass
+    return call
+
+
+def kill(call: Call) -> None:
+    try:
+        call.proc.send_signal(signal.SIGKILL)
+        call.killed = True
+    except ProcessLookupError:
+        pass
+
+
+def wait(calls, kills=()) -> None:
+    """Read every call's output until it exits, without a thread per process; ``kills`` is
+    [(monotonic time, call)]: each call still running at its time is SIGKILLed."""
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    open_fds = {}
+    for c in calls:
+        for name, f in (("out", c.proc.stdout), ("err", c.proc.stderr)):
+            os.set_blocking(f.fileno(), False)
+            sel.register(f, selectors.EVENT_READ, (c, name))
+            open_fds.setdefault(id(c), set()).add(name)
+            c._bufs[name] = []
+    pending = sorted(kills, key=lambda x: x[0])
+    hard_stop = time.monotonic() + HANG_SECONDS
+    live = len(calls)
+    while live:
+        now = time.monotonic()
+        while pending and pending[0][0] <= now:
+            _, c = pending.pop(0)
+            if c.proc.poll() is None and c.end is None:
+                kill(c)
+        if now >= hard_stop:
+            for c in calls:
+                if c.end is None:
+                    kill(c)
+            hard_stop = float("inf")
+        timeout = max(0.0, pending[0][0] - now) if pending else 1.0
+        for key, _ in sel.select(timeout=min(timeout, 1.0)):
+            c, name = key.data
+            try:
+                chunk = os.read(key.fd, 65536)
+            except BlockingIOError:
+                continue
+            if chunk:
+                c._bufs[name].append(chunk)
+                continue
+            sel.unregister(key.fileobj)
+            key.fileobj.close()
+            open_fds[id(c)].discard(name)
+            if not open_fds[id(c)]:
+                c.proc.wait()
+                c.end = time.monotonic()
+                c.out = b"".join(c._bufs["out"])
+                c.err = b"".join(c._bufs["err"])
+                live -= 1
+    sel.close()
+
+
+def burst(event: str, payloads, env, *, kill_rate: float = 0.0, rng=None,
+          kill_window: float = 0.5) -> list:
+    """Start one process per payload, as fast as they can be spawned; kill a fraction at
+    random moments within ``kill_window`` seconds of the start. Returns the Calls once
+    every process has ended."""
+    rng = rng or random.Random(0)
+    calls = [start(event, p, env, tag=i) for i, p in enumerate(payloads)]
+    t0 = calls[0].start if calls else time.monotonic()
+    kills = [(t0 + rng.uniform(0, kill_window), c) for c in calls if rng.random() < kill_rate]
+    wait(calls, kills)
+    return calls
+
+
+def record(fig: Figures, calls, expected) -> list:
+    """Count processes, kills and wrong decisions; ``expected(call)`` gives the decision a
+    survivor must print. Returns the wrong calls (for the assertion message)."""
+    wrong = []
+    for c in calls:
+        fig.processes += 1
+        if c.killed and c.proc.returncode == -signal.SIGKILL:
+            fig.kills += 1
+            continue
+        if c.latency is not None:
+            fig.latencies.append(c.latency)
+        if c.latency is None or c.latency >= HANG_SECONDS:
+            fig.hung += 1
+        if c.decision() != expected(c):
+            fig.wrong += 1
+            wrong.append((c.tag, c.decision(), expected(c), c.reason()[:300],
+                          c.err.decode("utf-8", "replace")[-300:]))
+    return wrong
