@@ -16,6 +16,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from gateway import launch
@@ -93,13 +94,14 @@ def hook_argv(event: str) -> list:
 class Call:
     """One hook process: its answer, exit status and latency (spawn to exit)."""
 
-    __slots__ = ("proc", "start", "end", "out", "err", "killed", "tag", "_bufs")
+    __slots__ = ("proc", "start", "end", "out", "err", "killed", "hung", "tag", "_bufs")
 
     def __init__(self, proc, start, tag):
         self.proc, self.start, self.tag = proc, start, tag
         self.end = None
         self.out = self.err = b""
         self.killed = False
+        self.hung = False       # killed by the harness after HANG_SECONDS: a hang
         self._bufs = {}
 
     @property
@@ -154,65 +156,140 @@ def kill(call: Call) -> None:
         pass
 
 
-def wait(calls, kills=()) -> None:
-    """Read every call's output until it exits, without a thread per process; ``kills`` is
-    [(monotonic time, call)]: each call still running at its time is SIGKILLed."""
-    import selectors
+class Reaper:
+    """Reads the output of calls and notes the moment each one ends, in a thread of its own
+    that runs from before the first spawn: a call that ends while the others are still being
+    started gets its true latency. Kills calls at scheduled moments, and any call still
+    running HANG_SECONDS after its start (counted as hung)."""
 
-    sel = selectors.DefaultSelector()
-    open_fds = {}
-    for c in calls:
-        for name, f in (("out", c.proc.stdout), ("err", c.proc.stderr)):
-            os.set_blocking(f.fileno(), False)
-            sel.register(f, selectors.EVENT_READ, (c, name))
-            open_fds.setdefault(id(c), set()).add(name)
-            c._bufs[name] = []
-    pending = sorted(kills, key=lambda x: x[0])
-    hard_stop = time.monotonic() + HANG_SECONDS
-    live = len(calls)
-    while live:
-        now = time.monotonic()
-        while pending and pending[0][0] <= now:
-            _, c = pending.pop(0)
-            if c.proc.poll() is None and c.end is None:
-                kill(c)
-        if now >= hard_stop:
-            for c in calls:
-                if c.end is None:
+    def __init__(self):
+        import selectors
+
+        self._sel = selectors.DefaultSelector()
+        self._lock = threading.Lock()
+        self._done = threading.Condition(self._lock)
+        self._rfd, self._wfd = os.pipe()
+        os.set_blocking(self._rfd, False)
+        self._sel.register(self._rfd, selectors.EVENT_READ, None)
+        self._incoming, self._kills, self._calls = [], [], []
+        self._live = 0
+        self._closing = False
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _wake(self):
+        try:
+            os.write(self._wfd, b"x")
+        except OSError:
+            pass
+
+    def add(self, call) -> None:
+        with self._lock:
+            self._incoming.append(call)
+            self._live += 1
+        self._wake()
+
+    def kill_at(self, when: float, call) -> None:
+        with self._lock:
+            self._kills.append((when, id(call), call))
+            self._kills.sort(key=lambda k: k[0])
+        self._wake()
+
+    def finish(self) -> None:
+        with self._lock:
+            while self._live:
+                self._done.wait()
+            self._closing = True
+        self._wake()
+        self._thread.join()
+        self._sel.close()
+        os.close(self._rfd)
+        os.close(self._wfd)
+
+    def _loop(self):
+        import selectors
+
+        open_fds = {}
+        while True:
+            with self._lock:
+                new, self._incoming = self._incoming, []
+                if self._closing:
+                    return
+            for c in new:
+                self._calls.append(c)
+                for name, f in (("out", c.proc.stdout), ("err", c.proc.stderr)):
+                    os.set_blocking(f.fileno(), False)
+                    self._sel.register(f, selectors.EVENT_READ, (c, name))
+                    open_fds.setdefault(id(c), set()).add(name)
+                    c._bufs[name] = []
+            now = time.monotonic()
+            with self._lock:
+                due = [k for k in self._kills if k[0] <= now]
+                self._kills = [k for k in self._kills if k[0] > now]
+                next_kill = self._kills[0][0] if self._kills else None
+            for _, _, c in due:
+                if c.end is None and c.proc.poll() is None:
                     kill(c)
-            hard_stop = float("inf")
-        timeout = max(0.0, pending[0][0] - now) if pending else 1.0
-        for key, _ in sel.select(timeout=min(timeout, 1.0)):
-            c, name = key.data
-            try:
-                chunk = os.read(key.fd, 65536)
-            except BlockingIOError:
-                continue
-            if chunk:
-                c._bufs[name].append(chunk)
-                continue
-            sel.unregister(key.fileobj)
-            key.fileobj.close()
-            open_fds[id(c)].discard(name)
-            if not open_fds[id(c)]:
-                c.proc.wait()
-                c.end = time.monotonic()
-                c.out = b"".join(c._bufs["out"])
-                c.err = b"".join(c._bufs["err"])
-                live -= 1
-    sel.close()
+            for c in self._calls:
+                if c.end is None and now - c.start > HANG_SECONDS and not c.hung:
+                    c.hung = True
+                    kill(c)
+            timeout = 0.5 if next_kill is None else max(0.0, min(0.5, next_kill - now))
+            for key, _ in self._sel.select(timeout=timeout):
+                if key.data is None:
+                    try:
+                        os.read(self._rfd, 4096)
+                    except BlockingIOError:
+                        pass
+                    continue
+                c, name = key.data
+                try:
+                    chunk = os.read(key.fd, 65536)
+                except BlockingIOError:
+                    continue
+                if chunk:
+                    c._bufs[name].append(chunk)
+                    continue
+                self._sel.unregister(key.fileobj)
+                key.fileobj.close()
+                open_fds[id(c)].discard(name)
+                if not open_fds[id(c)]:
+                    c.proc.wait()
+                    c.end = time.monotonic()
+                    c.out = b"".join(c._bufs["out"])
+                    c.err = b"".join(c._bufs["err"])
+                    with self._lock:
+                        self._live -= 1
+                        self._done.notify_all()
+
+
+def wait(calls, kills=()) -> None:
+    """Wait for calls started with ``start`` (``kills``: [(monotonic time, call)])."""
+    reaper = Reaper()
+    for c in calls:
+        reaper.add(c)
+    for when, c in kills:
+        reaper.kill_at(when, c)
+    reaper.finish()
 
 
 def burst(event: str, payloads, env, *, kill_rate: float = 0.0, rng=None,
           kill_window: float = 0.5) -> list:
-    """Start one process per payload, as fast as they can be spawned; kill a fraction at
-    random moments within ``kill_window`` seconds of the start. Returns the Calls once
-    every process has ended."""
+    """Start one process per payload, as fast as they can be spawned, each watched from its
+    start; kill a fraction at random moments within ``kill_window`` seconds of the first
+    start. Returns the Calls once every process has ended."""
     rng = rng or random.Random(0)
-    calls = [start(event, p, env, tag=i) for i, p in enumerate(payloads)]
+    reaper = Reaper()
+    calls = []
+    for i, p in enumerate(payloads):
+        c = start(event, p, env, tag=i)
+        reaper.add(c)
+        calls.append(c)
     t0 = calls[0].start if calls else time.monotonic()
-    kills = [(t0 + rng.uniform(0, kill_window), c) for c in calls if rng.random() < kill_rate]
-    wait(calls, kills)
+    for c in calls:
+        if rng.random() < kill_rate:
+            reaper.kill_at(t0 + rng.uniform(0, kill_window), c)
+    reaper.finish()
     return calls
 
 
@@ -236,13 +313,14 @@ def record(fig: Figures, calls, expected, registrations=()) -> list:
                 fig.latencies.append(c.latency)
             continue
         fig.processes += 1
+        if c.hung:
+            fig.hung += 1
+            continue
         if c.killed and c.proc.returncode == -signal.SIGKILL:
             fig.kills += 1
             continue
         if c.latency is not None:
             fig.latencies.append(c.latency)
-        if c.latency is None or c.latency >= HANG_SECONDS:
-            fig.hung += 1
         if c.decision() != expected(c):
             fig.wrong += 1
             wrong.append((c.tag, c.decision(), expected(c), c.reason()[:400],
