@@ -17,8 +17,13 @@ Cleaning (``clean``):
 * ``all=True`` -- additionally ``breezing-signals.jsonl``, ``breezing-timeline.jsonl`` and
   ``review-result.json`` (everything the breezing workflow leaves in the state directory).
 
-Lock files (``.<name>.lock``) are never removed (removing flock files races with waiters); other
-files in ``.claude/state/`` (other tools' state) are never touched. Symlinks are removed as links.
+Lock files (``.<name>.lock``) are never removed (removing flock files races with waiters) --
+except, by ``gateway state repair``, one that is not a regular file (nobody can hold it); other
+files in ``.claude/state/`` (other tools' state) are never touched. Removal works by name inside
+the state directory opened without following links (``gateway.state.cleanup``): a link is
+removed as a link, nothing outside the project is ever deleted. Every function here first asks
+``layout.check_state_dir`` -- the guards' check -- so a linked or misplaced state directory is
+an error, never "no state", and nothing is read or written through it.
 """
 
 from __future__ import annotations
