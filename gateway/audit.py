@@ -68,8 +68,12 @@ def record(verdict, *, event: str, payload=None, tool=None, latency_ms=None, env
         # its JSON escape, so the entry is kept and the line stays valid JSON
         line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode(
             "utf-8", "backslashreplace")
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        # O_NONBLOCK: a FIFO at the log path must not hang the hook (issue 14); only a
+        # regular file is written
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
         try:
+            if (os.fstat(fd).st_mode & 0o170000) != 0o100000:
+                return
             os.write(fd, line)
         finally:
             os.close(fd)

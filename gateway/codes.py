@@ -357,8 +357,11 @@ CODES = {
     "GW890": ("guard:state", "deny", "the breezing state cannot be read",
               "A state file the guards consult (breezing-session-roles.json, "
               "breezing-active.json, gateway-breezing-phase.json) is corrupt, not a regular "
-              "file or locked. The guards cannot decide, so they deny; the message names the "
-              "file and the repair (see docs/state.md).",
+              "file or locked, or .claude/state is a symbolic link or not a directory, or "
+              "cannot be read; a role registration is also denied when its lock file is not a "
+              "regular file or the directory cannot be written. The guards cannot decide, so "
+              "they deny; the message names the path and the repair, which `gateway state "
+              "validate` prints too (see docs/state.md).",
               ".claude/state/breezing-session-roles.json cut off half-way"),
     "GW891": ("guard:rules", "deny", "the rules cannot be loaded (guards)",
               "The protected paths come from the rules; when they cannot be loaded, file "

@@ -4,7 +4,9 @@ PermissionRequest hooks also fire for commands a `permissions.ask` rule sends to
 so a hook that allowed them would override the user. Every settings file Claude Code reads
 is consulted (managed, user, project, local); a `Bash(...)` rule in `ask` or `deny` that
 names a segment keeps it from being auto-allowed. A settings file that exists but cannot be
-read or parsed makes every command ask (GW903): its rules cannot be honoured.
+read or parsed makes every command ask (GW903): its rules cannot be honoured. So does one
+that is not a regular file (a FIFO, a directory, a device, a dangling link) or is larger
+than 4 MiB: it is refused without being read (gateway.configfile), never taken as absent.
 """
 
 import json
@@ -94,19 +96,16 @@ class SettingsRules:
 def load(project_dir, env=None) -> SettingsRules:
     rules = []
     errors = []
+    from gateway import configfile
+
     for path in settings_paths(project_dir, env):
         try:
-            with open(path, "rb") as fh:
-                data = fh.read(_MAX_SETTINGS + 1)
-        except FileNotFoundError:
+            # a regular file only, never blocking (a FIFO here hung every hook), bounded
+            data = configfile.read(path, _MAX_SETTINGS)
+        except configfile.ConfigFileError as exc:
+            errors.append(str(exc))
             continue
-        except NotADirectoryError:
-            continue
-        except OSError as exc:
-            errors.append(f"{path}: cannot read: {exc.strerror or exc}")
-            continue
-        if len(data) > _MAX_SETTINGS:
-            errors.append(f"{path}: larger than {_MAX_SETTINGS} bytes")
+        if data is None:
             continue
         try:
             doc = json.loads(data.decode("utf-8"))

@@ -70,6 +70,18 @@ def _refuse_home_as_project(scope, found) -> None:
         ".claude/), pass --project DIR, or use --scope user to mean every project")
 
 
+def _compile_builtin_policy() -> None:
+    """Compile the built-in + user policy into the cache now, so that the first hook calls of
+    every project without rules of its own find it compiled (issue 14: 200 concurrent first
+    calls). A rules error is left for the hooks and `gateway doctor` to report."""
+    try:
+        from gateway.runtime import get_policy
+
+        get_policy(None)
+    except Exception:
+        pass
+
+
 @click.command("install", epilog=EPILOG)
 @scope_options
 @click.option("--dry-run", is_flag=True, help="Show what would change (a diff); write nothing.")
@@ -138,6 +150,8 @@ def command(scope, project, settings_file, dry_run, http, port, launcher, gatewa
         click.echo(f"gateway install: {exc}", err=True)
         sys.exit(EXIT_CONFIG)
     show_result(res, "gateway install" + (" (dry run)" if dry_run else ""))
+    if not dry_run:
+        _compile_builtin_policy()
     if res.changed and not dry_run:
         if http:
             click.echo("Start `gateway serve` before Claude Code: while it is down, the "

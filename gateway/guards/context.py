@@ -173,19 +173,11 @@ class State:
 
 def load_state(req) -> State:
     """Read roles, breezing-active.json and the phase. Raises StateError (-> deny)."""
-    from gateway.state.layout import STATE_DIR
+    from gateway.state.layout import check_state_dir
 
-    state_dir = os.path.join(req.project, STATE_DIR)
-    if os.path.islink(state_dir):
-        # the roles would come from wherever the link points (outside the project, where no
-        # protected path guards them): a registration anyone could write
-        from gateway.state.store import StateError
-
-        raise StateError(state_dir, f"is a symbolic link (to {os.path.realpath(state_dir)}); "
-                         "the breezing state is read only from a real directory in the project",
-                         f"remove the link (rm {state_dir}) and start the breezing session "
-                         "again, so that the workflow re-creates the directory")
-    if not os.path.isdir(state_dir):
+    # one check for the guards and `gateway state ...`: a link (the roles would come from
+    # wherever it points, outside the project) or a file where the directory must be raises
+    if not check_state_dir(req.project):
         return State(agent_id=req.agent_id)
     from gateway.state import fast  # (and its store) only when there is state to read
 

@@ -1,8 +1,9 @@
 """Find and read the rules layers: built-in, user, project, local.
 
 Errors are located: `rules/default.yaml:12: always_ask[3]: ...`. Rules files are treated as
-hostile input: size-limited, duplicate keys rejected, and YAML aliases (which can expand
-exponentially) refused outside the built-in and user layers.
+hostile input: regular files only, read without blocking (gateway.configfile), size-limited,
+duplicate keys rejected, YAML aliases refused outside the built-in and user layers, and what
+aliases expand to bounded in every layer (gateway.policy.yamlsafe).
 """
 
 import os
@@ -47,50 +48,70 @@ def layer_paths(project_dir: str | None, env=None) -> list:
     return out
 
 
-def _yaml():
-    import yaml
-    loader = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
-    return yaml, loader
+def read_bytes(path: str):
+    """The bytes of a rules file, or None when there is none. A FIFO, directory, device,
+    dangling link or a file over MAX_RULES_FILE is a located PolicyError, never read and
+    never taken as absent (gateway.configfile)."""
+    from gateway import configfile
+
+    try:
+        return configfile.read(path, MAX_RULES_FILE)
+    except configfile.ConfigFileError as exc:
+        raise PolicyError([str(exc)]) from None
 
 
 def read_text(path: str) -> str:
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_RULES_FILE + 1)
-    except OSError as exc:
-        raise PolicyError([f"{path}: cannot read: {exc.strerror or exc}"]) from None
-    if len(data) > MAX_RULES_FILE:
-        raise PolicyError([f"{path}: larger than {MAX_RULES_FILE} bytes; rules files are small"])
+    data = read_bytes(path)
+    if data is None:
+        raise PolicyError([f"{path}: no such file"])
+    return _decode(path, data)
+
+
+def _decode(path: str, data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PolicyError([f"{path}: not UTF-8 (byte {exc.start})"]) from None
 
 
+def _yaml_error(path: str, exc) -> PolicyError:
+    from gateway.policy.yamlsafe import YamlLimit
+
+    mark = getattr(exc, "problem_mark", None)
+    where = f"{path}:{mark.line + 1}" if mark else path
+    problem = getattr(exc, "problem", None) or str(exc)
+    if isinstance(exc, YamlLimit):
+        return PolicyError([f"{where}: {problem}"])
+    return PolicyError([f"{where}: invalid YAML: {problem}"])
+
+
 def parse_yaml(path: str, text: str, allow_aliases: bool):
-    """Parse YAML text; return (data, lines) where lines maps a key path tuple to its line."""
-    yaml, loader = _yaml()
+    """Parse YAML text; return (data, lines) where lines maps a key path tuple to its line.
+
+    Composed once, with bounds on what aliases expand to (gateway.policy.yamlsafe), checked
+    (keys, aliases where the layer allows none), then constructed from the same nodes."""
+    import yaml
+
+    from gateway.policy.yamlsafe import compose
+
     try:
-        node = yaml.compose(text, Loader=loader)
+        loader, node = compose(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else path
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise PolicyError([f"{where}: invalid YAML: {problem}"]) from None
-    if node is None:
-        return {}, {}
-    lines = {}
-    errors = []
-    _walk(node, (), lines, errors, path, allow_aliases, set())
-    if errors:
-        raise PolicyError(errors)
+        raise _yaml_error(path, exc) from None
     try:
-        data = yaml.load(text, Loader=loader)
-    except yaml.YAMLError as exc:  # composes but does not construct: an unknown !!tag, ...
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else path
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise PolicyError([f"{where}: invalid YAML: {problem}"]) from None
+        if node is None:
+            return {}, {}
+        lines = {}
+        errors = []
+        _walk(node, (), lines, errors, path, allow_aliases, set())
+        if errors:
+            raise PolicyError(errors)
+        try:
+            data = loader.construct_document(node)
+        except yaml.YAMLError as exc:  # composes but does not construct: an unknown !!tag
+            raise _yaml_error(path, exc) from None
+    finally:
+        loader.dispose()
     if not isinstance(data, dict):
         raise PolicyError([f"{path}:1: the top level must be a mapping of keys"])
     return data, lines
@@ -197,13 +218,14 @@ def _keys_at(loc) -> set:
 
 def read_layer(layer: str, path: str):
     """Read and validate one layer file. Returns (RulesFile, lines) or None if absent."""
-    if not os.path.exists(path):
+    data = read_bytes(path)
+    if data is None:
         return None
     from pydantic import ValidationError
 
     from gateway.policy.models import RulesFile
 
-    text = read_text(path)
+    text = _decode(path, data)
     data, lines = parse_yaml(path, text, allow_aliases=layer in ("builtin", "user"))
     data = {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
     try:

@@ -20,7 +20,16 @@ from __future__ import annotations
 from collections import namedtuple
 
 from . import store
-from .layout import ACTIVE, PHASE, ROLE_MARKER_GLOB, SESSION_ROLES, layout, repair_hint
+from .layout import (
+    ACTIVE,
+    PHASE,
+    ROLE_MARKER_GLOB,
+    SESSION_ROLES,
+    check_state_dir,
+    layout,
+    prepare_state_dir,
+    repair_hint,
+)
 from .store import StateInvalid, StateMissing
 
 ROLES = ("lead", "implementer", "reviewer")
@@ -216,7 +225,9 @@ def update_session_roles(project_dir,
     write are one critical section; raise from ``fn`` to abort (nothing is written). The result is
     validated before it is written. A corrupt file raises before ``fn`` runs and is left as is.
     """
-    path = layout(project_dir).session_roles
+    lay = layout(project_dir)
+    prepare_state_dir(lay.project_dir)  # never through a link, never into a file
+    path = lay.session_roles
     out: list = [None]
 
     def apply(current):
@@ -374,6 +385,8 @@ def effective_phase(project_dir) -> PhaseView | None:
 
 def set_phase(project_dir, phase: str, session_id: str | None = None) -> PhaseView:
     """Record the breezing phase (atomic). ``session_id`` defaults to breezing-active.json's."""
+    lay = layout(project_dir)
+    prepare_state_dir(lay.project_dir)  # never through a link, never into a file
     if session_id is None:
         active = load_active_view(project_dir)
         session_id = active.session_id if active else None
@@ -381,12 +394,15 @@ def set_phase(project_dir, phase: str, session_id: str | None = None) -> PhaseVi
     if session_id is not None:
         raw["session_id"] = session_id
     view = check_phase(raw)
-    path = layout(project_dir).phase
+    path = lay.phase
     with store.FileLock(path):
         store.atomic_write_json(path, raw)
     return view
 
 
 def clear_phase(project_dir) -> bool:
-    return store.delete_file(layout(project_dir).phase)
+    lay = layout(project_dir)
+    if not check_state_dir(lay.project_dir):
+        return False
+    return store.delete_file(lay.phase)
 

@@ -17,8 +17,13 @@ Cleaning (``clean``):
 * ``all=True`` -- additionally ``breezing-signals.jsonl``, ``breezing-timeline.jsonl`` and
   ``review-result.json`` (everything the breezing workflow leaves in the state directory).
 
-Lock files (``.<name>.lock``) are never removed (removing flock files races with waiters); other
-files in ``.claude/state/`` (other tools' state) are never touched. Symlinks are removed as links.
+Lock files (``.<name>.lock``) are never removed (removing flock files races with waiters) --
+except, by ``gateway state repair``, one that is not a regular file (nobody can hold it); other
+files in ``.claude/state/`` (other tools' state) are never touched. Removal works by name inside
+the state directory opened without following links (``gateway.state.cleanup``): a link is
+removed as a link, nothing outside the project is ever deleted. Every function here first asks
+``layout.check_state_dir`` -- the guards' check -- so a linked or misplaced state directory is
+an error, never "no state", and nothing is read or written through it.
 """
 
 from __future__ import annotations
@@ -45,8 +50,10 @@ from .layout import (  # noqa: F401
     TIMELINE_KEEP_LINES,
     TIMELINE_MAX_LINES,
     StateLayout,
+    check_state_dir,
     is_role_marker_name,
     layout,
+    prepare_state_dir,
     repair_hint,
 )
 from .models import (
@@ -96,7 +103,23 @@ def _validate(model: type[M], data, path, kind: str) -> M:
                            repair_hint(kind, path)) from None
 
 
-def _load(path: str, model: type[M], kind: str) -> M | None:
+def _present(project_dir) -> StateLayout | None:
+    """The layout when the project has a state directory, None when it has none; raises
+    StateError when something else is there (the guards' check, ``check_state_dir``)."""
+    lay = layout(project_dir)
+    return lay if check_state_dir(lay.project_dir) else None
+
+
+def _prepared(project_dir) -> StateLayout:
+    """The layout, with its state directory created if absent (never through a link)."""
+    lay = layout(project_dir)
+    prepare_state_dir(lay.project_dir)
+    return lay
+
+
+def _load(lay: StateLayout, path: str, model: type[M], kind: str) -> M | None:
+    if _present(lay) is None:
+        return None
     try:
         data = store.read_json(path, repair=repair_hint(kind, path))
     except StateMissing:
@@ -145,22 +168,23 @@ def load_active(project_dir) -> BreezingActive | None:
     """The v2 metadata, or None when no breezing session is recorded. A v1 file is converted
     (see ``BreezingActive.migrated_from``); it is not rewritten on disk by loading."""
     lay = layout(project_dir)
-    return _load(lay.active, BreezingActive, ACTIVE)
+    return _load(lay, lay.active, BreezingActive, ACTIVE)
 
 
 def save_active(project_dir, active: BreezingActive) -> None:
-    _write(layout(project_dir).active, _dump(active))
+    _write(_prepared(project_dir).active, _dump(active))
 
 
 def update_active(project_dir, fn: Callable[[BreezingActive | None], BreezingActive | None], *,
                   timeout: float = store.DEFAULT_LOCK_TIMEOUT) -> BreezingActive | None:
     """Read-modify-write under the lock. ``fn`` gets the current model (None if absent) and
     returns the new one (None deletes the file). Returns what ``fn`` returned."""
-    return _update(layout(project_dir).active, BreezingActive, ACTIVE, fn, timeout)
+    return _update(_prepared(project_dir).active, BreezingActive, ACTIVE, fn, timeout)
 
 
 def delete_active(project_dir) -> bool:
-    return store.delete_file(layout(project_dir).active)
+    lay = _present(project_dir)
+    return store.delete_file(lay.active) if lay else False
 
 
 # --------------------------------------------------------------------------------------------
@@ -170,7 +194,7 @@ def delete_active(project_dir) -> bool:
 def load_session_roles(project_dir) -> SessionRoles:
     """The registrations; an empty ``SessionRoles`` when the file is absent."""
     lay = layout(project_dir)
-    roles = _load(lay.session_roles, SessionRoles, SESSION_ROLES)
+    roles = _load(lay, lay.session_roles, SessionRoles, SESSION_ROLES)
     return roles if roles is not None else SessionRoles({})
 
 
@@ -180,7 +204,7 @@ def update_session_roles(project_dir, fn: Callable[[SessionRoles], SessionRoles 
     (empty if absent) and returns the new one, or None to keep what it mutated in place. Do the
     no-escalation check *inside* ``fn`` so check and write are one critical section. Raise from
     ``fn`` to abort without writing. The result is re-validated before it is written."""
-    lay = layout(project_dir)
+    lay = _prepared(project_dir)
 
     def apply(current):
         cur = _validate(SessionRoles, current, lay.session_roles, SESSION_ROLES)
@@ -216,7 +240,8 @@ def load_role_marker(path) -> RoleMarker:
 def load_role_markers(project_dir) -> dict[str, RoleMarker | StateError]:
     """Every ``breezing-role-*.json``, each parsed or with the error that prevented it."""
     out: dict[str, RoleMarker | StateError] = {}
-    for p in layout(project_dir).role_markers():
+    lay = _present(project_dir)
+    for p in lay.role_markers() if lay else ():
         try:
             out[p] = load_role_marker(p)
         except StateError as e:
@@ -229,16 +254,18 @@ def load_role_markers(project_dir) -> dict[str, RoleMarker | StateError]:
 # --------------------------------------------------------------------------------------------
 
 def load_review_result(project_dir) -> ReviewResult | None:
-    return _load(layout(project_dir).review_result, ReviewResult, REVIEW_RESULT)
+    lay = layout(project_dir)
+    return _load(lay, lay.review_result, ReviewResult, REVIEW_RESULT)
 
 
 def save_review_result(project_dir, result: ReviewResult) -> None:
-    _write(layout(project_dir).review_result, _dump(result))
+    _write(_prepared(project_dir).review_result, _dump(result))
 
 
 def load_phase(project_dir) -> BreezingPhase | None:
     """The phase the gateway recorded, or None (no breezing phase recorded)."""
-    return _load(layout(project_dir).phase, BreezingPhase, PHASE)
+    lay = layout(project_dir)
+    return _load(lay, lay.phase, BreezingPhase, PHASE)
 
 
 def set_phase(project_dir, phase: str, session_id: str | None = None) -> BreezingPhase:
@@ -248,7 +275,7 @@ def set_phase(project_dir, phase: str, session_id: str | None = None) -> Breezin
 
 
 def clear_phase(project_dir) -> bool:
-    return store.delete_file(layout(project_dir).phase)
+    return fast.clear_phase(project_dir)
 
 
 def _write(path: str, data: dict) -> None:
@@ -282,7 +309,9 @@ class Parsed(Generic[M]):
         return self
 
 
-def _read_typed(path: str, parse: Callable, kind: str) -> Parsed:
+def _read_typed(lay: StateLayout, path: str, parse: Callable, kind: str) -> Parsed:
+    if _present(lay) is None:
+        return Parsed(os.fspath(path), [], [], [], True)
     raw = store.read_jsonl(path)
     records, lines, errors = [], [], list(raw.errors)
     for lineno, obj in zip(raw.lines, raw.records, strict=True):
@@ -310,62 +339,53 @@ def _as_record(rec, parse: Callable) -> dict:
 
 def append_signal(project_dir, record: SignalRecord | dict) -> None:
     """Append one signal (validated first; counts are written as ints)."""
-    store.append_jsonl(layout(project_dir).signals, _as_record(record, parse_signal))
+    data = _as_record(record, parse_signal)
+    store.append_jsonl(_prepared(project_dir).signals, data)
 
 
 def read_signals(project_dir) -> Parsed[SignalRecord]:
-    return _read_typed(layout(project_dir).signals, parse_signal, "signal")
+    lay = layout(project_dir)
+    return _read_typed(lay, lay.signals, parse_signal, "signal")
 
 
 def append_timeline(project_dir, event: TimelineEvent | dict) -> None:
     """Append one timeline event; rotates (>500 lines → last 400) in the same lock."""
     data = _as_record(event, parse_event)
-    store.append_jsonl(layout(project_dir).timeline, data,
+    store.append_jsonl(_prepared(project_dir).timeline, data,
                        max_lines=TIMELINE_MAX_LINES, keep_lines=TIMELINE_KEEP_LINES)
 
 
 def read_timeline(project_dir) -> Parsed[TimelineEvent]:
-    return _read_typed(layout(project_dir).timeline, parse_event, "timeline")
+    lay = layout(project_dir)
+    return _read_typed(lay, lay.timeline, parse_event, "timeline")
 
 
 # --------------------------------------------------------------------------------------------
 # clean / validate / show
 # --------------------------------------------------------------------------------------------
 
-def _expand(lay: StateLayout, names: Iterable[str]) -> list[str]:
-    out: list[str] = []
-    for n in names:
-        if any(c in n for c in "*?["):
-            out.extend(lay.matching(n))
-        elif os.path.lexists(lay.path(n)):
-            out.append(lay.path(n))
-    return out
-
-
 def remove_files(project_dir, names: Iterable[str]) -> list[str]:
-    """Remove the named state files (globs allowed), each under its lock. Symlinks are removed
-    as links (never followed). Returns the removed paths."""
-    lay = layout(project_dir)
-    removed = []
-    for p in _expand(lay, names):
-        if os.path.isdir(p) and not os.path.islink(p):
-            raise store.StateUnsafe(p, "is a directory", f"remove the directory {p} by hand")
-        if store.delete_file(p):
-            removed.append(p)
-    return removed
+    """Remove the named state files (globs allowed), each under its lock, by name inside the
+    state directory opened without following links (``gateway.state.cleanup``): a link is
+    removed as a link, nothing outside the project is touched. A directory in the place of a
+    file raises ``StateUnsafe`` after everything else was removed. Returns the removed paths."""
+    from . import cleanup
+
+    res = cleanup.remove(project_dir, tuple(names))
+    if res.problems:
+        raise res.problems[0]
+    return res.paths
 
 
 def clean(project_dir, all: bool = False) -> list[str]:   # noqa: A002 - mirrors `--all`
-    """``gateway state clean [--all]`` -- see the module docstring for exactly what goes."""
-    lay = layout(project_dir)
-    removed = remove_files(lay, CLEAN_ALL if all else CLEAN_DEFAULT)
-    for tmp in store.stale_temp_files(lay.dir):
-        try:
-            os.unlink(tmp)
-            removed.append(tmp)
-        except FileNotFoundError:
-            pass
-    return removed
+    """``gateway state clean [--all]`` -- see the module docstring for exactly what goes.
+    Raises like ``remove_files``."""
+    from . import cleanup
+
+    res = cleanup.clean(project_dir, all=all)
+    if res.problems:
+        raise res.problems[0]
+    return res.paths
 
 
 class CheckResult(NamedTuple):
@@ -382,10 +402,41 @@ def _rel(lay: StateLayout, p) -> str:
 
 
 def validate(project_dir) -> list[CheckResult]:
-    """Check every breezing state file that exists (absent ones are reported ok)."""
+    """Check every breezing state file that exists (absent ones are reported ok), and
+    everything else that makes the PreToolUse guards deny (GW890): the state directory itself
+    (a link, a file, no permission), lock files that are not regular files, a directory the
+    gateway cannot write. Every problem comes with its repair."""
+    from . import cleanup
+
     lay = layout(project_dir)
     out: list[CheckResult] = []
+    try:
+        sd = cleanup.StateDir(lay)
+    except StateError as e:
+        return [CheckResult(_rel(lay, lay.dir), False, str(e))]
+    with sd:
+        names = None
+        try:
+            names = sd.names()
+        except StateError as e:
+            out.append(CheckResult(_rel(lay, lay.dir), False, str(e)))
+        access = cleanup.check_dir_access(sd)
+        if access is not None and names is not None:
+            out.append(CheckResult(_rel(lay, lay.dir), False, str(access)))
+        _check_files(lay, out, names)
+        for name in cleanup.lock_names(names or ()):
+            problem = cleanup.check_lock(sd, name)
+            if problem is not None:
+                out.append(CheckResult(_rel(lay, sd.full(name)), False, str(problem)))
+        for name in sd.stale_temp_files() if names is not None else ():
+            tmp = sd.full(name)
+            out.append(CheckResult(_rel(lay, tmp), False,
+                                   f"state file {tmp}: temp file left by a writer that died. "
+                                   f"To repair: {repair_hint('temp', tmp)}"))
+    return out
 
+
+def _check_files(lay: StateLayout, out: list, names) -> None:
     def check(p, fn, summary):
         try:
             val = fn()
@@ -394,15 +445,19 @@ def validate(project_dir) -> list[CheckResult]:
             return
         out.append(CheckResult(_rel(lay, p), True, summary(val)))
 
-    check(lay.active, lambda: load_active(lay), _summ_active)
-    check(lay.session_roles,
-          lambda: load_session_roles(lay) if os.path.lexists(lay.session_roles) else None,
+    # the files the guards read: first with the guards' own readers (gateway.state.fast), so
+    # that whatever makes a hook deny (GW890) is reported with the very same sentence, then
+    # with the full models (which check more)
+    check(lay.active, lambda: (fast.load_active_view(lay), load_active(lay))[1], _summ_active)
+    check(lay.session_roles, lambda: (fast.load_session_roles(lay), _load(
+        lay, lay.session_roles, SessionRoles, SESSION_ROLES))[1],
           lambda v: "absent" if v is None else f"{len(v)} registration(s)")
-    for p in lay.role_markers():
+    markers = [lay.path(n) for n in names or () if is_role_marker_name(n)]
+    for p in markers:
         check(p, lambda p=p: load_role_marker(p), lambda m: f"role marker: {m.role}")
     check(lay.review_result, lambda: load_review_result(lay),
           lambda r: "absent" if r is None else f"verdict {r.verdict}")
-    check(lay.phase, lambda: load_phase(lay),
+    check(lay.phase, lambda: (fast.load_phase(lay), load_phase(lay))[1],
           lambda r: "absent" if r is None else f"phase {r.phase}")
     for p, reader, kind in ((lay.signals, read_signals, "signal"),
                             (lay.timeline, read_timeline, "event")):
@@ -416,11 +471,6 @@ def validate(project_dir) -> list[CheckResult]:
               f"{len(r.records)} {kind}(s)" + (
                   f", {sum(1 for x in r.records if not x.known)} of unknown type"
                   if any(not x.known for x in r.records) else ""))
-    for tmp in store.stale_temp_files(lay.dir):
-        out.append(CheckResult(_rel(lay, tmp), False,
-                               f"state file {tmp}: temp file left by a writer that died. To repair: "
-                               f"`gateway state clean` removes it"))
-    return out
 
 
 def _summ_active(a: BreezingActive | None) -> str:
@@ -438,7 +488,11 @@ def show(project_dir) -> str:
     lay = layout(project_dir)
     t = safe_text
     lines = [f"state directory: {lay.dir}"]
-    if not os.path.isdir(lay.dir):
+    try:
+        present = check_state_dir(lay.project_dir)
+    except StateError as e:
+        return lines[0] + f"\n  ERROR {e}"
+    if not present:
         return lines[0] + "\n  (does not exist: no state)"
 
     def safe(fn):
@@ -482,7 +536,10 @@ def show(project_dir) -> str:
             owns = f" owns [{', '.join(t(g, 60) for g in v.owns[:10])}]" if v.owns else ""
             src = f" (from {t(v.marker, 60)})" if v.marker else ""
             lines.append(f"  {t(k, 40)}: {v.role}{owns}{src}")
-    for p, m in load_role_markers(lay).items():
+    markers, err = safe(lambda: load_role_markers(lay))
+    if err:
+        lines.append(f"role markers: ERROR {err}")
+    for p, m in (markers or {}).items():
         state = f"ERROR {m}" if isinstance(m, StateError) else m.role
         lines.append(f"role marker {t(os.path.basename(p))}: {state}")
     rr, err = safe(lambda: load_review_result(lay))
@@ -498,4 +555,8 @@ def show(project_dir) -> str:
         elif not res.missing:
             extra = f", {len(res.errors)} bad line(s)" if res.errors else ""
             lines.append(f"{name}: {len(res.records)} record(s){extra}")
+    bad = [r for r in validate(lay) if not r.ok]
+    if bad:
+        lines.append(f"problems: {len(bad)} (`gateway state validate` lists each with its "
+                     f"repair)")
     return "\n".join(lines)

@@ -53,11 +53,11 @@ __all__ = [
     "StateLocked",
     "DEFAULT_LOCK_TIMEOUT", "MAX_JSON_BYTES", "MAX_JSONL_BYTES", "MAX_LINE_BYTES", "MAX_DEPTH",
     "DELETE",
-    "lock_path_for", "FileLock",
+    "lock_path_for", "open_lock_file", "FileLock",
     "ensure_dir", "atomic_write_bytes", "atomic_write_json", "dumps_json",
     "read_bytes", "loads_strict", "read_json", "update_json", "delete_file",
     "JsonlLineError", "JsonlRead", "append_jsonl", "read_jsonl", "parse_jsonl", "rotate_jsonl",
-    "update_jsonl", "stale_temp_files", "safe_text",
+    "update_jsonl", "stale_temp_files", "stale_temp_names", "safe_text",
 ]
 
 DEFAULT_LOCK_TIMEOUT = 5.0          # seconds; a hook must answer well within its own timeout
@@ -87,11 +87,12 @@ class StateError(Exception):
     Attributes: ``path`` (str), ``problem`` (str), ``repair`` (str).
     """
 
-    def __init__(self, path, problem: str, repair: str | None = None):
+    def __init__(self, path, problem: str, repair: str | None = None, *,
+                 noun: str = "state file"):
         self.path = os.fspath(path)
         self.problem = problem
         self.repair = repair if repair is not None else _default_repair(self.path)
-        super().__init__(f"state file {self.path}: {problem}. To repair: {self.repair}")
+        super().__init__(f"{noun} {self.path}: {problem}. To repair: {self.repair}")
 
 
 class StateMissing(StateError):
@@ -157,10 +158,33 @@ def _fsync_dir(directory: str) -> None:
 
 
 def ensure_dir(directory) -> str:
-    """Create ``directory`` (and parents) with mode 0700 if missing. Returns it as str."""
+    """Create ``directory`` (and parents) with mode 0700 if missing. Returns it as str.
+
+    Raises ``StateUnsafe`` when ``directory`` is a symbolic link or something other than a
+    directory (nothing is ever created through a link), ``StateError`` when it cannot be
+    created (permissions)."""
     directory = os.fspath(directory)
-    if not os.path.isdir(directory):
-        os.makedirs(directory, mode=DIR_MODE, exist_ok=True)
+    try:
+        st = os.lstat(directory)
+    except FileNotFoundError:
+        try:
+            os.makedirs(directory, mode=DIR_MODE, exist_ok=True)
+            st = os.lstat(directory)
+        except OSError as e:
+            raise StateError(directory, f"cannot create the directory: {e.strerror}",
+                             "check that every parent of it is a directory you may write",
+                             noun="state directory") from None
+    except OSError as e:
+        raise StateError(directory, f"cannot be examined: {e.strerror}",
+                         "check the permissions of its parent directories",
+                         noun="state directory") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise StateUnsafe(directory, "is a symbolic link; state is never written through one",
+                          f"remove the link {directory}", noun="state directory")
+    if not stat.S_ISDIR(st.st_mode):
+        raise StateUnsafe(directory, "is not a directory",
+                          f"look at what {directory} holds, then remove it",
+                          noun="state directory")
     return directory
 
 
@@ -185,6 +209,44 @@ def lock_path_for(path) -> str:
     return os.path.join(d, "." + name + ".lock")
 
 
+_LOCK_REPAIR = ("`gateway state repair` removes it (it is only a lock file; the breezing "
+                "session continues)")
+
+
+def open_lock_file(lock_path, *, create: bool = True, dir_fd: int | None = None) -> int:
+    """Open a lock file for ``flock``: never through a symbolic link, never blocking (a FIFO),
+    a regular file only. With ``create=False`` nothing is created: ``gateway state validate``
+    checks an existing lock file with exactly what ``FileLock`` does before it locks.
+    Raises ``StateUnsafe`` (not a regular file), ``StateMissing`` (absent, ``create=False``)
+    or ``StateError`` (permissions)."""
+    lock_path = os.fspath(lock_path)
+    name = lock_path if dir_fd is None else os.path.basename(lock_path)
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_CREAT if create
+                                                                        else 0)
+    try:
+        fd = os.open(name, flags, FILE_MODE, dir_fd=dir_fd)
+    except FileNotFoundError:
+        if create:
+            raise StateError(lock_path, "cannot create the lock file: a parent directory is "
+                                        "missing", "check the state directory") from None
+        raise StateMissing(lock_path) from None
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.ENOTDIR):
+            raise StateUnsafe(lock_path, f"lock file is not a regular file ({e.strerror})",
+                              _LOCK_REPAIR) from None
+        raise StateError(lock_path, f"cannot open lock file: {e.strerror}",
+                         "check the permissions of the state directory and of the lock "
+                         "file") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        mode = 0
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise StateUnsafe(lock_path, "lock file is not a regular file", _LOCK_REPAIR)
+    return fd
+
+
 # --------------------------------------------------------------------------------------------
 # Locks
 # --------------------------------------------------------------------------------------------
@@ -201,13 +263,15 @@ class FileLock:
     asking for exclusive while holding shared raises ``RuntimeError`` (that would self-deadlock).
     """
 
-    __slots__ = ("path", "lock_path", "timeout", "shared", "_key")
+    __slots__ = ("path", "lock_path", "timeout", "shared", "dir_fd", "_key")
 
-    def __init__(self, path, timeout: float = DEFAULT_LOCK_TIMEOUT, shared: bool = False):
+    def __init__(self, path, timeout: float = DEFAULT_LOCK_TIMEOUT, shared: bool = False, *,
+                 dir_fd: int | None = None):
         self.path = os.fspath(path)
         self.lock_path = lock_path_for(self.path)
         self.timeout = timeout
         self.shared = shared
+        self.dir_fd = dir_fd   # the lock file is opened by name in this directory (no links)
         self._key = None
 
     def __enter__(self) -> FileLock:
@@ -239,22 +303,20 @@ class FileLock:
                 os.close(entry[0])
 
     def _open(self) -> int:
-        ensure_dir(os.path.dirname(self.lock_path) or ".")
+        if self.dir_fd is None:
+            ensure_dir(os.path.dirname(self.lock_path) or ".")
+        return open_lock_file(self.lock_path, create=True, dir_fd=self.dir_fd)
+
+    def _same_file(self, fd: int) -> bool:
         try:
-            fd = os.open(self.lock_path,
-                         os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
-                         FILE_MODE)
-        except OSError as e:
-            if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
-                raise StateUnsafe(self.lock_path, f"lock file is not a regular file ({e.strerror})",
-                                  f"remove {self.lock_path} (it is only a lock file)") from None
-            raise StateError(self.lock_path, f"cannot open lock file: {e.strerror}",
-                             "check the permissions of the state directory") from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise StateUnsafe(self.lock_path, "lock file is not a regular file",
-                              f"remove {self.lock_path} (it is only a lock file)")
-        return fd
+            if self.dir_fd is None:
+                now = os.stat(self.lock_path, follow_symlinks=False)
+            else:
+                now = os.stat(os.path.basename(self.lock_path), dir_fd=self.dir_fd,
+                              follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        return os.fstat(fd).st_ino == now.st_ino
 
     def _acquire(self) -> int:
         deadline = time.monotonic() + max(self.timeout, 0.0)
@@ -275,11 +337,7 @@ class FileLock:
                 os.close(fd)
                 raise
             # The lock file might have been replaced/removed between open and flock.
-            try:
-                same = os.fstat(fd).st_ino == os.stat(self.lock_path, follow_symlinks=False).st_ino
-            except FileNotFoundError:
-                same = False
-            if not same:
+            if not self._same_file(fd):
                 os.close(fd)
                 continue
             if not self.shared:
@@ -293,11 +351,14 @@ class FileLock:
     def _raise_locked(self):
         pid = since = None
         try:
-            with open(self.lock_path, "rb") as f:
-                parts = f.read(100).split()
+            fd = open_lock_file(self.lock_path, create=False, dir_fd=self.dir_fd)
+            try:
+                parts = os.pread(fd, 100, 0).split()
+            finally:
+                os.close(fd)
             pid = int(parts[0])
             since = float(parts[1])
-        except (OSError, ValueError, IndexError):
+        except (OSError, ValueError, IndexError, StateError):
             pass
         if pid is not None:
             alive = _pid_alive(pid)
@@ -336,7 +397,14 @@ def atomic_write_bytes(path, data: bytes, *, mode: int = FILE_MODE) -> None:
     if os.path.isdir(path) and not os.path.islink(path):
         raise StateUnsafe(path, "is a directory", f"remove the directory {path}")
     tmp = _temp_path(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     mode)
+    except OSError as e:
+        raise StateError(path, f"cannot be written: creating a temporary file in {directory} "
+                               f"failed ({e.strerror})",
+                         f"check the permissions of {directory} (the gateway needs to create "
+                         f"files in it) and the free disk space") from None
     try:
         try:
             view = memoryview(data)
@@ -347,11 +415,15 @@ def atomic_write_bytes(path, data: bytes, *, mode: int = FILE_MODE) -> None:
         finally:
             os.close(fd)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):
+            raise StateError(path, f"cannot be written: {exc.strerror or exc}",
+                             f"check the permissions of {directory} and the free disk "
+                             f"space") from None
         raise
     _fsync_dir(directory)
 
@@ -384,7 +456,10 @@ def _open_regular(path: str) -> int:
             raise StateUnsafe(path, "is a symbolic link; state files are never followed",
                               f"remove the link {path}; the workflow re-creates the file") from None
         if e.errno == errno.ENOTDIR:
-            raise StateMissing(path, "a parent of it is not a directory") from None
+            # something exists where a directory must be: broken state, never "absent"
+            raise StateUnsafe(path, "a parent of it is not a directory",
+                              "run `gateway state validate`: it names the path that is not a "
+                              "directory and the repair") from None
         raise StateError(path, f"cannot open: {e.strerror}",
                          "check the permissions of the file and the state directory") from None
     st = os.fstat(fd)
@@ -687,8 +762,12 @@ def read_jsonl(path, *, max_bytes: int = MAX_JSONL_BYTES, lock: bool = True,
     ``result.errors``.
     """
     path = os.fspath(path)
-    if not os.path.lexists(path):
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
         return JsonlRead(path, missing=True)
+    except OSError:
+        pass        # no permission, a file where a directory must be: the read says which
     if lock:
         with FileLock(path, timeout=timeout, shared=True):
             try:
@@ -729,13 +808,18 @@ def append_jsonl(path, obj: dict, *, timeout: float = DEFAULT_LOCK_TIMEOUT,
     ensure_dir(os.path.dirname(path) or ".")
     with FileLock(path, timeout=timeout):
         try:
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                         FILE_MODE)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                         | os.O_NONBLOCK | os.O_CLOEXEC, FILE_MODE)
         except OSError as e:
             if e.errno == errno.ELOOP:
                 raise StateUnsafe(path, "is a symbolic link; state files are never followed",
                                   f"remove the link {path}") from None
-            raise
+            if e.errno in (errno.EISDIR, errno.ENXIO, errno.ENOTDIR):
+                raise StateUnsafe(path, f"is not a regular file ({e.strerror})",
+                                  f"remove {path}") from None
+            raise StateError(path, f"cannot be opened for appending: {e.strerror}",
+                             "check the permissions of the file and the state directory") \
+                from None
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -823,11 +907,24 @@ def stale_temp_files(directory, *, min_age: float = 60.0) -> list[str]:
     """Temp files left by writers that died mid-write: their pid is gone, or they are older
     than ``min_age`` seconds and their pid is not running. Live writers' temp files are skipped."""
     directory = os.fspath(directory)
-    out = []
     try:
         names = os.listdir(directory)
     except OSError:
-        return out
+        return []
+
+    def lstat(name):
+        try:
+            return os.lstat(os.path.join(directory, name))
+        except OSError:
+            return None
+
+    return sorted(os.path.join(directory, n) for n in stale_temp_names(names, lstat, min_age))
+
+
+def stale_temp_names(names, lstat, min_age: float = 60.0) -> list[str]:
+    """The names among ``names`` that are temp files of dead writers (``lstat(name)`` gives
+    an entry's stat result, or None)."""
+    out = []
     now = time.time()
     for name in names:
         if not name.startswith(".") or _TEMP_MARK not in name:
@@ -837,17 +934,14 @@ def stale_temp_files(directory, *, min_age: float = 60.0) -> list[str]:
             pid = int(tail.split("-", 1)[0])
         except ValueError:
             continue
-        full = os.path.join(directory, name)
-        alive = _pid_alive(pid)
-        if alive is True and pid != os.getpid():
-            continue
-        if alive is None:
-            try:
-                if now - os.lstat(full).st_mtime < min_age:
-                    continue
-            except OSError:
-                continue
         if pid == os.getpid():
             continue
-        out.append(full)
+        alive = _pid_alive(pid)
+        if alive is True:
+            continue
+        if alive is None:
+            st = lstat(name)
+            if st is None or now - st.st_mtime < min_age:
+                continue
+        out.append(name)
     return sorted(out)

@@ -11,7 +11,8 @@ from gateway.cli.app import cli
 
 
 @pytest.mark.parametrize("args", [["rules", "show"], ["rules", "validate"], ["state", "show"],
-                                  ["state", "validate"], ["state", "clean"], ["doctor"],
+                                  ["state", "validate"], ["state", "clean"], ["state", "repair"],
+                                  ["doctor"],
                                   ["install", "--dry-run"], ["uninstall", "--dry-run"]])
 def test_missing_project_is_a_usage_error(args, tmp_path):
     gone = tmp_path / "no-such-project"

@@ -184,7 +184,7 @@ def test_cache_is_used_and_invalidated_by_any_change(tmp_path):
     env = _env(tmp_path)
     policy = load_policy(proj, env)
     assert _decide(policy, "make", proj).code == "GW700"
-    cache_files = os.listdir(tmp_path / "cache")
+    cache_files = [n for n in os.listdir(tmp_path / "cache") if n.endswith(".json")]
     assert len(cache_files) == 1
     # a new project layer appears: recompiled
     (tmp_path / "proj" / ".claude" / "gateway.yaml").write_text("always_ask: [make]\n")
@@ -204,7 +204,7 @@ def test_tampered_or_corrupt_cache_is_rebuilt(tmp_path):
     proj = _project(tmp_path)
     env = _env(tmp_path)
     load_policy(proj, env)
-    (cache,) = os.listdir(tmp_path / "cache")
+    (cache,) = [n for n in os.listdir(tmp_path / "cache") if n.endswith(".json")]
     (tmp_path / "cache" / cache).write_text("{not json")
     assert _decide(load_policy(proj, env), "curl x", proj).code == "GW701"
 

@@ -52,7 +52,7 @@ def test_corrupt_roles_raise_with_file_and_repair(tmp_path, content, needle):
         fast.lookup_role(tmp_path, "a", None)
     msg = str(ei.value)
     assert needle in msg and str(p) in msg
-    assert "written only by the gateway" in msg and "gateway state clean" in msg
+    assert "written only by the gateway" in msg and "`gateway state repair` removes it" in msg
 
 
 def test_update_session_roles(tmp_path):

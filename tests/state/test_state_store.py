@@ -77,9 +77,10 @@ def test_atomic_write_failure_removes_temp(tmp_path, monkeypatch):
     def boom(*a):
         raise OSError(28, "No space left on device")
     monkeypatch.setattr(store.os, "fsync", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(StateError) as ei:   # a located error, never a bare OSError
         store.atomic_write_bytes(p, b"new")
     monkeypatch.undo()
+    assert f"state file {p}: cannot be written: No space left on device" in str(ei.value)
     assert p.read_bytes() == b"old"
     assert os.listdir(tmp_path) == ["f.json"]
 
@@ -122,10 +123,13 @@ def test_read_json_missing(tmp_path):
     assert "nope.json" in str(ei.value)
 
 
-def test_missing_parent_is_missing(tmp_path):
+def test_a_file_where_a_directory_must_be_is_broken_not_missing(tmp_path):
+    # issue 14: ".claude/state" as a regular file was read as "no session"
     (tmp_path / "file").write_text("x")
-    with pytest.raises(StateMissing):
+    with pytest.raises(StateUnsafe) as ei:
         store.read_json(tmp_path / "file" / "x.json")
+    assert not isinstance(ei.value, StateMissing)
+    assert "a parent of it is not a directory" in str(ei.value)
 
 
 def test_truncated_json_reports_line_and_column(tmp_path):

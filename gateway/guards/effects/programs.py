@@ -48,6 +48,9 @@ def _gateway_verb(eff, argv):
         if rest[0] == "clean":
             eff.gateway_ops.append("state clean" + (" --all" if "--all" in rest else ""))
             return
+        if rest[0] == "repair":
+            eff.gateway_ops.append("state repair")
+            return
     if verb == "breezing" and rest[:1] == ["phase"]:
         phase = [a for a in rest[1:] if not a.startswith("-")]
         if not phase or any(a in ("-h", "--help") for a in rest):

@@ -1,0 +1,157 @@
+"""The first call of a project compiles the policy once, whatever the number of processes
+(issue 14, item 6): a cross-process lock per cache file, rules errors cached too, and the
+built-in + user policy shared by every project without rules of its own.
+
+Counted, not timed: the rule-examples check (`verify`) of each compile appends a line to a
+file, and every process must give the same answer."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gateway.policy import cache
+from gateway.policy.errors import PolicyError
+from tests.helpers import make_project
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Waits for the go file (so that every process misses the cache at the same moment), then
+# loads the policy; the compile's verify step records itself and takes a while.
+WORKER = r"""
+import os, sys, time
+from gateway.policy.cache import load_policy
+from gateway.policy.errors import PolicyError
+project, count, go, hold = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+def verify(merged):
+    with open(count, "a") as fh:
+        fh.write(f"{os.getpid()}\n")
+    time.sleep(hold)   # a slow compile: the others reach the lock while it runs
+print("ready", flush=True)
+while not os.path.exists(go):
+    time.sleep(0.005)
+try:
+    policy = load_policy(project, verify=verify)
+    print("ok", "make" in policy.always_ask, len(policy.always_ask), policy.max_segments)
+except PolicyError as exc:
+    print("error", exc.errors)
+"""
+
+
+def _env(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return dict(os.environ, PYTHONPATH=ROOT, HOME=str(home),
+                GATEWAY_USER_RULES=str(home / "none.yaml"),
+                GATEWAY_CACHE_DIR=str(tmp_path / "cache"))
+
+
+def _workers(tmp_path, project, n, hold=1.0):
+    count = tmp_path / "compiles"
+    go = tmp_path / "go"
+    env = _env(tmp_path)
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER, project, str(count), str(go),
+                               str(hold)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env) for _ in range(n)]
+    for p in procs:
+        assert p.stdout.readline() == "ready\n"
+    go.write_text("")
+    outs = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        outs.append(out)
+    compiles = count.read_text().splitlines() if count.exists() else []
+    return outs, compiles
+
+
+def test_concurrent_first_calls_compile_once(tmp_path):
+    proj = make_project(tmp_path / "proj")
+    with open(os.path.join(proj, ".claude", "gateway.yaml"), "w") as fh:
+        fh.write("always_ask: [make]\n")
+    outs, compiles = _workers(tmp_path, proj, 12)
+    assert len(compiles) == 1
+    assert len(set(outs)) == 1 and outs[0].startswith("ok ")
+    assert outs[0].startswith("ok True ")
+
+
+def test_a_rules_error_is_compiled_once_and_reported_to_everyone(tmp_path):
+    proj = make_project(tmp_path / "proj")
+    with open(os.path.join(proj, ".claude", "gateway.yaml"), "w") as fh:
+        fh.write("catalogue: {}\n")     # a project layer may not add commands
+    outs, compiles = _workers(tmp_path, proj, 8, hold=0.0)
+    # merge fails before verify runs: no compile reaches it, and everyone reports the error
+    assert compiles == []
+    assert len(set(outs)) == 1 and outs[0].startswith("error ")
+    assert "a project layer can only tighten the policy" in outs[0]
+    # the failure itself was cached: the next process reads it instead of compiling
+    path = cache._cache_path(cache.source_digests(proj, _env(tmp_path)), _env(tmp_path))
+    with open(path, "rb") as fh:
+        assert b'"kind":"errors"' in fh.readline()
+
+
+def test_projects_without_rules_share_one_compiled_policy(tmp_path):
+    env = _env(tmp_path)
+    count = []
+
+    def verify(merged):
+        count.append(1)
+
+    a = make_project(tmp_path / "a")
+    b = make_project(tmp_path / "b")
+    cache._LOADED.clear()
+    pa = cache.load_policy(a, env, verify=verify)
+    cache._LOADED.clear()
+    pb = cache.load_policy(b, env, verify=verify)
+    assert count == [1]                          # b used a's compile
+    assert pa.data == pb.data
+    files = sorted(n for n in os.listdir(tmp_path / "cache") if n.endswith(".json"))
+    assert len(files) == 1
+    # a project file appearing is a different key: compiled then, once, and not shared
+    with open(os.path.join(b, ".claude", "gateway.local.yaml"), "w") as fh:
+        fh.write("always_ask: [make]\n")
+    cache._LOADED.clear()
+    assert "make" in cache.load_policy(b, env, verify=verify).always_ask
+    assert "make" not in cache.load_policy(a, env, verify=verify).always_ask
+    assert count == [1, 1]
+    assert len([n for n in os.listdir(tmp_path / "cache") if n.endswith(".json")]) == 2
+
+
+def test_a_killed_compiler_leaves_no_stale_lock(tmp_path):
+    proj = make_project(tmp_path / "proj")
+    count = tmp_path / "compiles"
+    go = tmp_path / "go"
+    go.write_text("")
+    p = subprocess.Popen([sys.executable, "-c", WORKER, proj, str(count), str(go), "600"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=_env(tmp_path))
+    assert p.stdout.readline() == "ready\n"
+    for _ in range(6000):       # until it is inside the compile, holding the lock
+        if count.exists():
+            break
+        time.sleep(0.01)
+    assert count.exists(), p.stderr.read()
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    p.stdout.close()
+    p.stderr.close()
+    outs, compiles = _workers(tmp_path, proj, 3, hold=0.0)
+    assert len(compiles) == 2 and len(set(outs)) == 1 and outs[0].startswith("ok ")
+
+
+def test_a_cached_error_is_never_a_policy(tmp_path):
+    env = _env(tmp_path)
+    proj = make_project(tmp_path / "proj")
+    sources = cache.source_digests(proj, env)
+    path = cache._cache_path(sources, env)
+    cache._write_cache(path, sources, ["x: broken"], "errors", True)
+    cache._LOADED.clear()
+    with pytest.raises(PolicyError) as info:
+        cache.load_policy(proj, env, verify=lambda m: None)
+    assert info.value.errors == ["x: broken"]
+    # an entry written without the examples check is not used by a caller that checks them
+    cache._write_cache(path, sources, {"not": "a policy"}, "policy", False)
+    assert cache._read_cache(path, sources, True) is None
