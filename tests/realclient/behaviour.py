@@ -23,8 +23,10 @@ Interactive observations also say whether a dialog was seen on the screen.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -49,9 +51,44 @@ ENV_TEXT = "API_KEY=sk-MARKER123\n"
 PROD_TEXT = "PROD_API_KEY=sk-PRODMARKER456\n"
 SSH_TEXT = "-----BEGIN OPENSSH PRIVATE KEY-----\nSSHMARKER789\n-----END OPENSSH PRIVATE KEY-----\n"
 
+_FILE_TEXTS = {"sk-MARKER123": ENV_TEXT, "sk-PRODMARKER456": PROD_TEXT, "SSHMARKER789": SSH_TEXT}
+_XXD_LINE = re.compile(r"^[0-9a-f]{8}: ((?:[0-9a-f]{2,4} )+)", re.MULTILINE)
+
+
+def find_secrets(text: str | None) -> list[str]:
+    """The marker secrets in ``text``: verbatim, as the base64 of their file, or in a hex dump
+    (``xxd`` layout). Encoded finds are named ``"<marker> (base64)"`` / ``"<marker> (hex)"``."""
+    if not text:
+        return []
+    found = [m for m in SECRETS if m in text]
+    squeezed = re.sub(r"\s+", "", text)
+    for m, content in _FILE_TEXTS.items():
+        if m not in found and base64.b64encode(content.encode()).decode().rstrip("=") in squeezed:
+            found.append(f"{m} (base64)")
+    hexdump = "".join(g.replace(" ", "") for g in _XXD_LINE.findall(text))
+    if hexdump:
+        try:
+            raw = bytes.fromhex(hexdump).decode("utf-8", "replace")
+        except ValueError:
+            raw = ""
+        found += [f"{m} (hex)" for m in SECRETS if m in raw and m not in found]
+    return found
+
+
 MEASURED_ID = "toolu_measured0000000000001"
-PRINT_MODES = ("default", "acceptEdits", "plan", "dontAsk", "auto")
-INTERACTIVE_MODES = ("default", "acceptEdits", "plan", "auto")
+#: The client's default model (claude-opus-5-5 in 2.1.330) runs plan mode through the auto-mode
+#: classifier; claude-sonnet-4-5 does not (measured), so plan and auto are measured on both.
+OTHER_MODEL = "claude-sonnet-4-5"
+PRINT_MODES = (
+    "default",
+    "acceptEdits",
+    "plan",
+    "dontAsk",
+    "auto",
+    f"plan@{OTHER_MODEL}",
+    f"auto@{OTHER_MODEL}",
+)
+INTERACTIVE_MODES = ("default", "acceptEdits", "plan", "auto", f"plan@{OTHER_MODEL}")
 #: Grep and Glob are not in 2.1.330's tool list unless the session opts in to them (naming
 #: them in ``--tools`` or ``--allowedTools``); ``--tools`` opts in without pre-approving.
 SEARCH_TOOLS_ARGS = ("--tools", "Bash,Read,Write,Edit,Grep,Glob")
@@ -400,6 +437,24 @@ def _measured_input(case: Case, proj: Path, home: Path) -> dict[str, Any]:
     return case.script(proj, home)[-1][0]["input"]
 
 
+#: Some models get a token-budget reminder appended to every tool_result; it is not the tool's.
+_BUDGET = re.compile(
+    r"\n*<system-reminder>\n<total_tokens>\d+ tokens left</total_tokens>\n</system-reminder>\s*\Z"
+)
+
+
+def strip_budget(text: str) -> str:
+    """``text`` without the trailing ``<system-reminder><total_tokens>…`` block."""
+    return _BUDGET.sub("", text)
+
+
+def normalise(text: str | None, proj: Path, home: Path) -> str | None:
+    """``text`` with this session's temporary paths replaced by ``<proj>`` and ``<home>``."""
+    if text is None:
+        return None
+    return text.replace(str(proj), "<proj>").replace(str(home), "<home>")
+
+
 def _result_for(results: list[ToolResult]) -> ToolResult | None:
     return next((r for r in results if r.tool_use_id == MEASURED_ID), None)
 
@@ -416,10 +471,22 @@ def _ran(case: Case, loggers: _Loggers, shell_log: Path) -> tuple[bool, list[str
     return bool(post), post
 
 
+def split_mode(mode: str | None) -> tuple[str | None, str | None]:
+    """``"plan@claude-sonnet-4-5"`` → (``"plan"``, ``"claude-sonnet-4-5"``); no ``@``: no model."""
+    if mode and "@" in mode:
+        m, model = mode.split("@", 1)
+        return m, model
+    return mode, None
+
+
 def observe_print(
     claude: str | os.PathLike[str], case: Case, mode: str | None, root: Path, timeout: float = 90
 ) -> Observation:
-    """One ``claude -p`` session in a fresh project under ``root``: what the client did."""
+    """One ``claude -p`` session in a fresh project under ``root``: what the client did.
+
+    ``mode`` may name a model after an ``@`` (``"plan@claude-sonnet-4-5"``)."""
+    label = mode
+    mode, model = split_mode(mode)
     proj, home, loggers, shell_log, env = _prepare(case, root)
     res = run_session(
         claude,
@@ -427,6 +494,7 @@ def observe_print(
         home=home,
         script=case.script(proj, home),
         permission_mode=mode,
+        model=model,
         user_settings=loggers.settings(),
         env_extra=env,
         extra_args=list(case.extra_args),
@@ -441,10 +509,10 @@ def observe_print(
         _measured(loggers.calls("PermissionRequest"), case.tool, _measured_input(case, proj, home))
     )
     outcome = "ran" if ran else ("asks" if perm else "refused")
-    text = tr.text if tr else None
+    text = normalise(tr.text, proj, home) if tr else None
     return Observation(
         case=case.id,
-        mode=mode or "default",
+        mode=label or "default",
         interface="print",
         ran=ran,
         permission_request=perm,
@@ -452,7 +520,7 @@ def observe_print(
         outcome=outcome,
         tool_result=text,
         is_error=tr.is_error if tr else None,
-        leaked=[m for m in SECRETS if text and m in text],
+        leaked=find_secrets(text),
         post_events=post,
         duration=res.duration,
         notes=notes,
@@ -470,8 +538,11 @@ def observe_interactive(
     """One interactive session (pty) in a fresh project: dialog or not, and what ran.
 
     A dialog is answered ``answer`` (default No, so nothing asked for runs; the harness then
-    sends a follow-up prompt so the mock receives the tool_result).
+    sends a follow-up prompt so the mock receives the tool_result). ``mode`` may name a model
+    after an ``@``.
     """
+    label = mode
+    mode, model = split_mode(mode)
     proj, home, loggers, shell_log, env = _prepare(case, root)
     res = run_interactive(
         claude,
@@ -479,6 +550,7 @@ def observe_interactive(
         home=home,
         script=case.script(proj, home),
         permission_mode=mode,
+        model=model,
         user_settings=loggers.settings(),
         hooks=list(loggers.hooks.values()),
         env_extra=env,
@@ -501,10 +573,10 @@ def observe_interactive(
         if ran and not res.dialog_shown
         else ("dialog" if res.dialog_shown else ("ran" if ran else "refused"))
     )
-    text = tr.text if tr else None
+    text = normalise(tr.text, proj, home) if tr else None
     return Observation(
         case=case.id,
-        mode=mode or "auto",
+        mode=label or "auto",
         interface="interactive",
         ran=ran,
         permission_request=perm,
@@ -512,8 +584,119 @@ def observe_interactive(
         outcome=outcome,
         tool_result=text,
         is_error=tr.is_error if tr else None,
-        leaked=[m for m in SECRETS if text and m in text],
+        leaked=find_secrets(text),
         post_events=post,
         duration=res.duration,
         notes=notes,
     )
+
+
+# --------------------------------------------------------------------------- experiments
+
+#: Events a :func:`run_logged` session logs (all with logging stand-ins unless a reply is given).
+LOGGED_EVENTS = (
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "PermissionDenied",
+)
+#: Fields every hook payload carries that say nothing about the call (left out of reports).
+_NOISE = ("session_id", "transcript_path", "cwd", "prompt_id", "effort")
+
+
+@dataclass
+class Logged:
+    """A session with every relevant event logged: what the client did, and what it told hooks."""
+
+    project: Path
+    home: Path
+    tool_results: list[ToolResult]
+    hooks: dict[str, StandInHook]
+    shell_log: Path
+    dialogs: list[Any]  # interactive only
+    describe: str
+
+    def calls(self, event: str) -> list[dict[str, Any]]:
+        return self.hooks[event].calls()
+
+    def events(self) -> list[str]:
+        """Event names in call order (PostToolBatch included)."""
+        entries = [(e["at"], ev) for ev, h in self.hooks.items() for e in h.entries()]
+        return [ev for _, ev in sorted(entries)]
+
+    def payload(self, event: str, index: int = 0) -> dict[str, Any]:
+        """A logged payload without the per-session noise fields."""
+        return {k: v for k, v in self.calls(event)[index].items() if k not in _NOISE}
+
+    def result(self) -> ToolResult:
+        r = _result_for(self.tool_results)
+        assert r is not None, self.describe
+        return r
+
+    def result_or_none(self) -> ToolResult | None:
+        return _result_for(self.tool_results)
+
+    def ran(self) -> list[str]:
+        return shell_commands(self.shell_log)
+
+
+def run_logged(
+    claude: str | os.PathLike[str],
+    root: Path,
+    script: Any,
+    *,
+    mode: str | None = None,
+    replies: dict[str, dict[str, Any]] | None = None,
+    interactive: bool = False,
+    answer: str | None = "no",
+    answer_delay: float = 0.2,
+    settings_extra: dict[str, Any] | None = None,
+    gitignore_env: bool = True,
+    before_run: Any = None,
+    model: str | None = None,
+    timeout: float = 60,
+) -> Logged:
+    """One session in a fresh measurement project with every event of :data:`LOGGED_EVENTS`
+    logged. ``script(project, home)`` returns the turns (give the measured call the id
+    :data:`MEASURED_ID`); ``replies`` maps an event to its stand-in's fixed reply;
+    ``before_run(project, home)`` may prepare or snapshot files before the client starts."""
+    proj, home = build_project(root, gitignore_env=gitignore_env)
+    if before_run is not None:
+        before_run(proj, home)
+    replies = replies or {}
+    hooks = {ev: StandInHook(root / "hooks", ev, replies.get(ev)) for ev in LOGGED_EVENTS}
+    settings = hooks_settings(*[(ev, "*", h) for ev, h in hooks.items()])
+    settings.update(settings_extra or {})
+    shell, shell_log = logging_shell(root / "bin")
+    common: dict[str, Any] = dict(
+        home=home,
+        script=script(proj, home),
+        permission_mode=mode,
+        model=model,
+        user_settings=settings,
+        env_extra={"CLAUDE_CODE_SHELL": str(shell)},
+        timeout=timeout,
+    )
+    if interactive:
+        ires = run_interactive(
+            claude,
+            proj,
+            hooks=list(hooks.values()),
+            answer=answer,
+            answer_delay=answer_delay,
+            **common,
+        )
+        return Logged(
+            proj, home, ires.tool_results, hooks, shell_log, ires.dialogs, ires.describe()
+        )
+    pres = run_session(claude, proj, **common)
+    return Logged(proj, home, pres.tool_results, hooks, shell_log, [], pres.describe())
+
+
+def measured_turns(name: str, tool_input: dict[str, Any], before: tuple = ()) -> Any:
+    """A ``script`` for :func:`run_logged`: optional earlier calls, then the measured call.
+    ``{proj}``/``{home}`` in string inputs are filled in."""
+    case = Case("x", "x", name, tool_input, before=before)
+    return case.script
