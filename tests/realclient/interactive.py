@@ -61,7 +61,7 @@ from .standin import StandInHook
 #: x?", ...), a list of choices (numbered "1. Yes" ... "4. No", or, in auto mode's fallback,
 #: unnumbered "No" / "Yes"), and a footer line with "Esc to cancel".
 _DIALOG_FOOTER = re.compile(r"Esc to cancel")
-_DIALOG_QUESTION = re.compile(r"^\s*Do you want to\b")
+_DIALOG_QUESTION = re.compile(r"^\s*(?:Do you want to\b|Allow this\b.*\?$)")
 _OPTION = re.compile(r"^\s*(❯)?\s*(?:(\d)\.\s+)?(\S.*?)\s*$")
 _INTERRUPTED = "Interrupted · What should Claude do instead?"
 _WORKING = "esc to interrupt"  # footer text while the client is busy
@@ -115,7 +115,8 @@ def dialog_choices(dialog_text: str) -> list[Choice]:
 def find_dialog(screen_text: str) -> str | None:
     """The permission dialog's text if one is on the screen, else None.
 
-    Recognised by the question line ("Do you want to …"), a choice list containing a "Yes"
+    Recognised by the question line ("Do you want to …", or "Allow this … ?" for auto mode's
+    read outside the working directories), a choice list containing a "Yes"
     choice, and the "Esc to cancel" footer. The text runs from the rule above the dialog to the
     footer.
     """
@@ -125,13 +126,30 @@ def find_dialog(screen_text: str) -> str | None:
         return None
     start, _, foot = span
     text_ = "\n".join(ln.rstrip() for ln in lines[start : foot + 1]).strip("\n")
-    if not any(c.label.startswith("Yes") for c in dialog_choices(text_)):
+    if not any(_is_yes(c.label) for c in dialog_choices(text_)):
         return None
     return text_
 
 
 def _is_no(label: str) -> bool:
     return label == "No" or label.startswith(("No,", "No "))
+
+
+def _is_yes(label: str) -> bool:
+    return label == "Yes" or label.startswith(("Yes,", "Yes "))
+
+
+def _pick(choices: list[Choice], want: Any) -> int | None:
+    """The index of the plain choice ("Yes" / "No"), else of the one that asks again next time
+    (so the answer is not remembered), else of the first that matches at all."""
+    matching = [i for i, c in enumerate(choices) if want(c.label)]
+    for i in matching:
+        if choices[i].label in ("Yes", "No"):
+            return i
+    for i in matching:
+        if "ask again next time" in choices[i].label:
+            return i
+    return matching[0] if matching else None
 
 
 def keys_for(answer: str, dialog_text: str) -> bytes:
@@ -141,8 +159,7 @@ def keys_for(answer: str, dialog_text: str) -> bytes:
     if answer not in ("yes", "no"):
         raise ValueError(f"unknown answer {answer!r} (yes | no | esc | kill | None)")
     choices = dialog_choices(dialog_text)
-    want = (lambda lb: lb.startswith("Yes")) if answer == "yes" else _is_no
-    target = next((i for i, c in enumerate(choices) if want(c.label)), None)
+    target = _pick(choices, _is_yes if answer == "yes" else _is_no)
     if target is None:
         raise ValueError(f"no {answer!r} choice in the dialog:\n{dialog_text}")
     if choices[target].number is not None:

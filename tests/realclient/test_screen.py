@@ -44,6 +44,20 @@ AUTO_DIALOG_SCREEN = """\
 """
 
 
+# Auto mode, Read outside the working directories: a one-time choice that can be remembered.
+OUTSIDE_READ_SCREEN = """\
+────────────────────────────────────────────────────────────
+ Read outside the working directories
+ Read(/tmp/home/.ssh/id_rsa)
+ Allow this read outside the working directories?
+ ❯ 1. Yes, and keep allowing any reads outside the working directories
+   2. No, and block reads outside the working directories from now on
+   3. No, and ask again next time
+   4. Yes, but ask again next time
+ Esc to cancel · Tab to amend
+"""
+
+
 def test_screen_applies_absolute_moves_and_erase() -> None:
     s = Screen(rows=5, cols=20)
     s.feed(b"\x1b[?1049h\x1b[2J\x1b[1;1Hhello\x1b[3;5Hworld\x1b[1;3H\x1b[K")
@@ -123,6 +137,9 @@ def test_dialog_choices_numbered_and_unnumbered() -> None:
         ("esc", BASH_DIALOG_SCREEN, b"\x1b"),
         ("yes", AUTO_DIALOG_SCREEN, b"\x1b[B\r"),
         ("no", AUTO_DIALOG_SCREEN, b"\r"),
+        # a choice that is not remembered is preferred
+        ("no", OUTSIDE_READ_SCREEN, b"3"),
+        ("yes", OUTSIDE_READ_SCREEN, b"4"),
     ],
 )
 def test_keys_for(answer: str, screen: str, keys: bytes) -> None:
