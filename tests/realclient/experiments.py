@@ -300,6 +300,42 @@ def auto_mode(claude: Path, root: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def hook_allow(claude: Path, root: Path) -> list[dict[str, Any]]:
+    """Where does a hook's allow take effect? `chmod +x scripts/x.sh` (which the client asks
+    about in default and acceptEdits), PreToolUse allow vs PermissionRequest allow, per mode."""
+    chmod = measured_turns("Bash", {"command": "chmod +x scripts/x.sh"})
+    allow = {
+        "PreToolUse allow": {"PreToolUse": pre_tool_use("allow")},
+        "PermissionRequest allow": {"PermissionRequest": permission_request("allow")},
+    }
+    rows = []
+    modes = ["default", "acceptEdits", "auto", "dontAsk", "plan", f"plan@{OTHER_MODEL}"]
+    for mode in modes:
+        m, _, model = mode.partition("@")
+        for name, replies in allow.items():
+            lg = run_logged(
+                claude,
+                root / f"{mode}-{name[:2]}",
+                chmod,
+                mode=m,
+                model=model or None,
+                replies=replies,
+            )
+            rows.append(_row(f"{name} (-p {mode})", lg, ran=bool(lg.ran())))
+    for name, replies in allow.items():
+        lg = run_logged(
+            claude,
+            root / f"tty-auto-{name[:2]}",
+            chmod,
+            mode="auto",
+            interactive=True,
+            answer_delay=5.0,
+            replies=replies,
+        )
+        rows.append(_row(f"{name} (tty auto; No after 5 s)", lg, ran=bool(lg.ran())))
+    return rows
+
+
 def dialog_flash(claude: Path, root: Path, repeats: int = 5) -> list[dict[str, Any]]:
     """How long a dialog stays on the screen when a PermissionRequest hook allows at once
     (tty default, `touch t`, the hook replies with no delay)."""
@@ -337,4 +373,5 @@ EXPERIMENTS: dict[str, Callable[[Path, Path], list[dict[str, Any]]]] = {
     "bypass": bypass,
     "auto": auto_mode,
     "flash": dialog_flash,
+    "hook-allow": hook_allow,
 }

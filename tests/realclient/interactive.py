@@ -390,6 +390,7 @@ def run_interactive(
             # the mock had seen at that answer, whether the follow-up was typed already)
             rejected: list[Any] | None = None
             notices: list[float] = []
+            notice_on = False
             done = "timeout"
             done_at: float | None = None
             t0_wall = time.time()
@@ -422,15 +423,14 @@ def run_interactive(
                     now = time.monotonic() - t0
                     shown = scr.text()
 
-                    if (
-                        _AUTO_NOTICE in shown
-                        and _AUTO_NOTICE_KEYS in shown
-                        and (not notices or now - notices[-1] > 1.0)
-                    ):
+                    notice = _AUTO_NOTICE in shown and _AUTO_NOTICE_KEYS in shown
+                    if notice and not notice_on:
+                        notice_on = True
                         notices.append(now)
-                        time.sleep(answer_delay)
-                        os.write(fd, b"\r")  # stay in auto mode
+                        time.sleep(0.2)
+                        os.write(fd, b"\r")  # stay in auto mode (once per appearance)
                         continue
+                    notice_on = notice
 
                     dialog = find_dialog(shown)
                     if dialog is not None and current is None:

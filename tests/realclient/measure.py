@@ -123,7 +123,7 @@ def _excerpt(text: str | None, n: int = 110) -> str:
     return "`" + (t[:n] + "…" if len(t) > n else t) + "`" if t else "(empty)"
 
 
-def render(rows: list[dict[str, Any]]) -> str:
+def render(rows: list[dict[str, Any]], experiments: bool = True) -> str:
     obs = [o for o in rows if "case" in o]
     by: dict[tuple[str, str, str], dict[str, Any]] = {
         (o["case"], o["interface"], o["mode"]): o for o in obs
@@ -132,18 +132,22 @@ def render(rows: list[dict[str, Any]]) -> str:
     imodes = [m for m in INTERACTIVE_MODES if any(k[1] == "interactive" and k[2] == m for k in by)]
     cases = [c for c in CASES if any(k[0] == c.id for k in by)]
     out = []
-    head = ["call", *[f"-p {m}" for m in pmodes], *[f"tty {m}" for m in imodes]]
-    out.append("| " + " | ".join(head) + " |")
-    out.append("|" + "---|" * len(head))
-    for c in cases:
-        label = c.label + ("" if c.gitignore_env else " (.env not in .gitignore)")
-        cells = [_cell(by[(c.id, "print", m)]) if (c.id, "print", m) in by else "" for m in pmodes]
-        cells += [
-            _cell(by[(c.id, "interactive", m)]) if (c.id, "interactive", m) in by else ""
-            for m in imodes
-        ]
-        out.append("| " + " | ".join([label, *cells]) + " |")
-    out.append("")
+    for title, iface, modes, prefix in (
+        ("Print mode (`claude -p`)", "print", pmodes, "-p"),
+        ("Interactive (tty)", "interactive", imodes, "tty"),
+    ):
+        if not modes:
+            continue
+        out.append(f"### {title}")
+        out.append("")
+        head = ["call", *[f"{prefix} {m}" for m in modes]]
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "---|" * len(head))
+        for c in cases:
+            label = c.label + ("" if c.gitignore_env else " (.env not in .gitignore)")
+            cells = [_cell(by[(c.id, iface, m)]) if (c.id, iface, m) in by else "" for m in modes]
+            out.append("| " + " | ".join([label, *cells]) + " |")
+        out.append("")
     out.append("### What each call returned (grouped where identical)")
     out.append("")
     out.append("| call | where | outcome | PermissionRequest | tool_result |")
@@ -168,7 +172,7 @@ def render(rows: list[dict[str, Any]]) -> str:
             leak = find_secrets(by[(c.id, iface, modes[0])].get("tool_result"))
             oc = outcome + (f": secret {', '.join(leak)}" if leak else "")
             out.append(f"| {label} | {where} | {oc} | {'yes' if pr else 'no'} | {ex} |")
-    for e in (o for o in rows if "experiment" in o):
+    for e in (o for o in rows if "experiment" in o and experiments):
         out.append("")
         out.append(f"### Experiment `{e['experiment']}`")
         out.append("")
@@ -189,9 +193,12 @@ def main(argv: list[str] | None = None) -> int:
         "--experiments", default="all", help=f"comma list of {sorted(EXPERIMENTS)}, or 'none'"
     )
     ap.add_argument("--render", type=Path, help="only print the Markdown of a JSONL file")
+    ap.add_argument(
+        "--no-experiment-data", action="store_true", help="leave the experiments' JSON out"
+    )
     args = ap.parse_args(argv)
     if args.render:
-        sys.stdout.write(render(_load(args.render)))
+        sys.stdout.write(render(_load(args.render), not args.no_experiment_data))
         return 0
     if not args.jsonl:
         ap.error("--jsonl is required to run measurements")
@@ -216,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         split(args.interactive_modes, list(INTERACTIVE_MODES)),
     )
     run_experiments(inst.claude, args.jsonl, split(args.experiments, sorted(EXPERIMENTS)))
-    sys.stdout.write(render(_load(args.jsonl)))
+    sys.stdout.write(render(_load(args.jsonl), not args.no_experiment_data))
     return 0
 
 
