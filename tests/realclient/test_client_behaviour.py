@@ -168,6 +168,9 @@ TTY_ROWS = [
     # auto mode: the call needs the server-side check, which the mock lacks: the client asks
     # the human, and no PermissionRequest hook is called for that dialog
     ("cat-ssh", "auto", "dialog", True, False, []),
+    # ... while the Read tool outside the project asks once ("Allow this read outside the
+    # working directories?"), with a PermissionRequest; in -p auto it just runs (PRINT_ROWS)
+    ("Read-ssh", "auto", "dialog", True, True, []),
 ]
 
 
@@ -247,6 +250,32 @@ def test_failed_bash_fires_posttoolusefailure_not_posttooluse(tmp_path: Path) ->
     assert fail["error"] == "Exit code 1\ncat: nonexistent-file: No such file or directory"
     assert fail["is_interrupt"] is False
     assert "tool_response" not in fail
+
+
+# --------------------------------------------------------------------------- hook allow per mode
+
+CHMOD = measured_turns("Bash", {"command": "chmod +x scripts/x.sh"})
+
+
+@pytest.mark.parametrize(
+    ("mode", "event", "ran"),
+    [
+        # a PreToolUse allow takes effect where PermissionRequest never fires ...
+        ("auto", "PreToolUse", True),
+        ("dontAsk", "PreToolUse", True),
+        # ... and a PermissionRequest allow does not
+        ("auto", "PermissionRequest", False),
+        ("dontAsk", "PermissionRequest", False),
+    ],
+)
+def test_hook_allow_in_modes_without_permissionrequest(
+    tmp_path: Path, mode: str, event: str, ran: bool
+) -> None:
+    reply = pre_tool_use("allow") if event == "PreToolUse" else permission_request("allow")
+    lg = run_logged(CLAUDE, tmp_path, CHMOD, mode=mode, replies={event: reply})
+    assert bool(lg.ran()) is ran, lg.describe
+    assert lg.calls("PermissionRequest") == []
+    assert (lg.events()[-2] == "PostToolUse") is ran
 
 
 # --------------------------------------------------------------------------- plan mode
