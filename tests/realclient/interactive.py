@@ -284,6 +284,12 @@ def _spawn(
     return pid, fd
 
 
+def _send(fd: int, data: bytes) -> None:
+    """Type ``data``; a client that already exited is not an error (the loop sees EOF next)."""
+    with contextlib.suppress(OSError):
+        os.write(fd, data)
+
+
 def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
@@ -428,7 +434,7 @@ def run_interactive(
                         notice_on = True
                         notices.append(now)
                         time.sleep(0.2)
-                        os.write(fd, b"\r")  # stay in auto mode (once per appearance)
+                        _send(fd, b"\r")  # stay in auto mode (once per appearance)
                         continue
                     notice_on = notice
 
@@ -456,7 +462,7 @@ def run_interactive(
                         pending_key = None
 
                     if pending_key is not None and now >= pending_key[0] and current is not None:
-                        os.write(fd, pending_key[1])
+                        _send(fd, pending_key[1])
                         current.answer, current.answered_at = pending_key[2], now
                         if pending_key[2] in ("no", "esc"):
                             rejected = [len(mock.requests), False]
@@ -476,9 +482,9 @@ def run_interactive(
                             if followup:
                                 rejected[1] = True
                                 time.sleep(0.2)
-                                os.write(fd, followup.encode())
+                                _send(fd, followup.encode())
                                 time.sleep(0.2)
-                                os.write(fd, b"\r")
+                                _send(fd, b"\r")
                             else:
                                 done_at = now
                                 done = "interrupted"

@@ -271,3 +271,29 @@ def test_permissionrequest_allow_closes_a_drawn_dialog(sb: Sandbox, delay: float
         f"{d.visible_for:.2f}s; hook called at {res.hook_times['perm'][0]:.2f}s, dialog drawn "
         f"at {d.shown_at:.2f}s"
     )
+
+
+# --------------------------------------------------------------------------- harness safety
+
+
+def test_unanswered_dialog_ends_in_a_timeout_not_a_hang(sb: Sandbox) -> None:
+    """Nobody answers and no hook decides: the harness kills the session at the timeout."""
+    perm = sb.hook("perm")
+    res = run_interactive(
+        CLAUDE,
+        sb.project,
+        home=sb.home,
+        tool_use=bash("touch marker"),
+        permission_mode="default",
+        user_settings=hooks_settings(("PermissionRequest", "*", perm)),
+        hooks=[perm],
+        env_extra=sb.env,
+        answer=None,
+        timeout=10,
+    )
+    assert res.done == "timeout" and res.timed_out, res.describe()
+    assert res.dialog_shown and res.dialogs[0].closed_at is None
+    assert res.returncode == -9  # the process group was killed
+    assert not (sb.project / "marker").exists()
+    assert perm.events() == ["PermissionRequest"]
+    assert res.tool_results == []
