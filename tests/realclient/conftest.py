@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ALWAYS_COLLECT = {"test_mock_api.py", "conftest.py", "__init__.py"}
+ALWAYS_COLLECT = {"test_mock_api.py", "test_screen.py", "conftest.py", "__init__.py"}
 
 
 def _realclient_deselected(markexpr: str) -> bool:
