@@ -19,8 +19,8 @@ _FLOW = {
                    "allow",
     "plan": "it runs reads by itself and nothing that writes; a PermissionRequest allow would "
             "run a writing command, so the gateway allows none",
-    "auto": "it runs reads by itself and its classifier approves or refuses the rest; "
-            "PermissionRequest never fires",
+    "auto": "it runs reads and edits inside the project by itself and its classifier "
+            "approves or refuses the rest; PermissionRequest never fires",
     "dontAsk": "it refuses everything that is not pre-approved by a rule; PermissionRequest "
                "never fires",
     "bypassPermissions": "it runs everything; only a hook's deny or ask stops a call",

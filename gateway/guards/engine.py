@@ -64,7 +64,7 @@ def record_registration(payload, env=None) -> Verdict | None:
         if not isinstance(raw, str) or not raw or "\x00" in raw:
             return None
         check_path_length(raw, "Write: tool_input.file_path")
-        if not files.Target(raw, req.cwd, req.roots).is_role_marker:
+        if not files.Target(raw, req.cwd, req.roots).names_role_marker:
             return None
     except GuardError:
         return None  # not a call this hook acts on: the PreToolUse pass judged it

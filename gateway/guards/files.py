@@ -87,6 +87,14 @@ class Target:
                 and not os.path.islink(self.lex))
 
     @property
+    def names_role_marker(self) -> bool:
+        """Named as a role marker (as written, links not followed): the Write meant to
+        register; whether it may is for the guards (a link on the way is refused there)."""
+        return (self.rel_lex is not None
+                and posixpath.dirname(self.rel_lex) == STATE_REL
+                and fnmatch.fnmatchcase(posixpath.basename(self.rel_lex), ROLE_MARKER_GLOB))
+
+    @property
     def is_active_file(self) -> bool:
         return any(r is not None and r.lower() == ACTIVE_REL
                    for r in (self.rel_lex, self.rel_real))

@@ -17,7 +17,9 @@ Early allow (on unless `GATEWAY_EARLY_ALLOW=0` in the hook's environment, which
 `gateway install --no-early-allow` writes into the hook command): a Bash command the validator
 allows, under the payload's permission mode, is allowed here already. That works where
 PermissionRequest allows never take effect (auto mode) and closes no dialog after it was
-drawn; the client still applies the user's permissions.ask and permissions.deny after it.
+drawn (it is on screen 0.3-0.5 s otherwise); the client still applies the user's
+permissions.ask and permissions.deny after it. Not in dontAsk mode, where the user asked
+that only their own rules let anything run (docs/client-behaviour.md).
 """
 
 import os
@@ -51,6 +53,11 @@ _MCP_READ_WORDS = frozenset(("read", "get", "cat", "view", "open", "show", "fetc
                              "content", "contents", "multiple", "query", "head", "tail"))
 
 
+#: Modes in which the gateway never allows early: in dontAsk the user has said "run only what
+#: my rules pre-approve"; a PreToolUse allow would run the call anyway (measured, 2.1.330).
+NO_EARLY_ALLOW = frozenset(("dontAsk",))
+
+
 def early_allow_enabled(env) -> bool:
     value = (env.get("GATEWAY_EARLY_ALLOW") or "").strip().lower()
     return value not in ("0", "off", "false", "no")
@@ -69,6 +76,11 @@ def early_allow(req, command):
     """An allow for a Bash command the validator allows under the payload's permission
     mode, when early allow is on; else None."""
     if not early_allow_enabled(req.env):
+        return None
+    if req.permission_mode in NO_EARLY_ALLOW:
+        req.step("guard:allow", "pass", "", f"{req.permission_mode} mode: the client refuses "
+                 "what no rule of the user's pre-approves, and a hook allow would run it: no "
+                 "early allow")
         return None
     from gateway import runtime
 

@@ -122,18 +122,15 @@ def _no_duplicates(path):
 def load(path: str) -> Loaded:
     """Read a settings file. Raises InstallError (with file, line and column) when it cannot
     be used; a missing file is an empty one."""
+    from gateway import configfile
+
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_SETTINGS + 1)
-    except FileNotFoundError:
+        # a regular file only, opened without blocking (a FIFO there hung `gateway doctor`)
+        raw = configfile.read(path, MAX_SETTINGS)
+    except configfile.ConfigFileError as exc:
+        raise InstallError(str(exc)) from None
+    if raw is None:
         return Loaded(path, False, {}, None, DEFAULT_STYLE)
-    except IsADirectoryError:
-        raise InstallError(f"{path}: is a directory, not a settings file") from None
-    except OSError as exc:
-        raise InstallError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_SETTINGS:
-        raise InstallError(f"{path}: larger than {MAX_SETTINGS} bytes; is it really a "
-                           "settings file?")
     data, style = parse(raw, path)
     return Loaded(path, True, data, raw, style)
 

@@ -195,6 +195,12 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     if loaded.exists:
         res.backup = backup.save_backup(path, loaded.raw, env)
     _write(path, new_text, new, private)
+    if scope == "local" and not settings_file:
+        from gateway.install import gitignore
+
+        note = gitignore.ensure_ignored(path, env)
+        if note:
+            res.notes.append(note)
     return res
 
 

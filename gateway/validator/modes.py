@@ -7,9 +7,9 @@ The payload's `permission_mode` says what the human has consented to for this se
 * ``plan``: nothing may change the project while the human reviews a plan. A hook allow in
   plan mode really runs a writing command (reference/claude-code-hooks.md §5), so an allow
   stands only for a command the effects analysis proves read-only (GW720);
-* ``acceptEdits``: the human accepts edits inside the project; the catalogue's edit forms
-  are allowed (see the catalogue's ``edit`` entries), with the protected paths and secrets
-  as everywhere;
+* ``acceptEdits`` (and ``auto``, which runs the same in-project edits by itself): the human
+  accepts edits inside the project; the catalogue's edit forms are allowed (see the
+  catalogue's ``edit`` entries), with the protected paths and secrets as everywhere;
 * ``bypassPermissions``: the client asks nothing; the hooks' allows change nothing and
   their denies still hold;
 * anything else (a mode a newer client invented) is treated as plan: no allow for a write.
@@ -23,8 +23,10 @@ ACCEPT_EDITS = "acceptEdits"
 #: Modes the gateway knows; an absent mode (older clients, the CLI) is "default".
 KNOWN = frozenset((DEFAULT, PLAN, ACCEPT_EDITS, "bypassPermissions", "dontAsk", "auto",
                    "delegate"))
-#: Modes in which the human accepted edits inside the project.
-EDITS = frozenset((ACCEPT_EDITS, "bypassPermissions"))
+#: Modes in which the human accepted edits inside the project. Auto mode runs the client's
+#: own in-project edits (mkdir, cp, sed -i, redirections) before its classifier looks at
+#: anything, as acceptEdits does (measured, docs/client-behaviour.md).
+EDITS = frozenset((ACCEPT_EDITS, "auto", "bypassPermissions"))
 
 
 def normalize(mode):

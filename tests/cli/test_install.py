@@ -790,3 +790,57 @@ def test_jsonfile_style_detection_examples():
     for text in (b'{\n  "a": [\n    1\n  ]\n}', b'{"a": [1]}\n', b'{\n\t"a": 1\n}'):
         data, style = jsonfile.parse(text)
         assert jsonfile.dumps(data, style).encode() == text
+
+
+# --- settings.local.json stays out of git, as the client keeps it --------------------------
+
+def _git(*args, cwd, env):
+    import subprocess
+
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("configured", [False, True])
+def test_local_install_makes_git_ignore_the_local_settings(tmp_path, real_hooks, monkeypatch,
+                                                           configured):
+    """Reproducer (issue 12): --scope local left .claude/settings.local.json untracked but
+    not ignored. The client adds **/.claude/settings.local.json to the global excludes file
+    (core.excludesFile, else ~/.config/git/ignore); install does the same."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], "XDG_STATE_HOME": str(tmp_path / "s")}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    target = home / ".config" / "git" / "ignore"
+    if configured:
+        target = tmp_path / "my-excludes"
+        _git("config", "--global", "core.excludesFile", str(target), cwd=tmp_path, env=env)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    _git("init", "-q", cwd=proj, env=env)
+    res = ops.install("local", str(proj))
+    local = proj / ".claude" / "settings.local.json"
+    assert any(str(target) in n and "git now ignores" in n for n in res.notes), res.notes
+    assert target.read_text().splitlines() == ["**/.claude/settings.local.json"]
+    assert _git("check-ignore", "-q", str(local), cwd=proj, env=env).returncode == 0
+    assert _git("status", "--porcelain", "--untracked-files=all", cwd=proj,
+                env=env).stdout.strip() == ""
+    # a second install (or one where git already ignores it) changes nothing there
+    local.unlink()
+    res = ops.install("local", str(proj))
+    assert not any("git now ignores" in n for n in res.notes), res.notes
+    assert target.read_text().splitlines() == ["**/.claude/settings.local.json"]
+
+
+def test_project_install_touches_no_git_excludes(tmp_path, real_hooks, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    _git("init", "-q", cwd=proj, env=dict(os.environ))
+    ops.install("project", str(proj))
+    assert not (home / ".config" / "git" / "ignore").exists()

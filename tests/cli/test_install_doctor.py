@@ -47,6 +47,21 @@ def test_installed_hook_is_run_and_answers(project):
     assert find(checks, "ok", "rules load")
 
 
+@pytest.mark.parametrize("kind", ["fifo", "dir"])
+def test_a_settings_path_that_is_no_regular_file_is_reported_not_hung_on(project, kind):
+    """Reproducer (found by the reliability pass): a FIFO at .claude/settings.local.json hung
+    `gateway doctor` in open()."""
+    import os
+
+    path = project / ".claude" / "settings.local.json"
+    os.mkfifo(path) if kind == "fifo" else path.mkdir()
+    checks = doctor.run(str(project), probe=False, claude="/nonexistent/claude")
+    bad = find(checks, "fail", "local settings file cannot be used")
+    what = "is a FIFO (named pipe)" if kind == "fifo" else "is a directory"
+    assert bad and what in bad[0].title and "not a regular file" in bad[0].title, \
+        statuses(checks)
+
+
 def test_missing_program_fails(project, tmp_path):
     gone = tmp_path / "old" / "gateway"
     gone.parent.mkdir()

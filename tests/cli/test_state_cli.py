@@ -67,7 +67,10 @@ def _unprivileged(argv):
 
 
 def hook(exe, env, payload, unprivileged=False):
-    argv = [exe, "hook", "pre-tool-use"]
+    """The reason of a PreToolUse deny, or of a PostToolUse registration that was not
+    recorded (registrations are recorded once the marker Write completed); None: neither."""
+    post = payload.get("hook_event_name") == "PostToolUse"
+    argv = [exe, "hook", "post-tool-use" if post else "pre-tool-use"]
     if unprivileged:
         argv = _unprivileged(argv)
     p = subprocess.run(argv, input=json.dumps(payload).encode(), env=env,
@@ -75,7 +78,12 @@ def hook(exe, env, payload, unprivileged=False):
     assert p.returncode == 0, p.stderr
     if not p.stdout:
         return None
-    return json.loads(p.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    out = json.loads(p.stdout)["hookSpecificOutput"]
+    if post:
+        text = out["additionalContext"]
+        # "gateway GW890: the role marker was written but no role was registered: <reason>"
+        return text.replace("the role marker was written but no role was registered: ", "")
+    return out["permissionDecisionReason"]
 
 
 def write_src(proj, agent_id="rev-1"):
@@ -86,10 +94,11 @@ def write_src(proj, agent_id="rev-1"):
 
 def register(proj, agent_id, role="implementer", owns=("src/**",)):
     body = json.dumps({"role": role, "owns": list(owns)})
+    path = state(proj, f"breezing-role-{agent_id}.json")
     return {"session_id": SESSION, "agent_id": agent_id, "cwd": proj,
-            "hook_event_name": "PreToolUse", "tool_name": "Write",
-            "tool_input": {"file_path": state(proj, f"breezing-role-{agent_id}.json"),
-                           "content": body}}
+            "hook_event_name": "PostToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": path, "content": body},
+            "tool_response": {"type": "create", "filePath": path, "content": body}}
 
 
 def gw890_sentence(reason):

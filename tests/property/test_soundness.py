@@ -181,7 +181,7 @@ def test_always_ask_commands_ask(pjudge, name, args, case, data):
 @budget(60)
 @given(name=st.sampled_from(S.EDIT_SAMPLE), args=st.lists(S.inside_path(), min_size=1,
                                                           max_size=2),
-       mode=st.sampled_from([None, "default", "plan", "auto", "dontAsk"]), data=st.data())
+       mode=st.sampled_from([None, "default", "plan", "dontAsk"]), data=st.data())
 def test_edit_commands_are_not_allowed_outside_accept_edits(pjudge, name, args, mode, data):
     """cp, mv, chmod, ln, tee, rmdir change the files they name: the human reviews them in
     every mode but acceptEdits (and bypassPermissions)."""

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from .client import SessionResult, require_client, run_session
-from .mock_api import bash, text, tool_use, write
+from .mock_api import bash, write
 
 pytestmark = pytest.mark.realclient
 
@@ -146,7 +146,8 @@ def test_lean_hooks_ignore_the_agents_pythonpath_and_cwd(tmp_path: Path) -> None
     res = b.run(tool_use=bash("touch marker"),
                 env_extra={"PYTHONPATH": str(evil), "PYTHONSTARTUP": str(evil / "json.py")})
     assert (b.project / "marker").exists(), res.describe()
-    assert ("PermissionRequest", "allow") in [(e["event"], e["decision"]) for e in b.audit()]
+    # early allow: PreToolUse allows it, so PermissionRequest never fires
+    assert ("PreToolUse", "allow") in [(e["event"], e["decision"]) for e in b.audit()]
 
 
 def test_script_launcher_is_kept_as_an_option(tmp_path: Path) -> None:
@@ -168,17 +169,29 @@ def test_allowed_in_project_command_runs_without_approval(box: Sandbox) -> None:
     assert (box.project / "marker").exists(), res.describe()
     assert not res.tool_result.is_error, res.describe()
     decisions = [(e["event"], e["decision"], e["code"]) for e in box.audit()]
+    assert ("PreToolUse", "allow", "GW700") in decisions, decisions  # early allow
+
+
+def test_allowed_command_runs_through_permission_request_without_early_allow(
+        tmp_path: Path) -> None:
+    b = Sandbox(tmp_path)
+    b.install("--no-early-allow")
+    res = b.run(tool_use=bash("touch marker"))
+    assert (b.project / "marker").exists(), res.describe()
+    decisions = [(e["event"], e["decision"], e["code"]) for e in b.audit()]
     assert ("PermissionRequest", "allow", "GW700") in decisions, decisions
+    assert ("PreToolUse", "allow", "GW700") not in decisions, decisions
 
 
 def test_ask_command_does_not_run_headless(box: Sandbox) -> None:
-    # cp is on ALWAYS_ASK: the gateway leaves it to the human; headless that is a deny.
+    # cp is an edit (acceptEdits only): in default mode the gateway leaves it to the human;
+    # headless that is a refusal.
     res = box.run(tool_use=bash("cp README.md ask-marker"))
     assert not (box.project / "ask-marker").exists(), res.describe()
     tr = res.tool_result
     assert tr.is_error and "needs approval" in tr.text, res.describe()
     asks = [e for e in box.audit() if e["decision"] == "ask"]
-    assert asks and asks[-1]["code"] == "GW701", box.audit()
+    assert asks and asks[-1]["code"] == "GW721", box.audit()
 
 
 def test_denied_command_does_not_run_and_model_sees_reason(box: Sandbox) -> None:
@@ -192,37 +205,39 @@ def test_denied_command_does_not_run_and_model_sees_reason(box: Sandbox) -> None
     assert any(e["decision"] == "deny" and e["code"] == "GW750" for e in box.audit())
 
 
-def test_reviewer_subagent_write_denied_by_pretooluse_guard(tmp_path: Path) -> None:
+def test_registered_reviewer_write_denied_by_pretooluse_guard(tmp_path: Path) -> None:
+    """The session registers as a reviewer by writing its role marker (the human says Yes to
+    the client's dialog: .claude/ is sensitive to it), PostToolUse records the role once the
+    Write completed, and the reviewer's next Write of a source file is denied by the guard
+    before any dialog. (An Agent-tool subagent runs in the background in an interactive
+    session; the registration is the same under its agent_id, see tests/e2e.)"""
     from gateway.hooks import runner
 
-    assert "pre-tool-use" in runner.events()
+    from .interactive import run_interactive
+
+    assert {"pre-tool-use", "post-tool-use"} <= set(runner.events())
     box = _installed(tmp_path)
-    assert "PreToolUse" in _registered(box)
-    # The main thread (unregistered: the Lead) starts a subagent; the subagent registers as
-    # a reviewer by writing its role marker (the guard records it under its agent_id), then
-    # tries to write a source file.
+    assert {"PreToolUse", "PostToolUse"} <= set(_registered(box))
     marker = box.project / ".claude" / "state" / "breezing-role-reviewer.json"
     target = box.project / "src" / "review-notes.py"
-    script = [
-        [tool_use("Task", {"description": "review", "prompt": "review src/",
-                           "subagent_type": "general-purpose", "run_in_background": False})],
-        [write(str(marker), json.dumps({"role": "reviewer"}))],  # the subagent's turns ...
-        [write(str(target), "print('notes')\n")],
-        [text("review done")],
-        [text("done")],  # the main thread again
-    ]
-    res = box.run(script=script, extra_args=["--session-id", SESSION_ID])
-    assert res.script_left == 0, res.describe()
+    # after the script the mock answers with the harness's end-of-turn text
+    script = [[write(str(marker), json.dumps({"role": "reviewer"}))],
+              [write(str(target), "print('notes')\n")]]
+    res = run_interactive(CLAUDE, box.project, home=box.home, script=script,
+                          env_extra=box.env, extra_args=["--session-id", SESSION_ID],
+                          permission_mode="default", answer="yes", timeout=120)
+    assert res.done == "end", res.describe()
+    assert marker.exists(), res.describe()
+    assert [d for d in res.dialogs if "breezing-role-reviewer.json" in d.text], res.describe()
+    assert not [d for d in res.dialogs if "review-notes.py" in d.text], res.describe()
     assert not target.exists(), res.describe()
     denied = [t for t in res.tool_results if t.text.startswith("PreToolUse:Write hook error")]
     assert denied and "gateway GW801: a reviewer is read-only" in denied[-1].text, res.describe()
-    guard = [e for e in box.audit() if e["event"] == "PreToolUse" and e["tool"] == "Write"]
-    assert guard and guard[-1]["decision"] == "deny" and guard[-1]["agent"], \
-        res.describe() + "\n" + "\n".join(json.dumps(e) for e in box.audit())
     roles = json.loads((box.project / ".claude" / "state" /
                         "breezing-session-roles.json").read_text())
-    assert roles == {guard[-1]["agent"]: roles[guard[-1]["agent"]]}  # the subagent only
-    assert roles[guard[-1]["agent"]]["role"] == "reviewer"
+    assert roles == {SESSION_ID: roles[SESSION_ID]} and roles[SESSION_ID]["role"] == "reviewer"
+    events = [(e["event"], e["tool"]) for e in box.audit()]
+    assert ("PostToolUse", "Write") in events, events
 
 
 # --- the round trip, proven by the client -------------------------------------------------

@@ -114,7 +114,8 @@ class Call:
 
     def decision(self):
         """'deny' / 'allow' / None (no decision) from the hook's stdout; 'error' if the
-        process did not end normally or printed something that is not a hook answer."""
+        process did not end normally or printed something that is not a hook answer. For
+        PostToolUse (role registration) None is "registered", 'deny' "not registered"."""
         if self.proc.returncode != 0:
             return "error"
         text = self.out.decode("utf-8", "replace").strip()
@@ -126,6 +127,8 @@ class Call:
             return "error"
         if "permissionDecision" in obj:
             return obj["permissionDecision"]
+        if obj.get("hookEventName") == "PostToolUse" and "additionalContext" in obj:
+            return "deny"  # PostToolUse: the role was not registered (the reason follows)
         return obj.get("decision", {}).get("behavior", "error")
 
     def reason(self) -> str:

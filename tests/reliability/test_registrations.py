@@ -1,4 +1,5 @@
-"""Role registrations through the real PreToolUse hook, many at once and SIGKILLed at random
+"""Role registrations through the real hook that records them (PostToolUse, once the marker
+Write completed), many at once and SIGKILLed at random
 moments: no registration the hook confirmed is ever lost, the roles file is never torn, no
 lock stays behind, and what a killed writer leaves is repaired by `gateway state repair`
 without ending the breezing session."""
@@ -23,8 +24,9 @@ def _marker(proj, agent_id, role="implementer"):
     body = json.dumps({"role": role, "owns": [f"src/{agent_id}/**"]})
     path = os.path.join(proj, ".claude", "state", f"breezing-role-{agent_id}.json")
     return {"session_id": SESSION, "agent_id": agent_id, "cwd": proj,
-            "hook_event_name": "PreToolUse", "tool_name": "Write",
-            "tool_input": {"file_path": path, "content": body}}
+            "hook_event_name": "PostToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": path, "content": body},
+            "tool_response": {"type": "create", "filePath": path, "content": body}}
 
 
 def _session(proj, env, big: int):
@@ -78,7 +80,7 @@ def test_concurrent_registrations_with_kills_lose_nothing_confirmed(scratch):
     leftovers = 0
     for r in range(rounds):
         ids = [f"r{r}-{i}" for i in range(n)]
-        calls = harness.burst("pre-tool-use", [_marker(proj, a) for a in ids], env,
+        calls = harness.burst("post-tool-use", [_marker(proj, a) for a in ids], env,
                               kill_rate=0.3, rng=random.Random(r), kill_window=2.0)
         harness.record(fig, calls, lambda c: None, registrations=calls)  # no decision
         confirmed = {ids[c.tag] for c in calls if not c.killed and c.decision() is None}
@@ -103,14 +105,14 @@ def test_crash_trials_one_writer_killed_at_a_random_moment(scratch):
                           "moment")
     rng = random.Random(4242)
     # how long one registration takes here and now: the kills are spread over that span
-    probe = [harness.burst("pre-tool-use", [_marker(proj, f"probe-{i}")], env)[0]
+    probe = [harness.burst("post-tool-use", [_marker(proj, f"probe-{i}")], env)[0]
              for i in range(3)]
     span = sorted(c.latency for c in probe)[1]
     base |= {"probe-0", "probe-1", "probe-2"}
     landed = set()
     for t in range(trials):
         agent = f"crash-{t}"
-        c = harness.start("pre-tool-use", _marker(proj, agent), env, tag=t)
+        c = harness.start("post-tool-use", _marker(proj, agent), env, tag=t)
         kill_at = c.start + rng.uniform(0.3 * span, 1.1 * span)
         harness.wait([c], [(kill_at, c)])
         fig.processes += 1
@@ -130,7 +132,7 @@ def test_crash_trials_one_writer_killed_at_a_random_moment(scratch):
     lost, left = _check_after(proj, env, base, landed, landed)
     fig.notes.append(f"registrations that landed before the kill or completed: {len(landed)};"
                      f" temp files of killed writers repaired: {left}")
-    after = harness.burst("pre-tool-use", [_marker(proj, "after")], env)
+    after = harness.burst("post-tool-use", [_marker(proj, "after")], env)
     assert [c.decision() for c in after] == [None]
     assert "after" in fast.load_session_roles(proj)
     assert fig.lost == 0 and fig.wrong == 0
@@ -155,7 +157,7 @@ def test_kills_at_exact_syscalls_of_a_registration(scratch):
     for i, (calls, _what) in enumerate(SYSCALLS):
         agent = f"sys-{i}"
         argv = [strace, "-f", "-qq", "-o", "/dev/null", "-e", f"trace={calls}", "-e",
-                f"inject={calls}:signal=SIGKILL:when=1", *harness.hook_argv("pre-tool-use")]
+                f"inject={calls}:signal=SIGKILL:when=1", *harness.hook_argv("post-tool-use")]
         p = subprocess.run(argv, input=json.dumps(_marker(proj, agent)).encode(), env=env,
                            capture_output=True, timeout=120)
         fig.processes += 1
@@ -174,7 +176,7 @@ def test_kills_at_exact_syscalls_of_a_registration(scratch):
                              "repair` removed it")
         r = _gateway(env, "state", "repair")
         assert r.returncode == 0, r.stderr
-        again = harness.burst("pre-tool-use", [_marker(proj, agent)], env)
+        again = harness.burst("post-tool-use", [_marker(proj, agent)], env)
         assert [c.decision() for c in again] == [None]
         base.add(agent)
     assert set(fast.load_session_roles(proj)) == base
@@ -198,7 +200,8 @@ def test_readers_never_see_a_torn_roles_file_while_writers_are_killed(scratch):
         payloads.append(("w", _marker(proj, f"race-{i}")))
         payloads.append(("r", read))
     rng.shuffle(payloads)
-    calls = [harness.start("pre-tool-use", p, env, tag=kind) for kind, p in payloads]
+    calls = [harness.start("post-tool-use" if kind == "w" else "pre-tool-use", p, env,
+                          tag=kind) for kind, p in payloads]
     t0 = calls[0].start
     kills = [(t0 + rng.uniform(0, 2.0), c) for c in calls if c.tag == "w" and rng.random() < 0.3]
     harness.wait(calls, kills)

@@ -83,9 +83,17 @@ def _decide(proj, tool="Read", agent_id="impl-1", tool_input=None):
 
 
 def _register(proj):
+    """A role registration: PostToolUse of the completed marker Write records it."""
+    from gateway.hooks import post_tool_use
+
     target = proj / ".claude" / "state" / "breezing-role-impl-9.json"
-    return _decide(proj, "Write", "impl-9", {"file_path": str(target),
-                                             "content": '{"role": "implementer"}'})
+    payload = {"session_id": SESSION, "agent_id": "impl-9", "cwd": str(proj),
+               "hook_event_name": "PostToolUse", "tool_name": "Write",
+               "tool_input": {"file_path": str(target), "content": '{"role": "implementer"}'},
+               "tool_response": {"type": "create", "filePath": str(target)}}
+    env = dict(os.environ, CLAUDE_PROJECT_DIR=str(proj))
+    verdict, _ = post_tool_use.decide(json.dumps(payload).encode(), env)
+    return verdict
 
 
 @pytest.fixture

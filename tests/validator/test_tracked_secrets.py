@@ -112,6 +112,16 @@ def test_an_index_that_is_a_symlink_is_unknown(tmp_path):
     assert tracked_paths(os.path.join(root, ".git")) is None
 
 
+def test_an_index_that_is_a_fifo_is_unknown_and_does_not_hang(tmp_path):
+    """Reproducer: a FIFO at .git/index hung the PermissionRequest hook in open() on
+    `git show HEAD:notes.txt` (found by the reliability pass)."""
+    root = repo(tmp_path, FILES)
+    index = os.path.join(root, ".git", "index")
+    os.unlink(index)
+    os.mkfifo(index)
+    assert tracked_paths(os.path.join(root, ".git")) is None
+
+
 def test_the_git_dir_of_a_worktree_and_a_subdirectory(tmp_path):
     root = repo(tmp_path, SECRET)
     assert git_dir_of(os.path.join(root, "src"), root) == os.path.join(root, ".git")

@@ -107,7 +107,9 @@ def _extensions(data, pos, hash_len):
 
 def _read(path):
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        # O_NONBLOCK: a FIFO at .git/index would otherwise hang the hook in open() (found by
+        # the reliability pass); the fstat below refuses anything but a regular file
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except FileNotFoundError:
         return b""
     except OSError:
