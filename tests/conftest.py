@@ -1,6 +1,7 @@
 """Shared fixtures: an isolated environment (no real user rules, settings, cache or audit
 log leak into tests), the compiled policy, and a sample project on disk."""
 
+import json
 import os
 import sys
 
@@ -53,3 +54,55 @@ def judge(policy, project):
                         settings or SettingsRules(), raw_input)
 
     return _judge
+
+
+# --- the property suite's figures, also when the run is spread over xdist workers ----------
+
+
+def _stats():
+    from tests.property.support import STATS
+
+    return STATS
+
+
+def pytest_sessionfinish(session):
+    """An xdist worker hands the property suite's statistics to the controller."""
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None and "tests.property.support" in sys.modules:
+        s = _stats()
+        out["property_stats"] = json.dumps({"examples": dict(s["examples"]),
+                                            "cases": dict(s["cases"]),
+                                            "validations": s["validations"],
+                                            "seconds": s["seconds"]})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    data = getattr(node, "workeroutput", {}).get("property_stats")
+    if data:
+        d, s = json.loads(data), _stats()
+        s["examples"].update(d["examples"])
+        s["cases"].update(d["cases"])
+        s["validations"] += d["validations"]
+        s["seconds"] += d["seconds"]
+
+
+def pytest_terminal_summary(terminalreporter):
+    if "tests.property.support" not in sys.modules:
+        return
+    s = _stats()
+    examples, cases = s["examples"], s["cases"]
+    if not examples and not cases:
+        return
+    profile = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+    terminalreporter.write_sep("-", "property suite")
+    terminalreporter.write_line(
+        f"hypothesis profile {profile!r}: {len(examples)} properties, "
+        f"{sum(examples.values())} examples tried; {sum(cases.values())} table rows "
+        f"through the invariants; {s['validations']} validator/hook calls; "
+        f"{s['seconds']:.1f}s of test time")
+    for name, n in sorted(examples.items()):
+        terminalreporter.write_line(f"  {n:6d}  {name}")
+    if cases:
+        terminalreporter.write_line(f"  {sum(cases.values()):6d}  table rows: "
+                                    + ", ".join(f"{k} {v}" for k, v in sorted(cases.items())))

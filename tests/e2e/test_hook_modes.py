@@ -285,3 +285,26 @@ def test_a_cwd_that_is_not_a_directory_is_never_allowed(run, proj):
     assert (decision, code(reason)) == ("ask", "GW904"), reason
     decision, reason = pre(run, "Bash", {"command": "rm -rf /"}, gone)
     assert (decision, code(reason)) == ("deny", "GW750"), reason
+
+
+# --- reads and writes outside the project: the client's own flow, never a gateway allow -----
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("tool,ti,pr_code", [
+    ("Bash", {"command": "cat /etc/hostname"}, "GW501"),
+    ("Bash", {"command": "ls /usr/share"}, "GW501"),
+    ("Bash", {"command": "touch /tmp/gateway-outside-x"}, "GW501"),
+    ("Write", {"file_path": "/tmp/gateway-outside-y", "content": "x"}, None),
+])
+def test_outside_the_project_neither_hook_allows(run, proj, mode, tool, ti, pr_code):
+    """Not a secret, not protected: PreToolUse leaves it to the client (which asks for reads
+    and writes outside the working directories in default and acceptEdits, measured), and
+    PermissionRequest never allows it."""
+    assert pre(run, tool, ti, proj, mode) == (None, ""), (tool, ti, mode)
+    if tool == "Bash":
+        decision, _ = run("PermissionRequest", tool, ti, proj, mode)
+        assert decision is None, (ti, mode)
+        from gateway import runtime
+
+        v = runtime.judge_bash(ti["command"], proj, proj, mode=mode)
+        assert (str(v.decision), v.code) == ("ask", pr_code), v.message

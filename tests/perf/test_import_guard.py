@@ -234,7 +234,8 @@ if os.environ.get("PROBE_ATEXIT"):
     atexit.register(lambda: os.write(2, b"ATEXIT"))
 if os.environ.get("PROBE_THREAD"):
     import threading, time
-    threading.Thread(target=time.sleep, args=(0.2,)).start()
+    # alive until the process ends, however slow the machine (a daemon: exit does not wait)
+    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
 from gateway._entry import main
 sys.exit(main())
 """

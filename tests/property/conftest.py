@@ -62,20 +62,3 @@ def pytest_runtest_call(item):
     start = time.perf_counter()
     yield
     STATS["seconds"] += time.perf_counter() - start
-
-
-def pytest_terminal_summary(terminalreporter):
-    examples, cases = STATS["examples"], STATS["cases"]
-    if not examples and not cases:
-        return
-    terminalreporter.write_sep("-", "property suite")
-    terminalreporter.write_line(
-        f"hypothesis profile {PROFILE!r}: {len(examples)} properties, "
-        f"{sum(examples.values())} examples tried; {sum(cases.values())} table rows "
-        f"through the invariants; {STATS['validations']} validator/hook calls; "
-        f"{STATS['seconds']:.1f}s")
-    for name, n in sorted(examples.items()):
-        terminalreporter.write_line(f"  {n:6d}  {name}")
-    if cases:
-        terminalreporter.write_line(f"  {sum(cases.values()):6d}  table rows: "
-                                    + ", ".join(f"{k} {v}" for k, v in sorted(cases.items())))
