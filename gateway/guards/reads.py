@@ -105,14 +105,13 @@ def check_tool(req):
     return None
 
 
-def _secret(req, raw):
-    """(pattern, Target) when `raw` names a secret (as written or really), else None."""
+def _target(req, raw):
+    """(Target, the secret pattern it matches as written or really, or "")."""
     from gateway import paths
     from gateway.guards import files
 
     target = files.Target(raw, req.cwd, req.roots)
-    pat = paths.is_secret((target.lex, target.real), req.policy)
-    return (pat, target) if pat else None
+    return target, paths.is_secret((target.lex, target.real), req.policy)
 
 
 def _read(req):
@@ -122,11 +121,11 @@ def _read(req):
     from gateway.guards.context import check_path_length
 
     check_path_length(raw, "Read: tool_input.file_path")
-    hit = _secret(req, raw)
-    if hit is None:
+    _t, pat = _target(req, raw)
+    if not pat:
         return None
-    return req.ask("guard:reads", "GW841", f"Read of {raw!r}: a secret file ({hit[0]})",
-                   rule=f"secrets:{hit[0]}")
+    return req.ask("guard:reads", "GW841", f"Read of {raw!r}: a secret file ({pat})",
+                   rule=f"secrets:{pat}")
 
 
 def _grep(req):
@@ -144,11 +143,10 @@ def _grep(req):
     from gateway.validator import phase5_recursive as walker
 
     check_path_length(raw, "Grep: tool_input.path")
-    hit = _secret(req, raw)
-    if hit is not None:
+    target, pat = _target(req, raw)
+    if pat:
         return req.ask("guard:reads", "GW842", f"Grep searches {raw!r}, a secret file "
-                       f"({hit[0]})", rule=f"secrets:{hit[0]}")
-    target = _secret_target(req, raw)
+                       f"({pat})", rule=f"secrets:{pat}")
     if not os.path.isdir(target.real):
         return None
     include = _grep_include(ti.get("glob"), ti.get("type"))
@@ -166,12 +164,6 @@ def _grep(req):
                        f"{path!r} ({pat})", rule=f"secrets:{pat}")
     return req.ask("guard:reads", "GW842", f"Grep searches {raw!r}, which cannot be proven "
                    f"free of secrets ({kind}: {path!r})", rule="secrets:walk")
-
-
-def _secret_target(req, raw):
-    from gateway.guards import files
-
-    return files.Target(raw, req.cwd, req.roots)
 
 
 def _grep_include(glob, type_):
@@ -216,13 +208,12 @@ def _mcp(req):
             return req.ask("guard:reads", "GW841", f"{req.tool}: a path argument cannot be "
                            "judged (too long, a NUL, or past the limits of the input)",
                            rule="secrets:input")
-        hit = _secret(req, raw)
-        if hit is not None:
+        target, pat = _target(req, raw)
+        if pat:
             return req.ask("guard:reads", "GW841", f"{req.tool} reads {raw!r}: a secret file "
-                           f"({hit[0]})", rule=f"secrets:{hit[0]}")
+                           f"({pat})", rule=f"secrets:{pat}")
         if not reads_contents:
             continue
-        target = _secret_target(req, raw)
         if not os.path.isdir(target.real):
             continue
         walk = walker.Walk([target.real], follow=False, hidden=True)
