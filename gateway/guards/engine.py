@@ -103,6 +103,8 @@ def _evaluate(req, record):
     return req.passed()
 
 
+#: The validator's "could not judge" codes: rules, settings, input, internal error.
+_ERRORS = frozenset(("GW901", "GW902", "GW903", "GW904"))
 #: Tools that run a Bash command (Monitor: "the same permission rules as Bash").
 SHELL_TOOLS = frozenset(("Bash", "Monitor"))
 #: Tools that run commands in a shell the gateway does not analyse.
@@ -245,9 +247,15 @@ def _bash(req, state):
                          "guard:input")
     req.subject = command
     policy = req.policy
-    # one run of the validator: its deny rules, then "may this command read a secret?"
+    from gateway import settings as settings_mod
+
+    settings = settings_mod.load(req.project, req.env)
+    # the validator as PermissionRequest runs it (deny rules, the mode): its allow is the
+    # early allow, and an allow there means every file the command reads is known and none
+    # is a secret; anything else is judged again for reads alone (exposure). So an allowed
+    # command is judged once.
     core = runtime.judge_bash(command, req.cwd, req.project, "Bash", env=req.env,
-                              policy=policy, exposure=True)
+                              policy=policy, settings=settings, mode=req.permission_mode)
     if core.decision is DENY:
         return req.deny("guard:core", core.code, core.message, rule=core.rule)
     if not os.path.isdir(req.cwd):
@@ -255,13 +263,22 @@ def _bash(req, state):
         # somewhere else): nothing the command reads can be proven free of secrets
         return req.ask("guard:input", "GW904", f"the working directory {req.cwd!r} is not "
                        "an existing directory: what the command reads cannot be placed")
-    if core.code in ("GW902", "GW901", "GW903", "GW904"):
+    exposure = core
+    if core.decision is not ALLOW and core.code not in _ERRORS:
+        exposure = runtime.judge_bash(command, req.cwd, req.project, "Bash", env=req.env,
+                                      policy=policy, settings=settings, exposure=True)
+        if exposure.decision is DENY:  # the same deny rules: never reached, kept for safety
+            return req.deny("guard:core", exposure.code, exposure.message,
+                            rule=exposure.rule)
+    if core.code in _ERRORS or exposure.code in _ERRORS:
         # the deny rules could not run: whether it is catastrophic is unknown
+        bad = core if core.code in _ERRORS else exposure
         return req.deny("guard:error", "GW893", f"the validator could not judge the command "
-                        f"({core.code}: {core.message}); the call is refused")
+                        f"({bad.code}: {bad.message}); the call is refused")
     req.step("guard:core", "pass", core.code, "validator's deny rules: none; "
-             + ("every file it reads is known, no secret among them" if core.decision is ALLOW
-                else f"it may read a secret ({core.code}: {core.message})"))
+             + ("every file it reads is known, no secret among them"
+                if exposure.decision is ALLOW
+                else f"it may read a secret ({exposure.code}: {exposure.message})"))
     effects = analyze(command, req.cwd)
     surface = files.Surface(req.roots, policy, req.env)
     autorun = None
@@ -299,6 +316,6 @@ def _bash(req, state):
         return verdict
     if autorun is not None:
         return autorun
-    if core.decision is not ALLOW:
-        return reads.bash_exposure(req, core)
-    return reads.early_allow(req, command) or req.passed()
+    if exposure.decision is not ALLOW:
+        return reads.bash_exposure(req, exposure)
+    return reads.early_allow(req, core) or req.passed()

@@ -72,9 +72,9 @@ def bash_exposure(req, core):
                    f"may read a secret ({core.code}: {core.message})", rule=core.rule)
 
 
-def early_allow(req, command):
-    """An allow for a Bash command the validator allows under the payload's permission
-    mode, when early allow is on; else None."""
+def early_allow(req, verdict):
+    """An allow for a Bash command the validator allows under the payload's permission mode
+    (`verdict`, judged as PermissionRequest judges it), when early allow is on; else None."""
     if not early_allow_enabled(req.env):
         return None
     if req.permission_mode in NO_EARLY_ALLOW:
@@ -82,10 +82,6 @@ def early_allow(req, command):
                  "what no rule of the user's pre-approves, and a hook allow would run it: no "
                  "early allow")
         return None
-    from gateway import runtime
-
-    verdict = runtime.judge_bash(command, req.cwd, req.project, "Bash", env=req.env,
-                                 policy=req.policy, mode=req.permission_mode)
     if verdict.decision is not ALLOW:
         req.step("guard:allow", "pass", verdict.code, f"the validator does not allow it "
                  f"({verdict.code}): the client's own flow decides")

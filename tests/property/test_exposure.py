@@ -170,3 +170,44 @@ def test_grep_over_a_tree_with_a_secret_asks_unless_its_filter_excludes_it(
         assert _stopped(v), (ti, mode, v.code, v.message)
     else:
         assert v.code == "GW800", (ti, v.code, v.message)
+
+
+# --- the PreToolUse hook judges an allowed command once ---------------------------------------
+
+def _table_commands():
+    """Every command of the data tables (tests/data/cases/*.tsv): allows and asks alike."""
+    import glob
+
+    from tests.helpers import decode
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = []
+    for path in sorted(glob.glob(os.path.join(here, "data", "cases", "*.tsv"))):
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("#") or not line.strip():
+                    continue
+                out.append(decode(line.split("\t", 1)[0]))
+    return out
+
+
+def test_an_allow_is_never_a_read_of_a_secret(pjudge, pproject):
+    """gateway/guards/engine.py asks the validator once for an allowed command: an allow (in
+    any mode) must imply that every file the command reads is known and none is a secret,
+    i.e. the exposure judgement allows it too. Checked on every table command and mode."""
+    from gateway.validator.pipeline import validate
+    from tests.property.support import STATS
+
+    checked = 0
+    for command in _table_commands():
+        filled = command.replace("{PROJECT}", pproject)
+        for mode in (None, "acceptEdits"):  # plan allows a subset of default's
+            v = pjudge(filled, mode=mode)
+            if str(v.decision) != "allow":
+                continue
+            e = validate(filled, pproject, pproject, pjudge.policy, "Bash", pjudge.settings,
+                         exposure=True, home=os.environ.get("HOME"))
+            assert str(e.decision) == "allow", (filled, mode, e.code, e.message)
+            checked += 1
+    STATS["cases"]["allow implies no secret read"] += checked
+    assert checked > 300, checked
