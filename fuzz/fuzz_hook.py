@@ -268,15 +268,25 @@ def one_input(data: bytes):
     _restore(project)
     v = LAST.get("PreToolUse") if bad_cwd else _hidden_error("PreToolUse", command)
     hso = _one_object("pre-tool-use", out)
+    pt = None
     if hso is not None:
-        if hso != {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+        pt = hso.get("permissionDecision")
+        if hso != {"hookEventName": "PreToolUse", "permissionDecision": pt,
                    "permissionDecisionReason": hso.get("permissionDecisionReason")} \
-                or not isinstance(hso.get("permissionDecisionReason"), str):
+                or not isinstance(hso.get("permissionDecisionReason"), str) \
+                or pt not in ("deny", "ask", "allow"):
             common.fail("output", f"pre-tool-use: {out!r}")
-        STATS.add("pt_deny")
+        STATS.add(f"pt_{pt}")
     elif v is not None and v.decision is DENY:
         common.fail("output", f"pre-tool-use: verdict deny but printed nothing: {v!r}")
-    if claims is not None and claims.deny and hso is None:
+    if pt == "allow":  # the early allow: only what the validator allows
+        if command is None:
+            common.fail("allowed", f"pre-tool-use allowed a payload that is not a "
+                        f"well-formed Bash call: {raw[:300]!r}")
+        if claims:
+            common.fail("allowed", f"pre-tool-use allowed {command!r}: oracle: "
+                        f"{claims.describe()}; verdict {v!r}")
+    if claims is not None and claims.deny and pt != "deny":
         common.fail("not denied", f"pre-tool-use: {command!r}: oracle: {claims.describe()}; "
                     f"verdict {v!r}")
 

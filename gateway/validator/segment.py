@@ -58,7 +58,8 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
     if name.verdict is not None:
         # case mismatch: still look for stricter answers behind the lower-case name
         if name.argv is not None and name.name in ctx.policy.always_ask:
-            return phase7b_always_ask.run(ctx, name.name, name.argv, text)
+            # exposure skips ALWAYS_ASK for a catalogued command: the case mismatch stands
+            return phase7b_always_ask.run(ctx, name.name, name.argv, text) or name.verdict
         return name.verdict
     if name.direct is not None:
         verdict = phase6_containment.run(ctx, name.direct, cwd, "direct execution")
@@ -76,7 +77,9 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
     interp = ctx.policy.interpreters.get(lname)
     if interp is not None:
         if lname in ctx.policy.always_ask:  # a layer may put an interpreter on the list
-            return phase7b_always_ask.run(ctx, lname, argv, text)
+            verdict = phase7b_always_ask.run(ctx, lname, argv, text)
+            if verdict is not None:  # (exposure skips the list for a catalogued command)
+                return verdict
         return _interpreter(ctx, argv, interp, cwd, text, inputs, depth)
     if lname == "cd":
         return _cd(ctx, argv, cwd)

@@ -211,3 +211,15 @@ def test_an_allow_is_never_a_read_of_a_secret(pjudge, pproject):
             checked += 1
     STATS["cases"]["allow implies no secret read"] += checked
     assert checked > 300, checked
+
+
+def test_the_exposure_judgement_never_fails_on_a_table_command(pjudge, pproject):
+    """Reproducer (found by the fuzz smoke run): `Rm x` in exposure mode hit an internal
+    error (a case-mismatched catalogued command skipped ALWAYS_ASK and fell through)."""
+    from gateway.validator.pipeline import validate
+
+    for command in _table_commands():
+        filled = command.replace("{PROJECT}", pproject)
+        e = validate(filled, pproject, pproject, pjudge.policy, "Bash", pjudge.settings,
+                     exposure=True, home=os.environ.get("HOME"))
+        assert e.code != "GW902", (filled, e.message)
