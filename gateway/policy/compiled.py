@@ -8,7 +8,7 @@ class CommandSpec:
     """A catalogue entry (or a subcommand entry) ready for lookups."""
 
     __slots__ = ("name", "args", "max_positionals", "writes", "edit", "value_flags", "text_flags",
-                 "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files", "revision_paths", "prints_contents", "config_flags", "subcommands", "default_subcommand",
+                 "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files", "revision_paths", "prints_contents", "config_flags", "into_directory", "subcommands", "default_subcommand",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global")
 
@@ -30,6 +30,7 @@ class CommandSpec:
         self.revision_paths = bool(data.get("revision_paths", False))
         self.prints_contents = data.get("prints_contents")
         self.config_flags = tuple(data.get("config_flags", ()))
+        self.into_directory = bool(data.get("into_directory", False))
         subs = data.get("subcommands")
         self.subcommands = _SubSpecs(name, subs) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")

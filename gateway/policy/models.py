@@ -135,6 +135,9 @@ class CommandEntry(_Strict):
     # standard input and devices (`-`, /dev/stdin) are refused, they carry another segment's
     # text (`echo 'x:; id' | make -f /dev/stdin x`)
     config_flags: list[str] = []
+    # coreutils' target directory (cp, mv, ln): with -t DIR, or when the last operand is an
+    # existing directory, each source is written to DIR/<its base name>: those are judged too
+    into_directory: bool = False
     subcommands: dict[str, "CommandEntry"] | None = None
     default_subcommand: str | None = None
     global_: GlobalOptions | None = Field(default=None, alias="global")

@@ -169,7 +169,24 @@ def run(ctx, name, argv, cwd) -> Arguments:
             cands.append(opt.value)
     cands.extend(args.attached)
     writes = ([p for p in paths] if spec.writes or spec.edit else []) + written
+    if spec.into_directory:
+        landed = _into_directory(paths, written, cwd)
+        cands.extend(landed)
+        writes.extend(landed)
     return Arguments(cands, writes, cwd, rule, walk=walk)
+
+
+def _into_directory(paths, target_dirs, cwd) -> list:
+    """Where cp/mv/ln put their sources: DIR/<base name> for -t DIR, or for the last operand
+    when it is an existing directory (followed through links, as the tools do)."""
+    if target_dirs:
+        dirs, sources = list(target_dirs), list(paths)
+    elif len(paths) >= 2 and os.path.isdir(os.path.join(cwd, paths[-1])):
+        dirs, sources = [paths[-1]], list(paths[:-1])
+    else:
+        return []
+    return [os.path.join(d, os.path.basename(s.rstrip("/")) or s)
+            for d in dirs for s in sources if s.rstrip("/")]
 
 
 def _foreign_repository(ctx, global_words, cwd) -> str:

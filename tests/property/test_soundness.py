@@ -337,3 +337,23 @@ def test_accept_edits_allows_edits_only_of_ordinary_project_files(pjudge, name, 
         assert v.decision is ALLOW or v.code in ("GW502", "GW501"), f"{text!r}: {show(v)}"
     else:
         assert v.decision is not ALLOW, f"{text!r}: {show(v)}"
+
+
+@budget(60)
+@given(name=st.sampled_from(["cp", "mv", "ln"]), data=st.data(),
+       dest=st.sampled_from([".claude/hooks", ".git/hooks", ".claude", ".git", "/tmp",
+                             "..", "lnk", ".claude/agents"]),
+       form=st.sampled_from(["-t {d}", "--target-directory={d}", "--target-directory {d}",
+                             "-t{d}", "{d}"]))
+def test_accept_edits_never_writes_into_a_protected_or_outside_directory(pjudge, name, data,
+                                                                         dest, form):
+    """Reproducer (found by a self red-team pass): `cp README.md -t .claude/hooks` was allowed
+    in acceptEdits: the destination given by an option was not judged as written."""
+    tick("soundness: acceptEdits destinations")
+    src = data.draw(S.inside_path(dirs=False))
+    where = form.format(d=dest)
+    argv = [name] + (["-s"] if name == "ln" else []) + (
+        where.split() + [src] if where != dest else [src, dest])
+    text = data.draw(S.rendered([S.Cmd(argv)])).text()
+    v = pjudge(text, mode="acceptEdits")
+    assert v.decision is not ALLOW, f"{text!r}: {show(v)}"
