@@ -107,7 +107,7 @@ class GlobalOptions(_Strict):
 
 CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
           "git-restore", "git-reset", "git-config", "gh-api", "make", "go", "xxd", "tsc",
-          "cargo", "ruff", "pytest", "date")
+          "cargo", "ruff", "pytest", "date", "tar", "zip", "unzip")
 
 
 class CommandEntry(_Strict):

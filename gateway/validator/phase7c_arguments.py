@@ -113,7 +113,10 @@ def run(ctx, name, argv, cwd) -> Arguments:
     if spec.check:
         verdict, cands, writes = checks.run(spec.check, ctx, spec, words, cwd)
         names = [c for c in cands if c not in writes] if spec.names_only else ()
-        return Arguments(global_paths + cands, writes, cwd, rule, verdict, names=names)
+        # a check may hand phase 5 the trees the command reads (tar -c, zip -r)
+        walk = ctx.__dict__.pop("pending_walk", None)
+        return Arguments(global_paths + cands, writes, cwd, rule, verdict, names=names,
+                         walk=walk if verdict is None else None)
     args = argvmod.parse(words, spec.value_flags, spec.long_options, spec.optional_flags)
     bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
     if bad:
