@@ -36,6 +36,27 @@ def values(raw, env, home=None):
     return out
 
 
+class _Recorder(dict):
+    """An environment that records which parameters are looked up."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = set()
+
+    def get(self, key, default=None):
+        self.seen.add(key)
+        return default
+
+
+def names(raw):
+    """The parameters the word `raw` expands (`"${HOME%/}/x"`: {"HOME"}), or None when it
+    holds something values() does not evaluate."""
+    rec = _Recorder()
+    if values(raw, rec) is None:
+        return None
+    return rec.seen
+
+
 def _word(raw, env, home):
     # parts: list of (text, unquoted_expansion)
     results = [("", False)]

@@ -92,7 +92,13 @@ def _word(ctx, word, argument=False):
     """The ask for an expansion in `word`, or None. In exposure mode a tilde whose expansion
     is known ($HOME) is no reason: segment judging expands it; neither are globs and braces
     in a command's argument (`argument`), which segment judging expands on the file system
-    (gateway.validator.globs)."""
+    (gateway.validator.globs), nor parameters whose values are no secret
+    (gateway.validator.textparams)."""
+    if argument and any(kind == w.PARAM for kind, _ in word.issues):
+        from gateway.validator import textparams
+
+        if textparams.only_text(word):
+            return None  # segment judging expands it (gateway.validator.textparams)
     globbed = argument and any(kind in (w.GLOB, w.BRACE) for kind, _ in word.issues)
     for kind, _detail in word.issues:
         if kind == w.TILDE and ctx.exposure and (

@@ -10,8 +10,11 @@ import os
 
 from gateway.decision import ASK, strictest
 from gateway.paths import resolve
+from gateway.shell.parse import Command
+from gateway.shell.words import PARAM, Word
 from gateway.validator import (
     globs,
+    textparams,
     phase4_flags,
     phase5_paths,
     phase5_recursive,
@@ -30,6 +33,18 @@ def judge(ctx, cmd, cwd):
     """Judge a parsed simple command in directory `cwd`. Returns a Verdict. Globs and braces
     in the arguments are expanded where the segment runs (gateway.validator.globs): every
     variant bash may pass is judged, the strictest verdict stands."""
+    if any(k == PARAM for w in cmd.words[1:] for k, _ in w.issues):
+        words = []
+        for w in cmd.words:
+            if any(k == PARAM for k, _ in w.issues) and textparams.only_text(w):
+                text = textparams.value(w, ctx.home, cwd)
+                if text is None:
+                    return ctx.ask("2", "GW202", f"parameter expansion in {w.raw!r}: it may "
+                                   "become several words or a glob")
+                ctx.step("2", "info", "", f"{w.raw!r} expands to {text!r}")
+                w = Word(w.raw, text, True, [])
+            words.append(w)
+        cmd = Command(words, cmd.assignments, cmd.redirects, cmd.start, cmd.end, cmd.text)
     if ctx.exposure:
         argv = [_value(ctx, w) for w in cmd.words]
         inputs = [_value(ctx, r.target) for r in cmd.redirects
@@ -124,6 +139,12 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
 
 
 def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth):
+    if lname == "command" and len(argv) > 2 and argv[1] in ("-v", "-V", "-pv", "-pV") and \
+            lname not in ctx.policy.always_ask and not any(a.startswith("-")
+                                                           for a in argv[2:]):
+        # `command -v NAME` looks NAME up and prints what it is; nothing runs
+        return ctx.allow("7A", "GW700", f"command {argv[1]} looks {', '.join(argv[2:])} up: "
+                         "nothing runs", rule="wrappers:command:-v")
     if lname in ctx.policy.always_ask:
         outer = ctx.ask("7B", "GW701", f"{lname} is on the ALWAYS_ASK list (it runs another "
                         "command)", rule=f"always_ask:{lname}")
