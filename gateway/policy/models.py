@@ -107,7 +107,7 @@ class GlobalOptions(_Strict):
 
 CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
           "git-restore", "git-reset", "git-config", "gh-api", "make", "go", "xxd", "tsc",
-          "cargo", "ruff", "pytest", "date", "tar", "zip", "unzip")
+          "cargo", "ruff", "pytest", "date", "tar", "zip", "unzip", "ln")
 
 
 class CommandEntry(_Strict):

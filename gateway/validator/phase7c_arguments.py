@@ -112,6 +112,14 @@ def run(ctx, name, argv, cwd) -> Arguments:
             return Arguments(verdict=verdict)
     if spec.check:
         verdict, cands, writes = checks.run(spec.check, ctx, spec, words, cwd)
+        if verdict is None and spec.edit and not ctx.exposure:
+            from gateway.validator import modes
+
+            if not modes.accepts_edits(ctx.mode):
+                verdict = ctx.ask(PHASE, "GW721", f"{label} changes the files it names; in "
+                                  f"{modes.normalize(ctx.mode)} mode edits are the human's "
+                                  "(acceptEdits allows them inside the project)",
+                                  rule=f"{rule}:edit")
         names = [c for c in cands if c not in writes] if spec.names_only else ()
         # a check may hand phase 5 the trees the command reads (tar -c, zip -r)
         walk = ctx.__dict__.pop("pending_walk", None)

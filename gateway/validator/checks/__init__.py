@@ -27,6 +27,7 @@ _CHECKS = {
     "ruff": ("tools", "ruff"),
     "pytest": ("tools", "pytest"),
     "date": ("tools", "date"),
+    "ln": ("tools", "ln"),
     "tar": ("archives", "tar"),
     "zip": ("archives", "zip"),
     "unzip": ("archives", "unzip"),

@@ -6,14 +6,22 @@ from gateway.validator.checks._common import _program, _unsafe
 # --- sed ---------------------------------------------------------------------------------
 
 _SED_SAFE_OPTS = {"-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s",
-                  "--separate", "-z", "--null-data", "-u", "--unbuffered", "--posix",
-                  "--debug", "--sandbox", "-l", "--line-length"}
+                  "--separate", "-z", "--null-data", "--zero-terminated", "-u",
+                  "--unbuffered", "--posix", "--debug", "--sandbox", "-l", "--line-length",
+                  "--follow-symlinks"}
 _SED_SIMPLE = set("pPdDnNgGhHxlz=F")
 
 
+_SED_LONGS = frozenset(("--quiet", "--silent", "--debug", "--expression", "--file",
+                        "--follow-symlinks", "--in-place", "--line-length", "--null-data",
+                        "--zero-terminated", "--posix", "--regexp-extended", "--separate",
+                        "--sandbox", "--unbuffered", "--help", "--version"))
+
+
 def sed(ctx, spec, words, cwd):
+    # -i[SUFFIX] takes its suffix glued only; long options may be abbreviated (--expr)
     args = argvmod.parse(words, frozenset({"-e", "--expression", "-f", "--file", "-l",
-                                           "--line-length"}))
+                                           "--line-length"}), _SED_LONGS, frozenset({"-i"}))
     scripts = []
     in_place = False
     for opt in args.options:

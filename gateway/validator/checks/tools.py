@@ -74,6 +74,47 @@ def find(ctx, spec, words, cwd):
     return None, cands, []
 
 
+# --- ln ----------------------------------------------------------------------------------
+
+def ln(ctx, spec, words, cwd):
+    """ln: the link names are written; a symbolic link's target is where the link will
+    point, relative to the directory the link is in (`ln -s ../README.md docs/x` points at
+    README.md), unless -r makes ln compute it from the working directory; a hard link's
+    target is a file here."""
+    args = argvmod.parse(words, spec.value_flags, spec.long_options, spec.optional_flags)
+    for opt in args.options:
+        if opt.name not in spec.safe_flags:
+            return ctx.ask(PHASE, "GW704", f"ln {opt.name} is not among its safe options",
+                           rule="catalogue:ln"), [], []
+    pos = list(args.positionals)
+    symbolic = args.has("-s", "--symbolic")
+    relative = args.has("-r", "--relative")
+    target_dir = next((o.value for o in args.options
+                       if o.name in ("-t", "--target-directory") and o.value), None)
+    if not pos:
+        return ctx.ask(PHASE, "GW712", "ln without a target", rule="catalogue:ln"), [], []
+    if target_dir is not None:
+        targets, links = pos, [os.path.join(target_dir, os.path.basename(t.rstrip("/")))
+                               for t in pos]
+    elif len(pos) == 1:
+        targets, links = pos, [os.path.basename(pos[0].rstrip("/")) or pos[0]]
+    elif len(pos) == 2 and (args.has("-T", "--no-target-directory")
+                            or not os.path.isdir(os.path.join(cwd, pos[1]))):
+        targets, links = pos[:1], pos[1:]
+    else:
+        targets = pos[:-1]
+        links = [os.path.join(pos[-1], os.path.basename(t.rstrip("/"))) for t in targets]
+    cands = []
+    for t, link in zip(targets, links, strict=True):
+        if symbolic and not relative and not t.startswith("/"):
+            cands.append(os.path.join(os.path.dirname(link), t))
+        else:
+            cands.append(t)
+    cands += [o.value for o in args.options if o.value is not None
+              and o.name not in spec.text_flags]
+    return None, cands + links, list(links)
+
+
 # --- make --------------------------------------------------------------------------------
 
 _MAKE_FILE_OPTS = ("-f", "--file", "--makefile")
