@@ -57,6 +57,10 @@ FILES = {
     "node_modules/.bin/tsc": "",
     "node_modules/.bin/vitest": "",
     "node_modules/.bin/prettier": "",
+    # a vendored package whose .ignore whitelists its .npmrc (a token): ripgrep reads it
+    "vendor/lib/index.js": "module.exports = {};\n",
+    "vendor/lib/.ignore": "!.npmrc\n",
+    "vendor/lib/.npmrc": "//registry.npmjs.org/:_authToken=npm_0000\n",
 }
 HOME_FILES = {".bashrc": "# rc\n", ".gitconfig": "[user]\n\tname = Dev\n",
               ".ssh/id_ed25519": "KEY\n", ".aws/credentials": "[default]\n"}
