@@ -52,10 +52,15 @@ CODES = {
     "GW206": ("2", "ask", "subshell, group, compound command or function",
               "( ... ), { ...; }, if/for/while/case and function definitions run commands the "
               "segment-by-segment check does not judge.", "(rm -rf work)"),
-    "GW207": ("2", "ask", "glob", "An unquoted *, ? or [ expands to file names nobody has "
-              "seen.", "python3 scripts/*.py"),
-    "GW208": ("2", "ask", "brace expansion", "{a,b} and {1..3} expand to several words.",
-              "python3 scripts/{a,b}.py"),
+    "GW207": ("2", "ask", "glob",
+              "An unquoted *, ? or [ where the gateway does not expand it: in the command "
+              "name, a cd target or a redirection, or with pattern syntax it does not model "
+              "([[=a=]]). In a command's arguments globs are expanded against the file system "
+              "and the names judged (see GW730).", "sc*/foo.py"),
+    "GW208": ("2", "ask", "brace expansion",
+              "{a,b} or {1..3} where the gateway does not expand it (the command name, a "
+              "redirection). In a command's arguments braces are expanded as bash expands "
+              "them and each word judged.", "{ls,cat} x"),
     "GW209": ("2", "ask", "tilde expansion", "~ and ~user expand to home directories, outside "
               "the project.", "python3 ~/scripts/foo.py"),
     "GW210": ("2", "ask", "history expansion", "An unquoted ! followed by text is history "
@@ -204,6 +209,17 @@ CODES = {
               "repository inside the project other than the project's own (an embedded bare "
               "repository, a nested clone) whose configuration can run programs.",
               "git -c core.pager=sh log"),
+    "GW730": ("2", "ask", "a glob matches a name read as an option",
+              "A glob or brace in an argument is expanded against the file system as bash "
+              "expands it (in every directory the command may run in, with every shell option "
+              "the user's shell may set), and one of the names it matches starts with '-': "
+              "the command would read it as an option.",
+              "rm *   (with a file named -rf in the directory)"),
+    "GW731": ("2", "ask", "a glob or brace expansion too large to judge",
+              "The globs and braces of the command would read more directory entries, or "
+              "produce more words, than the gateway reads for one command "
+              "(gateway/shell/expand.py: MAX_ENTRIES, MAX_WORDS). What it passes is not "
+              "known, so the human decides.", "ls /*/*/*/*"),
     "GW750": ("7B", "deny", "catastrophic command",
               "A deny rule matches: recursive removal of / or ~ (also find -delete over them), "
               "writing, copying or truncating onto a block device, creating a file system, a "

@@ -42,6 +42,6 @@ def judge_bash(command, cwd, project, tool_name="Bash", raw_input=None, env=None
                        command=command if isinstance(command, str) else "")
     import os
 
-    home = (env if env is not None else os.environ).get("HOME") if exposure else None
+    home = (env if env is not None else os.environ).get("HOME")
     return validate(command, cwd, project, policy, tool_name, settings, raw_input, deny_only,
                     exposure=exposure, mode=mode, home=home)

@@ -10,7 +10,8 @@ class CommandSpec:
     __slots__ = ("name", "args", "max_positionals", "writes", "edit", "value_flags", "text_flags",
                  "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files", "revision_paths", "prints_contents", "config_flags", "into_directory", "subcommands", "default_subcommand",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
-                 "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global")
+                 "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global",
+                 "optional_flags", "long_options", "info_flags", "names_only")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -22,8 +23,23 @@ class CommandSpec:
         self.text_flags = frozenset(data.get("text_flags", ()))
         self.unsafe_flags = tuple(data.get("unsafe_flags", ()))
         self.write_flags = frozenset(data.get("write_flags", ()))
+        # options whose value is only ever glued (-w16, --width=16): never the next word
+        self.optional_flags = frozenset(data.get("optional_flags", ()))
         safe = data.get("safe_flags")
-        self.safe_flags = frozenset(safe) if safe is not None else None
+        # an allowlist: the options listed, with those taking a value; every long option the
+        # entry knows, for resolving GNU abbreviations (--rec is --recursive)
+        self.safe_flags = None
+        self.long_options = None
+        if safe is not None:
+            self.safe_flags = (frozenset(safe) | self.value_flags | self.text_flags
+                               | self.write_flags | self.optional_flags)
+            self.long_options = frozenset(
+                o for o in self.safe_flags | frozenset(self.unsafe_flags)
+                | frozenset(data.get("config_flags", ())) if o.startswith("--"))
+        # a word that alone prints the version or the help (`python3 --version`)
+        self.info_flags = frozenset(data.get("info_flags", ("--version", "--help")))
+        # the positional paths are looked at, not read: names and metadata only (ls, stat)
+        self.names_only = data.get("reads") == "names"
         self.check = data.get("check")
         self.recursive = data.get("recursive")
         self.response_files = bool(data.get("response_files", False))
@@ -91,7 +107,7 @@ class _SubSpecs:
 
 class Interpreter:
     __slots__ = ("name", "safe_flags", "dangerous_flags", "dangerous_long_flags",
-                 "safe_modules")
+                 "safe_modules", "info_flags")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -99,6 +115,8 @@ class Interpreter:
         self.dangerous_flags = frozenset(data.get("dangerous_flags", ()))
         self.dangerous_long_flags = tuple(data.get("dangerous_long_flags", ()))
         self.safe_modules = frozenset(data.get("safe_modules", ()))
+        # a command line of exactly one of these prints the version or the help and exits
+        self.info_flags = frozenset(data.get("info_flags", ()))
 
 
 class Policy:

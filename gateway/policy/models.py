@@ -50,6 +50,11 @@ class Interpreter(_Strict):
     dangerous_flags: list[str] = []
     dangerous_long_flags: list[str] = []
     safe_modules: list[str] = []
+    # a command line of exactly one of these words prints the version or the help and exits
+    # without running code (`python3 --version`, `node -v`)
+    info_flags: list[str] = []
+
+    _i = field_validator("info_flags")(lambda cls, v: _check_flags(v))
 
     @field_validator("safe_flags", "dangerous_flags")
     @classmethod
@@ -102,7 +107,7 @@ class GlobalOptions(_Strict):
 
 CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
           "git-restore", "git-reset", "git-config", "gh-api", "make", "go", "xxd", "tsc",
-          "cargo", "ruff", "pytest", "date")
+          "cargo", "ruff", "pytest", "date", "tar", "zip", "unzip", "ln")
 
 
 class CommandEntry(_Strict):
@@ -118,7 +123,17 @@ class CommandEntry(_Strict):
     # options whose value is a file or directory the command writes (--outDir DIR): judged as
     # a write (containment and the protected surface); an abbreviation of one asks
     write_flags: list[str] = []
+    # an allowlist: if present, every option the command may be given (with value_flags,
+    # text_flags, write_flags and optional_flags, which count as listed); any other option
+    # asks, and GNU abbreviations of long options are resolved against the full list
     safe_flags: list[str] | None = None
+    # options that take a value only glued to them (-w16, --width=16), never the next word
+    optional_flags: list[str] = []
+    # a command line of exactly one of these words prints the version or the help
+    info_flags: list[str] = ["--version", "--help"]
+    # "names": the positional paths are looked at, not read (ls, stat, du): a secret's name
+    # among them is no read of the secret
+    reads: Literal["contents", "names"] = "contents"
     check: str | None = None
     # the command reads whole directory trees, walked as this kind (phase5_recursive)
     recursive: Literal["grep", "rg", "diff", "git-grep", "git-diff", "tree"] | None = None
@@ -144,7 +159,7 @@ class CommandEntry(_Strict):
     examples: Examples | None = None
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
-                         "config_flags")(
+                         "config_flags", "optional_flags", "info_flags")(
         lambda cls, v: _check_flags(v))
 
     @field_validator("check")

@@ -33,15 +33,19 @@ class Word:
     value    the word as bash would pass it to the command (meaningful when `literal`)
     quoted   some part of it was quoted or backslash-escaped
     issues   list of (kind, detail) for every expansion bash would perform
+    pattern  the value with every quoted or escaped character that brace and pathname
+             expansion would otherwise read (* ? [ ] { } , \\ ! ^ - .) written as \\c: what
+             gateway.shell.expand expands
     """
 
-    __slots__ = ("raw", "value", "quoted", "issues")
+    __slots__ = ("raw", "value", "quoted", "issues", "pattern")
 
-    def __init__(self, raw: str, value: str, quoted: bool, issues: list):
+    def __init__(self, raw: str, value: str, quoted: bool, issues: list, pattern=None):
         self.raw = raw
         self.value = value
         self.quoted = quoted
         self.issues = issues
+        self.pattern = value if pattern is None else pattern
 
     @property
     def literal(self) -> bool:
@@ -99,6 +103,16 @@ def _dollar_issue(text: str, i: int, in_dq: bool):
     return None
 
 
+_PATTERN_SPECIAL = frozenset("*?[]{},\\!^-.")
+
+
+def _quote_pattern(text: str) -> str:
+    """`text` (quoted in the source) as literal characters of a pattern."""
+    if not any(c in _PATTERN_SPECIAL for c in text):
+        return text
+    return "".join("\\" + c if c in _PATTERN_SPECIAL else c for c in text)
+
+
 def decode(raw: str, placeholders: dict | None = None) -> Word:
     """Decode one word's source text the way bash performs quote removal.
 
@@ -106,6 +120,7 @@ def decode(raw: str, placeholders: dict | None = None) -> Word:
     is exactly a placeholder stands for that text (see gateway.shell.heredoc).
     """
     out = []
+    pat = []  # the pattern: `out` with the quoted characters escaped
     issues = []
     quoted = False
     i = 0
@@ -117,10 +132,12 @@ def decode(raw: str, placeholders: dict | None = None) -> Word:
             quoted = True
             if i + 1 >= n:
                 out.append("\\")  # a trailing backslash stays literal
+                pat.append("\\\\")
                 i += 1
                 continue
             if raw[i + 1] != "\n":  # backslash-newline is a line continuation: removed
                 out.append(raw[i + 1])
+                pat.append(_quote_pattern(raw[i + 1]))
             i += 2
             continue
         if c == "'":
@@ -129,28 +146,33 @@ def decode(raw: str, placeholders: dict | None = None) -> Word:
             if end < 0:
                 issues.append((UNTERMINATED, raw[i:]))
                 out.append(raw[i + 1:])
+                pat.append(_quote_pattern(raw[i + 1:]))
                 break
             seg = raw[i + 1:end]
             if placeholders and seg in placeholders:
-                out.append(placeholders[seg])
-            else:
-                out.append(seg)
+                seg = placeholders[seg]
+            out.append(seg)
+            pat.append(_quote_pattern(seg))
             i = end + 1
             continue
         if c == '"':
             quoted = True
+            before = len(out)
             i = _decode_dq(raw, i + 1, out, issues)
+            pat.append(_quote_pattern("".join(out[before:])))
             continue
         if c == "$":
             hit = _dollar_issue(raw, i, False)
             if hit:
                 issues.append((hit[0], raw[i:hit[1]]))
             out.append(c)
+            pat.append(c)
             i += 1
             continue
         if c == "`":
             issues.append((BACKTICK, raw[i:]))
             out.append(c)
+            pat.append(c)
             i += 1
             continue
         if c in "*?" or (c == "[" and "]" in raw[i + 1:]):
@@ -171,13 +193,14 @@ def decode(raw: str, placeholders: dict | None = None) -> Word:
         elif c == "=" and not quoted:
             assignment_like = True
         out.append(c)
+        pat.append(c)
         i += 1
     value = "".join(out)
     if placeholders:
         for token in placeholders:
             if token in value:
                 issues.append((PLACEHOLDER, token))
-    return Word(raw, value, quoted, issues)
+    return Word(raw, value, quoted, issues, "".join(pat))
 
 
 def _decode_dq(raw: str, i: int, out: list, issues: list) -> int:

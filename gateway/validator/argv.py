@@ -35,8 +35,23 @@ class Args:
         return [o.value for o in self.options if o.name in names and o.value is not None]
 
 
-def parse(words, value_flags=frozenset()) -> Args:
-    """Split `words` (the arguments, without the command name)."""
+def resolve_long(name: str, longs) -> str:
+    """The long option `name` (as written, without =value) selects among `longs`, as
+    getopt_long reads it: itself, or the one option it abbreviates; else `name` unchanged
+    (unknown, or an ambiguous abbreviation: the program refuses it)."""
+    if name in longs:
+        return name
+    if len(name) < 3:
+        return name
+    hits = [o for o in longs if o.startswith(name)]
+    return hits[0] if len(hits) == 1 else name
+
+
+def parse(words, value_flags=frozenset(), longs=None, optional=frozenset()) -> Args:
+    """Split `words` (the arguments, without the command name). With `longs` (every long
+    option the command knows), abbreviated long options are read as the option they
+    abbreviate (--rec is --recursive); `optional` options take a value only glued to them
+    (-w16, --width=16)."""
     args = Args()
     i = 0
     n = len(words)
@@ -49,6 +64,8 @@ def parse(words, value_flags=frozenset()) -> Args:
             break
         if word.startswith("--") and len(word) > 2:
             name, eq, value = word.partition("=")
+            if longs is not None:
+                name = resolve_long(name, longs)
             if eq:
                 args.options.append(Option(name, value, word))
                 if name not in value_flags:
@@ -60,6 +77,9 @@ def parse(words, value_flags=frozenset()) -> Args:
                 args.options.append(Option(name, None, word))
             continue
         if word.startswith("-") and len(word) > 1:
+            if word[:2] in optional:
+                args.options.append(Option(word[:2], word[2:] or None, word))
+                continue
             if word[:2] in value_flags:
                 if len(word) > 2:
                     args.options.append(Option(word[:2], word[2:], word))
@@ -72,6 +92,9 @@ def parse(words, value_flags=frozenset()) -> Args:
             letters = word[1:]
             for k, ch in enumerate(letters):
                 flag = "-" + ch
+                if flag in optional:
+                    args.options.append(Option(flag, letters[k + 1:] or None, word))
+                    break
                 if flag in value_flags:
                     rest = letters[k + 1:]
                     if rest:

@@ -36,8 +36,68 @@ _MAX_RUN_DIRS = 64
 _FRAGMENT_SCAN_MAX = 65536
 
 
+#: How many argument suffixes of one command are taken for commands it may run.
+_MAX_SUFFIXES = 32
+#: find's actions that run a command (the words up to `;` or `+`; `{}` is each name found)
+_FIND_EXEC = ("-exec", "-execdir", "-ok", "-okdir")
+
+
+class _Word(str):
+    """An argument with every spelling its parameter and brace expansions may take
+    (`"${HOME:?}"` is the home directory): the deny rules compare each."""
+
+    __slots__ = ("alts",)
+
+    def __new__(cls, value, alts):
+        obj = super().__new__(cls, value)
+        obj.alts = tuple(alts)
+        return obj
+
+
+def _alts(w) -> tuple:
+    return getattr(w, "alts", (w,))
+
+
+def _argv_of(cmd, home):
+    """The words of a parsed command, each with the spellings its expansions may take."""
+    from gateway.shell import words as sw
+
+    out = []
+    env = None
+    for w in cmd.words:
+        if w.literal:
+            out.append(w.value)
+            continue
+        kinds = {k for k, _ in w.issues}
+        alts = None
+        if sw.PARAM in kinds and kinds <= {sw.PARAM, sw.TILDE, sw.GLOB, sw.BRACE}:
+            # (an unquoted ${...} also reports a brace)
+            from gateway.shell import expand, params
+
+            if env is None:
+                env = dict(os.environ, HOME=home)
+            alts = params.values(w.raw, env, home)
+            if alts and sw.BRACE in kinds:
+                try:
+                    alts = [b for a in alts for b in expand.braces(a)]
+                except (expand.TooLarge, RecursionError):
+                    pass
+        elif kinds <= {sw.BRACE, sw.GLOB, sw.TILDE}:
+            from gateway.shell import expand
+
+            try:
+                alts = [expand.unescape(p) for p in expand.braces(w.pattern)]
+            except (expand.TooLarge, RecursionError):
+                alts = None
+        out.append(_Word(w.value, [w.value] + list(alts or ())) if alts else w.value)
+    return out
+
+
 def _names(policy, argv):
-    """argv, then the argv of every command it wraps, with names resolved."""
+    """argv, then the argv of every command it wraps, with names resolved. A command whose
+    arguments the catalogue does not describe (an unknown program: `taskset 1 rm -rf /`,
+    `chrt 5 ...`, a script) may run any suffix of its arguments as a command, so every
+    suffix is one too; find -exec runs its words with `{}` standing for what it finds."""
     out = []
     for _ in range(_MAX_PEEL):
         if not argv:
@@ -49,7 +109,74 @@ def _names(policy, argv):
         if wrapper is None:
             break
         argv = peel_wrapper(argv, wrapper)
+    if not out:
+        return out
+    last = out[-1]
+    name = last[0]
+    if name in ("find", "fd", "fdfind"):
+        out.extend(_exec_argvs(last))
+    elif _runs_arguments(policy, name):
+        for i in range(1, min(len(last), _MAX_SUFFIXES)):
+            w = last[i]
+            if w and not w.startswith("-") and "=" not in w.split("/")[0]:
+                out.append([posixpath.basename(w).lower()] + list(last[i + 1:]))
     return out
+
+
+def _runs_arguments(policy, name) -> bool:
+    """May `name` run its arguments as a command? Yes unless the catalogue describes its
+    arguments (a known program reads them as data: `echo rm -rf /`, `git commit -m ...`)."""
+    return policy.command(name) is None and name not in _DATA_BUILTINS
+
+
+#: builtins whose arguments are names or text, never a command
+_DATA_BUILTINS = frozenset(("cd", "pushd", "popd", "export", "readonly", "declare", "local",
+                            "typeset", "unset", "shift", "set", "shopt", "umask", "wait",
+                            "read", "return", "exit", "break", "continue", "type", "hash",
+                            "history", "dirs", "jobs", "let", "getopts", ":"))
+
+
+def _exec_argvs(argv):
+    """The commands find's -exec/-execdir/-ok/-okdir (or fd's -x/-X) run, `{}` replaced by
+    each starting point (what they find lies below, the starting point included)."""
+    name = argv[0]
+    words = argv[1:]
+    if name == "find":
+        starts = []
+        for w in words:
+            if w.startswith("-") or w in ("(", "!"):
+                break
+            starts.append(w)
+        starts = starts or ["."]
+        out = []
+        i = 0
+        while i < len(words):
+            if words[i] in _FIND_EXEC:
+                j = i + 1
+                while j < len(words) and words[j] not in (";", "+"):
+                    j += 1
+                cmd = words[i + 1:j]
+                if cmd:
+                    for start in starts:
+                        sub = [start if w == "{}" else w for w in cmd]
+                        out.append([posixpath.basename(sub[0]).lower()] + sub[1:]
+                                   + ([start] if "{}" not in cmd else []))
+                i = j
+            i += 1
+        return out
+    # fd PATTERN [PATH...] -x/-X COMMAND...: the command takes the rest of the words
+    for k, w in enumerate(words):
+        if w in ("-x", "--exec", "-X", "--exec-batch") or w.startswith(("--exec=",
+                                                                         "--exec-batch=")):
+            before = [x for x in words[:k] if not x.startswith("-")]
+            paths = before[1:] or ["."]
+            cmd = words[k + 1:]
+            if not cmd:
+                return []
+            return [[posixpath.basename(cmd[0]).lower()]
+                    + [p if x == "{}" else x for x in cmd[1:]]
+                    + ([p] if "{}" not in cmd else []) for p in paths]
+    return []
 
 
 def _norm_target(v: str, home: str, cwds=()) -> set:
@@ -83,7 +210,24 @@ def _norm_target(v: str, home: str, cwds=()) -> set:
         if tail:
             w = w.rstrip("/") + "/*"
         out.add(w)
+        head, _sep, last = w.rpartition("/")
+        if last and any(c in last for c in "*?[") and _catch_all(last):
+            # `~/.*`, `/[a-z]*`: every entry of the directory (of one kind), as `dir/*`
+            out.add((head or "") + "/*")
     return out
+
+
+#: Names a glob must match all of (in one group) to stand for every entry of a directory.
+_PROBES = (("bin", "etc", "usr", "var", "lib", "src", "go"),
+           ("Documents", "Desktop", "Library", "Applications"),
+           (".ssh", ".bashrc", ".config", ".local", ".cache", ".gnupg", ".profile", ".."))
+
+
+def _catch_all(glob) -> bool:
+    """Does the glob (one path component) match every name of a probe group? Then it
+    removes a directory's contents like `*` does (`.*`, `.[!.]*`, `[a-z]*`, `?*`)."""
+    return any(all(fnmatch.fnmatchcase(p, glob) for p in group if p != "..")
+               for group in _PROBES)
 
 
 def _hits_target(spellings, targets) -> bool:
@@ -134,6 +278,11 @@ def _argv_matches(rule, argv, home, cwds=()) -> bool:
     if not (rule.get("command") or rule.get("command_prefix")):
         return False
     rest = argv[1:]
+    if rest and any(hasattr(w, "alts") for w in rest) and (rule.get("targets")
+                                                           or rule.get("arg_globs")):
+        # each spelling a word's expansions may take: an unset variable is empty, so
+        # "$X/" may be "/"
+        rest = [a for w in rest for a in _alts(w)]
     if rule.get("flags_any"):
         opts = [o.name for o in argvmod.parse(rest).options]
         wanted = rule["flags_any"]
@@ -168,9 +317,14 @@ def _spellings(word: str) -> set:
     return out
 
 
-def _command_rule(rule, script, policy, home, cwds=()) -> bool:
+def _command_rule(rule, script, policy, home, cwds=(), cache=None) -> bool:
     for cmd in script.all_commands:
-        for argv in _names(policy, [w.value for w in cmd.words]):
+        names = cache.get(id(cmd)) if cache is not None else None
+        if names is None:
+            names = _names(policy, _argv_of(cmd, home))
+            if cache is not None:
+                cache[id(cmd)] = names
+        for argv in names:
             if _argv_matches(rule, argv, home, cwds):
                 return True
     return False
@@ -377,7 +531,70 @@ def _nested_code(policy, script):
                 inner = peel_wrapper(argv, policy.wrappers.get(name, {}))
                 if inner:
                     yield " ".join(inner)
+            yield from _argument_code(policy, argv)
     yield from _stdin_code(policy, script)
+
+
+#: catalogue programs whose program text runs commands (awk's system(), sed's `e`)
+_PROGRAM_CHECKS = frozenset(("awk", "sed"))
+#: git configuration keys whose value is a shell command (and `alias.*` values that start
+#: with `!`)
+_GIT_CODE_KEYS = ("pager", "editor", "sshcommand", "fsmonitor", "helper", "external",
+                  "command", "program", "textconv", "askpass")
+
+
+def _argument_code(policy, argv):
+    """Code a command hands to a shell through its arguments: every argument with a space
+    of a program the catalogue does not describe (`sg wheel 'rm -rf /'`, `env -S '...'`,
+    `python3 -c '...'`) and the string literals inside it (`os.system("rm -rf /")`,
+    `["rm", "-rf", "/"]`), the program texts of awk and sed, `alias NAME=CODE`, and git's
+    -c values that are commands."""
+    name = argv[0]
+    spec = policy.command(name)
+    if name == "alias":
+        for w in argv[1:]:
+            if "=" in w:
+                yield w.split("=", 1)[1]
+        return
+    if name == "git":
+        for i, w in enumerate(argv[1:-1], 1):
+            if w == "-c" or w == "--config-env":
+                key, _eq, value = argv[i + 1].partition("=")
+                if value.startswith("!") or key.lower().rsplit(".", 1)[-1].endswith(
+                        _GIT_CODE_KEYS):
+                    yield value.lstrip("!")
+        return
+    if spec is not None and spec.check not in _PROGRAM_CHECKS:
+        return
+    if name in _DATA_BUILTINS or name in _SHELLS:
+        return
+    for w in argv[1:]:
+        if any(c.isspace() for c in w) or '"' in w or "'" in w:
+            yield w
+            yield from _literals(w)
+
+
+def _literals(code):
+    """The string literals of program text (quoted with ' or "), and each bracketed list
+    of them joined by spaces (an argv: `["rm", "-rf", "/"]`)."""
+    import re
+
+    strings = re.findall(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'', code)
+    found = [a or b for a, b in strings]
+    for text in found:
+        if text:
+            yield text
+    for group in re.findall(r"[\[(]\s*((?:(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')\s*,\s*)+"
+                            r"(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'))\s*,?\s*[\])]",
+                            code):
+        parts = re.findall(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'', group)
+        yield " ".join(shlex_quote(a or b) for a, b in parts)
+
+
+def shlex_quote(word):
+    import shlex
+
+    return shlex.quote(word)
 
 
 def matching_rule(policy, script, home=None, depth=0, cwd=None, _seen=None):
@@ -413,6 +630,7 @@ def matching_rule(policy, script, home=None, depth=0, cwd=None, _seen=None):
 
 
 def _matching_rule(policy, script, home, cwds=()):
+    cache = {}
     for rule in policy.deny_rules:
         if rule.get("special") == "fork_bomb":
             hit = _fork_bomb(script)
@@ -423,7 +641,7 @@ def _matching_rule(policy, script, home, cwds=()):
         elif rule.get("redirect_globs"):
             hit = _redirect_rule(rule, script)
         else:
-            hit = _command_rule(rule, script, policy, home, cwds)
+            hit = _command_rule(rule, script, policy, home, cwds, cache)
         if hit:
             return rule
     return None

@@ -88,11 +88,24 @@ def _redirect_finding(r):
     return f"redirection {r.op}"
 
 
-def _word(ctx, word):
+def _word(ctx, word, argument=False):
     """The ask for an expansion in `word`, or None. In exposure mode a tilde whose expansion
-    is known ($HOME) is no reason: segment judging expands it."""
+    is known ($HOME) is no reason: segment judging expands it; neither are globs and braces
+    in a command's argument (`argument`), which segment judging expands on the file system
+    (gateway.validator.globs), nor parameters whose values are no secret
+    (gateway.validator.textparams)."""
+    if argument and any(kind == w.PARAM for kind, _ in word.issues):
+        from gateway.validator import textparams
+
+        if textparams.only_text(word):
+            return None  # segment judging expands it (gateway.validator.textparams)
+    globbed = argument and any(kind in (w.GLOB, w.BRACE) for kind, _ in word.issues)
     for kind, _detail in word.issues:
-        if kind == w.TILDE and ctx.exposure and w.expand_tilde(word, ctx.home) is not None:
+        if kind == w.TILDE and ctx.exposure and (
+                w.expand_tilde(word, ctx.home) is not None
+                or globbed and word.pattern.startswith("~")):
+            continue
+        if globbed and kind in (w.GLOB, w.BRACE):
             continue
         code, title = _WORD_CODES[kind]
         return ctx.ask(PHASE, code, f"{title} in {word.raw!r}")
@@ -112,8 +125,8 @@ def run(ctx):
     for cmd in script.all_commands:
         for a in cmd.assignments:
             return ctx.ask(PHASE, "GW211", f"variable assignment {a.raw}")
-        for word in cmd.words:
-            verdict = _word(ctx, word)
+        for k, word in enumerate(cmd.words):
+            verdict = _word(ctx, word, argument=k > 0)
             if verdict is not None:
                 return verdict
         for r in cmd.redirects:

@@ -11,8 +11,9 @@ from gateway.paths import is_protected, is_secret, resolve
 PHASE = "5"
 
 
-def run(ctx, candidates, cwd, writes=(), containment=True):
-    """Check path candidates (strings). `writes` lists candidates that are written.
+def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
+    """Check path candidates (strings). `writes` lists candidates that are written; `names`
+    candidates whose name or metadata only is looked at (`ls .env`), no read of a secret.
     Returns an ask verdict or None; on None, `resolved` paths are in the trace."""
     roots = ctx.roots
     pol = ctx.policy
@@ -24,7 +25,8 @@ def run(ctx, candidates, cwd, writes=(), containment=True):
                 continue  # the network, not a local file
             return ctx.ask(PHASE, "GW505", f"{cand!r} is a URL: the command uses the network")
         res = resolve(cand, cwd, roots)
-        secret = is_secret((res.lex, res.real), pol)
+        secret = "" if cand in names and cand not in writes else is_secret(
+            (res.lex, res.real), pol)
         if secret:
             return ctx.ask(PHASE, "GW503", f"{cand!r} is a secret file ({secret})",
                            rule=f"secrets:{secret}")

@@ -46,10 +46,19 @@ class Walk:
     """What to walk and how: the start directories (as written) and the walker's rules."""
 
     __slots__ = ("paths", "follow", "hidden", "filters", "default_include", "exclude_dir",
-                 "outside_git_only")
+                 "outside_git_only", "ignore_whitelists", "ignore_files", "dir_filters")
 
     def __init__(self, paths, follow=False, hidden=True, filters=(), default_include=True,
-                 exclude_dir=(), outside_git_only=False, include=()):
+                 exclude_dir=(), outside_git_only=False, include=(), ignore_whitelists=False,
+                 ignore_files=(), dir_filters=None):
+        # dir_filters: the filters that may whitelist a hidden directory (ripgrep's glob
+        # overrides; its types never match a directory); None: any filter may
+        self.dir_filters = dir_filters
+        # ignore_whitelists: a `!pattern` in an ignore file lifts the hidden rule for what it
+        # names (ripgrep): hidden files are read when any ignore file it reads has one;
+        # ignore_files: the --ignore-file files it reads besides the ones it finds
+        self.ignore_whitelists = ignore_whitelists
+        self.ignore_files = list(ignore_files)
         # outside_git_only: the command reads the trees only where no git work tree holds
         # the working directory (git diff without --no-index)
         self.outside_git_only = outside_git_only
@@ -62,15 +71,39 @@ class Walk:
         self.default_include = default_include and not include
         self.exclude_dir = list(exclude_dir)
 
-    def selects(self, name):
-        """(read?, decided by a filter?) for a file's base name."""
-        hit = None
-        for include, glob, fold in self.filters:
-            if fnmatchcase(name.lower() if fold else name, glob.lower() if fold else glob):
-                hit = include
-        if hit is None:
-            return self.default_include, False
-        return hit, True
+    def selects(self, name, filters=None):
+        """(read?, decided by a filter?) for a file's base name. A glob is matched the ways
+        the tools may match it (characters or bytes: `?` is one byte in the C locale; case
+        folded by lower() or casefold()): the file is read when any way reads it."""
+        best = None
+        filters = self.filters if filters is None else filters
+        for way in _WAYS:
+            hit = None
+            for include, glob, fold in filters:
+                if _glob_hit(way, name, glob, fold):
+                    hit = include
+            got = (self.default_include, False) if hit is None else (hit, True)
+            if best is None or got[0] and not best[0] or (got[0] == best[0] and got[1]):
+                best = got
+        return best
+
+
+#: the ways a glob filter may be matched against a name (see Walk.selects)
+_WAYS = ("str", "bytes")
+
+
+def _glob_hit(way, name, glob, fold):
+    if way == "bytes":
+        try:
+            n = name.encode("utf-8", "surrogateescape").decode("latin-1")
+            g = glob.encode("utf-8", "surrogateescape").decode("latin-1")
+        except UnicodeError:
+            return True
+        return fnmatchcase(n.lower() if fold else n, g.lower() if fold else g)
+    if fold:
+        return (fnmatchcase(name.lower(), glob.lower())
+                or fnmatchcase(name.casefold(), glob.casefold()))
+    return fnmatchcase(name, glob)
 
 
 #: Glob syntax whose meaning differs between fnmatch and the tools (path globs, ripgrep's
@@ -139,34 +172,76 @@ def _grep(args, paths):
 
 
 def _rg(args, paths):
+    """ripgrep's walk. Hidden names are skipped unless --hidden (or -uu), a glob override
+    (-g/--iglob, case-folded with --glob-case-insensitive) that whitelists the name, a type
+    selection (-t) that matches it, or a `!` rule in an ignore file (.gitignore, .ignore,
+    .rgignore here or in a parent, the repository's info/exclude, the global excludes file,
+    --ignore-file) lifts that rule. Overrides decide before types; a type the model does not
+    know, or types changed with --type-add/--type-clear, read everything."""
+    if any(o.name in ("--files", "--type-list", "--pcre2-version", "--generate")
+           for o in args.options):
+        return None  # names, the type list, versions: no file is read
     follow = hidden = False
     unrestricted = 0
-    filters = []
+    overrides = []
+    types = []
+    fold_all = False
     dropped = False
+    ignore_files = []
     for opt in args.options:
         name = opt.name
-        if name == "-L" or (name.startswith("--") and _long(opt, "--follow")):
+        if name == "-L" or name == "--follow":
             follow = True
-        elif name == "-." or (name.startswith("--") and _long(opt, "--hidden")):
+        elif name == "--no-follow":
+            follow = follow  # a later --follow wins anyway; following is the wider reading
+        elif name in ("-.", "--hidden"):
             hidden = True
-        elif name == "-u" or (name.startswith("--") and _long(opt, "--unrestricted")):
+        elif name == "-u" or name == "--unrestricted":
             unrestricted += 1
-        elif name in ("-g", "--glob", "--iglob") or (name.startswith("--") and (
-                _long(opt, "--glob") or _long(opt, "--iglob"))):
+        elif name == "--glob-case-insensitive":
+            fold_all = True
+        elif name == "--no-glob-case-insensitive":
+            fold_all = False
+        elif name in ("-g", "--glob", "--iglob"):
             glob = opt.value or ""
-            fold = name != "-g" and _long(opt, "--iglob")
             negated = glob.startswith("!")
             body = glob[1:] if negated else glob
             if _modelled(body):
-                filters.append((not negated, body, fold))
+                overrides.append((not negated, body, name == "--iglob"))
             else:
                 dropped = True
+        elif name in ("-t", "--type"):
+            globs = _rg_type(opt.value or "")
+            if globs is None:
+                dropped = True
+            else:
+                types.extend((True, g, False) for g in globs)
+        elif name in ("--type-add", "--type-clear"):
+            dropped = True  # the types are redefined: not modelled
+        elif name == "--ignore-file" and opt.value:
+            ignore_files.append(opt.value)
     if dropped:
-        # a glob the model cannot read may override anything, the hidden rule included
-        filters, hidden = [], True
+        # a glob or a type the model cannot read may select anything, hidden names included
+        return Walk(paths or ["."], follow=follow, hidden=True)
+    overrides = [(inc, g, fold or fold_all) for inc, g, fold in overrides]
+    # types come first: an override that matches decides before them (the last match wins)
+    filters = types + overrides
     default = not any(include for include, _, _ in filters)
     return Walk(paths or ["."], follow=follow, hidden=hidden or unrestricted >= 2,
-                filters=filters, default_include=default)
+                filters=filters, default_include=default,
+                ignore_whitelists=unrestricted == 0, ignore_files=ignore_files,
+                dir_filters=overrides)
+
+
+def _rg_type(name):
+    """The globs of ripgrep's built-in type `name`, or None when the model does not know
+    it (gateway.guards.reads.RG_TYPES holds plain base-name globs of the common types)."""
+    from gateway.guards.reads import RG_TYPES
+
+    globs = RG_TYPES.get(name)
+    if globs is None or not all(_modelled(g) for g in globs):
+        return None
+    return list(globs)
 
 
 def _diff(args, paths):
@@ -230,6 +305,14 @@ def run(ctx, walk, cwd):
     budget = [WALK_LIMIT]
     if walk.outside_git_only and _in_git_work_tree(cwd):
         return None
+    if walk.ignore_whitelists and not walk.hidden:
+        tops = [resolve(p, cwd, ctx.roots).real for p in walk.paths]
+        files = [resolve(f, cwd, ctx.roots).real for f in walk.ignore_files]
+        lifted = _outer_whitelist(tops, files, ctx.home or os.environ.get("HOME", ""))
+        if lifted:
+            ctx.step(PHASE, "info", "", f"{_shown(lifted, cwd)!r} has a `!` rule: hidden "
+                     "files are read")
+            walk.hidden = True
     for start in walk.paths:
         # the commands follow a symlink named on the command line; phase 5 has checked
         # that it stays inside the project
@@ -237,6 +320,11 @@ def run(ctx, walk, cwd):
         if not os.path.isdir(top):
             continue  # a file: phase 5 has judged it by name
         found = _walk(top, walk, ctx.policy, budget)
+        if found is not None and found[0] == "whitelist":
+            ctx.step(PHASE, "info", "", f"{_shown(found[1], cwd)!r} has a `!` rule: hidden "
+                     "files are read")
+            walk.hidden = True
+            found = _walk(top, walk, ctx.policy, budget)
         if found is None:
             continue
         kind, path = found
@@ -265,9 +353,85 @@ def _matches(name, patterns):
     return any(fnmatchcase(name, p) for p in patterns)
 
 
+_IGNORE_NAMES = (".gitignore", ".ignore", ".rgignore")
+_IGNORE_READ_MAX = 1 << 20
+
+
+def _has_whitelist(path) -> bool:
+    """Does the ignore file at `path` hold a `!pattern` line? Unreadable or too large: yes
+    (it is not proven free of one)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(_IGNORE_READ_MAX + 1)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return os.path.lexists(path)
+    if len(data) > _IGNORE_READ_MAX:
+        return True
+    return any(line.lstrip().startswith(b"!") for line in data.splitlines())
+
+
+def _outer_whitelist(tops, extra, home):
+    """An ignore file outside the walked trees that ripgrep reads and that holds a `!`
+    rule, or "": the directories above each start (to the root), the repository's
+    info/exclude, the global git excludes file and the --ignore-file files."""
+    seen = set()
+    for f in extra:
+        if _has_whitelist(f):
+            return f
+    for top in tops:
+        d = os.path.dirname(top)
+        while d not in seen:
+            seen.add(d)
+            for name in _IGNORE_NAMES:
+                if _has_whitelist(os.path.join(d, name)):
+                    return os.path.join(d, name)
+            exclude = os.path.join(d, ".git", "info", "exclude")
+            if _has_whitelist(exclude):
+                return exclude
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+    for top in tops:
+        exclude = os.path.join(top, ".git", "info", "exclude")
+        if _has_whitelist(exclude):
+            return exclude
+    for g in _global_excludes(home):
+        if _has_whitelist(g):
+            return g
+    return ""
+
+
+def _global_excludes(home):
+    """git's global excludes files: core.excludesFile of the user's git configuration, else
+    $XDG_CONFIG_HOME/git/ignore or ~/.config/git/ignore."""
+    out = []
+    xdg = os.environ.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
+    configs = [os.path.join(home, ".gitconfig")] if home else []
+    if xdg:
+        configs.append(os.path.join(xdg, "git", "config"))
+        out.append(os.path.join(xdg, "git", "ignore"))
+    for cfg in configs:
+        try:
+            with open(cfg, "rb") as fh:
+                text = fh.read(_IGNORE_READ_MAX).decode("utf-8", "replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            key, eq, value = line.partition("=")
+            if eq and key.strip().lower() == "excludesfile":
+                value = value.strip().strip('"')
+                if value.startswith("~/") and home:
+                    value = os.path.join(home, value[2:])
+                out.append(value)
+    return out
+
+
 def _walk(top, walk, policy, budget):
-    """("secret" | "limit" | "symlink" | "unreadable", path) or None. Iterative: a deep tree
-    cannot exhaust the stack."""
+    """("secret" | "limit" | "symlink" | "unreadable" | "whitelist", path) or None.
+    Iterative: a deep tree cannot exhaust the stack."""
     if is_secret((top,), policy):
         return "secret", top
     stack = [top]
@@ -286,6 +450,10 @@ def _walk(top, walk, policy, budget):
                 entries = list(it)
         except OSError:
             return "unreadable", directory
+        if walk.ignore_whitelists and not walk.hidden:
+            for entry in entries:
+                if entry.name in _IGNORE_NAMES and _has_whitelist(entry.path):
+                    return "whitelist", entry.path
         for entry in entries:
             budget[0] -= 1
             if budget[0] < 0:
@@ -305,7 +473,10 @@ def _walk(top, walk, policy, budget):
             except OSError:
                 return "unreadable", path
             if is_dir:
-                if hidden_skip and not walk.filters:
+                if hidden_skip and walk.dir_filters is not None:
+                    if not walk.selects(name, walk.dir_filters) == (True, True):
+                        continue  # no glob whitelists the hidden directory
+                elif hidden_skip and not walk.filters:
                     continue
                 if walk.exclude_dir and _matches(name, walk.exclude_dir):
                     continue

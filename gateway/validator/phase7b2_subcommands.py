@@ -119,6 +119,8 @@ def matches(rule_words, inv_words) -> bool:
 def run(ctx, name: str, argv):
     rules = [(text, words) for text, words in ctx.policy.subcommand_ask if words[0] == name]
     spec = ctx.policy.command(name)
+    if spec is not None and len(argv) == 2 and argv[1] in spec.info_flags:
+        return None  # `cargo --version`: 7C allows the entry's version and help words
     if not rules and not (spec and spec.has_global):
         return None
     if spec is not None and spec.has_global:

@@ -23,10 +23,14 @@ class Arguments:
     """What phase 5 and 7D need: path candidates, the written ones, the directory they are
     relative to, and the entry that judged them."""
 
-    __slots__ = ("candidates", "writes", "cwd", "label", "verdict", "walk")
+    __slots__ = ("candidates", "writes", "cwd", "label", "verdict", "walk", "names")
 
-    def __init__(self, candidates=(), writes=(), cwd="", label="", verdict=None, walk=None):
+    def __init__(self, candidates=(), writes=(), cwd="", label="", verdict=None, walk=None,
+                 names=()):
         self.walk = walk  # phase5_recursive.Walk when the command reads whole trees
+        # candidates that are looked at, not read (the positionals of `reads: names`
+        # entries): a secret's name among them is no read of the secret
+        self.names = frozenset(names)
         self.candidates = list(candidates)
         self.writes = list(writes)
         self.cwd = cwd
@@ -52,6 +56,9 @@ def run(ctx, name, argv, cwd) -> Arguments:
         return Arguments(verdict=ctx.ask("7A", "GW703", f"{name} is not in the command "
                                          "catalogue", rule=f"catalogue:{name}"))
     words = argv[1:]
+    if len(words) == 1 and words[0] in spec.info_flags:
+        ctx.step(PHASE, "pass", "", f"{name} {words[0]}: prints its version or help")
+        return Arguments([], [], cwd, f"catalogue:{name}")
     label = name
     global_paths = []
     if spec.has_global:
@@ -105,8 +112,20 @@ def run(ctx, name, argv, cwd) -> Arguments:
             return Arguments(verdict=verdict)
     if spec.check:
         verdict, cands, writes = checks.run(spec.check, ctx, spec, words, cwd)
-        return Arguments(global_paths + cands, writes, cwd, rule, verdict)
-    args = argvmod.parse(words, spec.value_flags)
+        if verdict is None and spec.edit and not ctx.exposure:
+            from gateway.validator import modes
+
+            if not modes.accepts_edits(ctx.mode):
+                verdict = ctx.ask(PHASE, "GW721", f"{label} changes the files it names; in "
+                                  f"{modes.normalize(ctx.mode)} mode edits are the human's "
+                                  "(acceptEdits allows them inside the project)",
+                                  rule=f"{rule}:edit")
+        names = [c for c in cands if c not in writes] if spec.names_only else ()
+        # a check may hand phase 5 the trees the command reads (tar -c, zip -r)
+        walk = ctx.__dict__.pop("pending_walk", None)
+        return Arguments(global_paths + cands, writes, cwd, rule, verdict, names=names,
+                         walk=walk if verdict is None else None)
+    args = argvmod.parse(words, spec.value_flags, spec.long_options, spec.optional_flags)
     bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
     if bad:
         return Arguments(verdict=ctx.ask(PHASE, "GW704", f"{label} {bad} is not a safe use "
@@ -125,8 +144,13 @@ def run(ctx, name, argv, cwd) -> Arguments:
     if spec.safe_flags is not None:
         for opt in args.options:
             if opt.name not in spec.safe_flags:
-                return Arguments(verdict=ctx.ask(PHASE, "GW704", f"{label} {opt.name} is not "
-                                                 "among its safe options", rule=rule))
+                why = "is not among its safe options"
+                if opt.name.startswith("--") and spec.long_options:
+                    hits = sorted(o for o in spec.long_options if o.startswith(opt.name))
+                    if len(hits) > 1:
+                        why = f"is ambiguous ({', '.join(hits[:4])})"
+                return Arguments(verdict=ctx.ask(PHASE, "GW704", f"{label} {opt.name} {why}",
+                                                 rule=rule))
     pos = args.positionals
     if spec.args == "none" and pos:
         return Arguments(verdict=ctx.ask(PHASE, "GW712", f"{label} takes no arguments here "
@@ -155,7 +179,9 @@ def run(ctx, name, argv, cwd) -> Arguments:
     if spec.args == "paths":
         paths = list(pos)
     elif spec.args == "pattern_then_paths":
-        paths = list(pos if _pattern_given(args) else pos[1:])
+        # rg --files / --type-list take no pattern: every positional is a path
+        no_pattern = spec.recursive == "rg" and args.has("--files", "--type-list")
+        paths = list(pos if no_pattern or _pattern_given(args) else pos[1:])
     elif spec.args == "text_then_paths":
         paths = list(pos[1:])
     cands.extend(paths)
@@ -173,7 +199,14 @@ def run(ctx, name, argv, cwd) -> Arguments:
         landed = _into_directory(paths, written, cwd)
         cands.extend(landed)
         writes.extend(landed)
-    return Arguments(cands, writes, cwd, rule, walk=walk)
+    names = [p for p in paths if p not in args.values(*args_names(args))] \
+        if spec.names_only else ()
+    return Arguments(cands, writes, cwd, rule, walk=walk, names=names)
+
+
+def args_names(args):
+    """The option names present in `args` (for telling a positional from a value)."""
+    return {o.name for o in args.options}
 
 
 def _into_directory(paths, target_dirs, cwd) -> list:

@@ -8,9 +8,13 @@ user's settings rules), 7B2 (subcommand_ask), 7C (the catalogue), 5 (paths) and 
 
 import os
 
-from gateway.decision import ASK
+from gateway.decision import ASK, strictest
 from gateway.paths import resolve
+from gateway.shell.parse import Command
+from gateway.shell.words import PARAM, Word
 from gateway.validator import (
+    globs,
+    textparams,
     phase4_flags,
     phase5_paths,
     phase5_recursive,
@@ -26,20 +30,43 @@ _MAX_WRAPPER_DEPTH = 8
 
 
 def judge(ctx, cmd, cwd):
-    """Judge a parsed simple command in directory `cwd`. Returns a Verdict."""
+    """Judge a parsed simple command in directory `cwd`. Returns a Verdict. Globs and braces
+    in the arguments are expanded where the segment runs (gateway.validator.globs): every
+    variant bash may pass is judged, the strictest verdict stands."""
+    if any(k == PARAM for w in cmd.words[1:] for k, _ in w.issues):
+        words = []
+        for w in cmd.words:
+            if any(k == PARAM for k, _ in w.issues) and textparams.only_text(w):
+                text = textparams.value(w, ctx.home, cwd)
+                if text is None:
+                    return ctx.ask("2", "GW202", f"parameter expansion in {w.raw!r}: it may "
+                                   "become several words or a glob")
+                ctx.step("2", "info", "", f"{w.raw!r} expands to {text!r}")
+                w = Word(w.raw, text, True, [])
+            words.append(w)
+        cmd = Command(words, cmd.assignments, cmd.redirects, cmd.start, cmd.end, cmd.text)
     if ctx.exposure:
         argv = [_value(ctx, w) for w in cmd.words]
         inputs = [_value(ctx, r.target) for r in cmd.redirects
                   if r.op in ("<", "<>") and r.target is not None]
-        return judge_argv(ctx, argv, cwd, cmd.text, (), inputs=inputs)
-    argv = [w.value for w in cmd.words]
-    return judge_argv(ctx, argv, cwd, cmd.text, cmd.redirects)
+        redirects = ()
+    else:
+        argv = [w.value for w in cmd.words]
+        inputs = None
+        redirects = cmd.redirects
+    if any(globs.expandable(w) for w in cmd.words):
+        argvs, verdict = globs.variants(ctx, cmd.words, cwd, argv)
+        if verdict is not None:
+            return verdict
+        return strictest([judge_argv(ctx, a, cwd, cmd.text, redirects, inputs=inputs)
+                          for a in argvs])
+    return judge_argv(ctx, argv, cwd, cmd.text, redirects, inputs=inputs)
 
 
 def _value(ctx, word):
     """Exposure mode: the word's value with a known tilde expanded (phase 2 let no other
-    expansion through)."""
-    if word.literal:
+    expansion through; a glob or brace word is expanded by gateway.validator.globs)."""
+    if word.literal or globs.expandable(word):
         return word.value
     from gateway.shell.words import expand_tilde
 
@@ -100,7 +127,8 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
              + ", ".join(repr(c) for c in cands[:8]) + (" ..." if len(cands) > 8 else ""))
     # the shell opens input redirections where it is, not where `git -C DIR` goes
     verdict = (phase5_paths.run(ctx, inputs, cwd)
-               or phase5_paths.run(ctx, args.candidates, args.cwd, writes=args.writes))
+               or phase5_paths.run(ctx, args.candidates, args.cwd, writes=args.writes,
+                                names=args.names))
     if verdict is not None:
         return verdict
     ctx.step("5", "pass", "", "every path resolves inside the project")
@@ -114,6 +142,12 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
 
 
 def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth):
+    if lname == "command" and len(argv) > 2 and argv[1] in ("-v", "-V", "-pv", "-pV") and \
+            lname not in ctx.policy.always_ask and not any(a.startswith("-")
+                                                           for a in argv[2:]):
+        # `command -v NAME` looks NAME up and prints what it is; nothing runs
+        return ctx.allow("7A", "GW700", f"command {argv[1]} looks {', '.join(argv[2:])} up: "
+                         "nothing runs", rule="wrappers:command:-v")
     if lname in ctx.policy.always_ask:
         outer = ctx.ask("7B", "GW701", f"{lname} is on the ALWAYS_ASK list (it runs another "
                         "command)", rule=f"always_ask:{lname}")
@@ -136,6 +170,9 @@ def _interpreter(ctx, argv, interp, cwd, text, inputs, depth):
     verdict = phase7b_always_ask.settings(ctx, argv, text)
     if verdict is not None:
         return verdict
+    if len(argv) == 2 and argv[1] in interp.info_flags:
+        return ctx.allow("4", "GW700", f"{argv[0]} {argv[1]} prints its version or help and "
+                         "runs no code", rule=f"interpreters:{interp.name}:{argv[1]}")
     norm = phase4_flags.run(ctx, argv, interp)
     if norm.verdict is not None:
         return norm.verdict

@@ -109,7 +109,7 @@ SECRET_BASH = [
     ("cd config && cat .env.production", "GW503"), ("sort .env | head", "GW503"),
     ("cat ~/.ssh/id_rsa", "GW503"), ("cp .env leak.txt", "GW503"),
     ("python3 -c \"print(open('.env').read())\"", "GW840"),
-    ("cat $(echo .env)", "GW840"), ("F=.env; cat $F", "GW840"), ("cat .e*", "GW840"),
+    ("cat $(echo .env)", "GW840"), ("F=.env; cat $F", "GW840"), ("cat .e*", "GW503"),
     ("awk 1 .env", "GW503"), ("xxd .env", "GW503"), ("base64 .env", "GW840"),
 ]
 

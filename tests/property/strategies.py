@@ -398,15 +398,19 @@ def _codes(*c):
 # (no network fetchers: `bash scripts/x.sh "$(curl ...)"` is a deny rule of its own)
 inner_cmd = st.sampled_from(["id", "rm -rf x", "cat /etc/passwd", "ls", "echo hi",
                              "python3 -c 1"])
-var_name = st.sampled_from(["HOME", "X", "PATH", "IFS", "_x1", "1", "@", "*", "#", "?", "$",
-                            "!", "-", "0"])
+# (HOME, PATH, $?, $$, $# and $0 are no secret: gateway.validator.textparams expands them
+# and judges the words, so they are no dangerous token)
+var_name = st.sampled_from(["X", "IFS", "_x1", "1", "@", "*", "!", "-", "GITHUB_TOKEN"])
 
 
 @st.composite
 def expansion_token(draw):
     """A word-level expansion bash would perform, as (text, code)."""
+    # globs and braces in an argument are expanded on the file system and the words judged
+    # (gateway.validator.globs): no dangerous token of their own; tests/property/
+    # test_globs.py checks the expansion against bash
     kind = draw(st.sampled_from(["cmdsub", "backtick", "param", "param_brace", "ansi", "locale",
-                                 "arith", "glob", "brace", "history"]))
+                                 "arith", "history"]))
     inner = draw(inner_cmd)
     if kind == "cmdsub":
         text, codes = f"$({inner})", _codes("GW201")
@@ -415,7 +419,7 @@ def expansion_token(draw):
     elif kind == "param":
         text, codes = "$" + draw(var_name), _codes("GW202")
     elif kind == "param_brace":
-        text = draw(st.sampled_from(["${HOME}", "${X:-/etc}", "${#X}", "${X/a/b}", "${!X}",
+        text = draw(st.sampled_from(["${X}", "${X:-/etc}", "${#X}", "${X/a/b}", "${!X}",
                                      "${X:0:1}"]))
         codes = _codes("GW202")
     elif kind == "ansi":

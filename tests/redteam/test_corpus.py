@@ -3,7 +3,8 @@
 Each row is a command proven in real bash to print a secret, rewrite the permission surface,
 write outside the project or run code that is not the project's. In every permission mode
 neither hook may allow it; a `stop` row (the client would run it by itself: a read) must be
-asked or denied by PreToolUse itself. The sample project is the everyday benchmark's.
+asked or denied by PreToolUse itself; a `deny` row (catastrophic) must be denied by both
+hooks. The sample project is the everyday benchmark's.
 """
 
 import os
@@ -23,7 +24,7 @@ def _rows():
                 continue
             cols = line.rstrip("\n").split("\t")
             assert len(cols) == 4, f"corpus.tsv:{n}: want 4 columns: {line!r}"
-            assert cols[2] in ("noallow", "stop"), f"corpus.tsv:{n}: must is {cols[2]!r}"
+            assert cols[2] in ("noallow", "stop", "deny"), f"corpus.tsv:{n}: must is {cols[2]!r}"
             out.append(pytest.param(*cols[:3], id=f"{n}:{cols[1]}:{cols[0][:40]}"))
     return out
 
@@ -43,3 +44,5 @@ def test_no_red_team_row_is_allowed(judge, command, cls, must):
         assert r["pretooluse"] != "allow", (mode, r)
         if must == "stop":
             assert r["pretooluse"] in ("ask", "deny"), (mode, r)
+        if must == "deny":  # catastrophic: both hooks deny
+            assert (r["pretooluse"], r["permission_request"]) == ("deny", "deny"), (mode, r)

@@ -9,32 +9,110 @@ from gateway.validator.checks._common import PHASE, _program, _unsafe
 
 # --- find --------------------------------------------------------------------------------
 
-_FIND_UNSAFE = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0",
-                "-fprintf", "-fls")
+#: find's expression as an allowlist: primaries without an argument, with a text argument,
+#: with a path argument (only its time or identity is looked at), and the operators.
+_FIND_FLAGS = frozenset((
+    "-daystart", "-depth", "-d", "-ignore_readdir_race", "-noignore_readdir_race", "-mount",
+    "-xdev", "-noleaf", "-nowarn", "-warn", "-empty", "-executable", "-false", "-true",
+    "-nogroup", "-nouser", "-readable", "-writable", "-ls", "-print", "-print0", "-prune",
+    "-quit", "-help", "--help", "-version", "--version"))
+_FIND_TEXT = frozenset((
+    "-amin", "-atime", "-cmin", "-ctime", "-mmin", "-mtime", "-used", "-fstype", "-gid",
+    "-group", "-uid", "-user", "-links", "-inum", "-size", "-perm", "-type", "-xtype", "-name",
+    "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname",
+    "-ilname", "-maxdepth", "-mindepth", "-regextype", "-printf", "-context"))
+_FIND_PATH = frozenset(("-anewer", "-cnewer", "-newer", "-samefile"))
 _FIND_OPERATORS = frozenset(("(", ")", "!", ",", "-a", "-o", "-and", "-or", "-not"))
+#: what the unsafe primaries do
+_FIND_UNSAFE = {
+    "-exec": "runs a command", "-execdir": "runs a command", "-ok": "runs a command",
+    "-okdir": "runs a command", "-delete": "deletes files", "-fls": "writes a file",
+    "-fprint": "writes a file", "-fprint0": "writes a file", "-fprintf": "writes a file",
+    "-follow": "follows symbolic links out of the places it was given",
+    "-files0-from": "reads its starting points from a file",
+}
 
 
 def find(ctx, spec, words, cwd):
-    cands = []
-    for w in words:
-        if w.startswith("-"):
-            for u in _FIND_UNSAFE:
-                if w == u or (w.startswith(u) and u in ("-fprint",)):
-                    return _unsafe(ctx, f"find {w}", "runs commands, deletes or writes "
-                                   "files"), [], []
-            if w in ("-L", "-follow"):
-                # symbolic links are followed: a link out of the project lists what is there
-                return _unsafe(ctx, f"find {w}", "follows symbolic links out of the "
-                               "places it was given"), [], []
-            if w == "-files0-from":
-                # the starting points are read from a file (or stdin): not checked
-                return _unsafe(ctx, "find -files0-from", "reads its starting points from a "
-                               "file"), [], []
+    """find prints names: its starting points and the files -newer and the like name are
+    looked at, never read. Every word of the expression must be a primary find knows and
+    this list allows (an unknown one asks: it may be an action)."""
+    i = 0
+    n = len(words)
+    # leading options: -H -L -P, -D DEBUGOPTS, -O LEVEL
+    while i < n and words[i] in ("-H", "-L", "-P", "-D") or (
+            i < n and words[i].startswith("-O") and words[i][2:].isdigit()):
+        if words[i] == "-L":
+            return _unsafe(ctx, "find -L", "follows symbolic links out of the places it was "
+                           "given"), [], []
+        i += 2 if words[i] == "-D" else 1
+    starts = []
+    while i < n and not (words[i].startswith("-") and len(words[i]) > 1) \
+            and words[i] not in ("(", "!"):
+        starts.append(words[i])
+        i += 1
+    cands = list(starts)
+    while i < n:
+        w = words[i]
+        i += 1
+        if w in _FIND_OPERATORS or w in _FIND_FLAGS:
             continue
-        if w in _FIND_OPERATORS:
+        if w in _FIND_UNSAFE:
+            return _unsafe(ctx, f"find {w}", _FIND_UNSAFE[w]), [], []
+        if w in _FIND_TEXT:
+            i += 1
             continue
-        cands.append(w)
+        if w in _FIND_PATH or (w.startswith("-newer") and len(w) == 8
+                               and all(c in "aBcmt" for c in w[6:])):
+            if i < n and not w.endswith("t"):
+                cands.append(words[i])
+            i += 1
+            continue
+        return _unsafe(ctx, f"find {w}", "not an expression word this check knows (it may "
+                       "be an action that runs or writes)"), [], []
+    ctx.step(PHASE, "info", "", "find prints names: its paths are looked at, not read")
     return None, cands, []
+
+
+# --- ln ----------------------------------------------------------------------------------
+
+def ln(ctx, spec, words, cwd):
+    """ln: the link names are written; a symbolic link's target is where the link will
+    point, relative to the directory the link is in (`ln -s ../README.md docs/x` points at
+    README.md), unless -r makes ln compute it from the working directory; a hard link's
+    target is a file here."""
+    args = argvmod.parse(words, spec.value_flags, spec.long_options, spec.optional_flags)
+    for opt in args.options:
+        if opt.name not in spec.safe_flags:
+            return ctx.ask(PHASE, "GW704", f"ln {opt.name} is not among its safe options",
+                           rule="catalogue:ln"), [], []
+    pos = list(args.positionals)
+    symbolic = args.has("-s", "--symbolic")
+    relative = args.has("-r", "--relative")
+    target_dir = next((o.value for o in args.options
+                       if o.name in ("-t", "--target-directory") and o.value), None)
+    if not pos:
+        return ctx.ask(PHASE, "GW712", "ln without a target", rule="catalogue:ln"), [], []
+    if target_dir is not None:
+        targets, links = pos, [os.path.join(target_dir, os.path.basename(t.rstrip("/")))
+                               for t in pos]
+    elif len(pos) == 1:
+        targets, links = pos, [os.path.basename(pos[0].rstrip("/")) or pos[0]]
+    elif len(pos) == 2 and (args.has("-T", "--no-target-directory")
+                            or not os.path.isdir(os.path.join(cwd, pos[1]))):
+        targets, links = pos[:1], pos[1:]
+    else:
+        targets = pos[:-1]
+        links = [os.path.join(pos[-1], os.path.basename(t.rstrip("/"))) for t in targets]
+    cands = []
+    for t, link in zip(targets, links, strict=True):
+        if symbolic and not relative and not t.startswith("/"):
+            cands.append(os.path.join(os.path.dirname(link), t))
+        else:
+            cands.append(t)
+    cands += [o.value for o in args.options if o.value is not None
+              and o.name not in spec.text_flags]
+    return None, cands + links, list(links)
 
 
 # --- make --------------------------------------------------------------------------------
@@ -241,11 +319,15 @@ def _options(ctx, spec, words, name):
 def date(ctx, spec, words, cwd):
     """date prints; `-s` and a positional that is not +FORMAT (MMDDhhmm[[CC]YY][.ss]) set
     the clock."""
-    args = argvmod.parse(words, spec.value_flags)
+    args = argvmod.parse(words, spec.value_flags, spec.long_options, spec.optional_flags)
     bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
     if bad:
         return ctx.ask(PHASE, "GW704", f"date {bad} is not a safe use of date",
                        rule=f"catalogue:date:{bad}"), [], []
+    for opt in args.options:
+        if spec.safe_flags is not None and opt.name not in spec.safe_flags:
+            return ctx.ask(PHASE, "GW704", f"date {opt.name} is not among its safe options",
+                           rule="catalogue:date"), [], []
     for p in args.positionals:
         if not p.startswith("+"):
             return ctx.ask(PHASE, "GW712", f"date {p!r}: a date argument sets the clock",

@@ -1,0 +1,52 @@
+"""Parameter expansions that are only text: `echo "$HOME"`, `ls "$VIRTUAL_ENV/bin"`.
+
+A word whose only expansions are parameters of this list is expanded with the values the
+command will see (the hook runs in the client's environment, which the shell inherits;
+$HOME is the payload's, $PWD the directory the segment runs in) and judged as the words bash
+passes. Any other parameter may hold a secret (a token in the environment: `echo
+$GITHUB_TOKEN`) or is not known: phase 2 asks (GW202). A word that would split into several
+words or holds a glob after expansion asks too.
+"""
+
+import os
+
+#: Parameters whose values are no secret and are the same in the hook and in the shell.
+TEXT_PARAMETERS = frozenset((
+    "HOME", "USER", "LOGNAME", "SHELL", "PATH", "PWD", "LANG", "LANGUAGE", "LC_ALL",
+    "LC_CTYPE", "TERM", "HOSTNAME", "TMPDIR", "EDITOR", "VISUAL", "PAGER", "VIRTUAL_ENV",
+    "CONDA_DEFAULT_ENV", "CONDA_PREFIX", "PYTHONPATH", "NODE_ENV", "GOPATH", "GOROOT",
+    "GOBIN", "CARGO_HOME", "RUSTUP_HOME", "JAVA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
+    "XDG_DATA_HOME", "XDG_STATE_HOME", "SHLVL", "?", "$", "#", "0"))
+
+
+def only_text(word) -> bool:
+    """Are the word's parameters all in TEXT_PARAMETERS (and nothing else expanded but the
+    braces of ${...})?"""
+    from gateway.shell import params
+    from gateway.shell import words as sw
+
+    kinds = {k for k, _ in word.issues}
+    if sw.GLOB in kinds and all(d == "?" for k, d in word.issues if k == sw.GLOB) \
+            and word.raw.count("?") == word.raw.count("$?"):
+        kinds.discard(sw.GLOB)  # `$?` is a parameter, not a glob
+    if sw.PARAM not in kinds or not kinds <= {sw.PARAM, sw.BRACE}:
+        return False
+    if sw.BRACE in kinds and word.raw.count("{") != word.raw.count("${"):
+        return False
+    names = params.names(word.raw)
+    return names is not None and names <= TEXT_PARAMETERS
+
+
+def value(word, home, cwd):
+    """The one word bash passes for `word`, or None (several words, a glob, unknown)."""
+    from gateway.shell import params
+
+    env = {k: v for k, v in os.environ.items() if k in TEXT_PARAMETERS}
+    if home:
+        env["HOME"] = home
+    env["PWD"] = cwd
+    env.update({"?": "0", "$": str(os.getpid()), "#": "0"})
+    vals = params.values(word.raw, env, home)
+    if not vals or len(vals) != 1 or any(c in vals[0] for c in "*?["):
+        return None
+    return vals[0]
