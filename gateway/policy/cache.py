@@ -52,9 +52,9 @@ try:
 except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b
 
-_FORMAT = 10  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
+_FORMAT = 11  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
 #               6: `config_flags`; 7: `prints_contents`; 8: `verified`, cached rules errors;
-#               9: `autorun`; 10: `edit`
+#               9: `autorun`; 10: `edit`; 11: `options`, secrets.backup_suffixes
 #: Policies loaded by this process: cache path -> (sources, Policy). Bounded.
 _LOADED = {}
 _LOADED_MAX = 16

@@ -8,7 +8,7 @@ class CommandSpec:
     """A catalogue entry (or a subcommand entry) ready for lookups."""
 
     __slots__ = ("name", "args", "max_positionals", "writes", "edit", "value_flags", "text_flags",
-                 "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files", "revision_paths", "prints_contents", "config_flags", "subcommands", "default_subcommand",
+                 "unsafe_flags", "write_flags", "safe_flags", "options", "check", "recursive", "response_files", "revision_paths", "prints_contents", "config_flags", "subcommands", "default_subcommand",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global")
 
@@ -24,6 +24,7 @@ class CommandSpec:
         self.write_flags = frozenset(data.get("write_flags", ()))
         safe = data.get("safe_flags")
         self.safe_flags = frozenset(safe) if safe is not None else None
+        self.options = tuple(data.get("options", ()))
         self.check = data.get("check")
         self.recursive = data.get("recursive")
         self.response_files = bool(data.get("response_files", False))
@@ -128,6 +129,7 @@ class Policy:
         self.secret_patterns = tuple(secrets["patterns"])
         self.secret_dirs = frozenset(secrets["directories"])
         self.secret_exceptions = tuple(secrets["exceptions"])
+        self.secret_backup_suffixes = tuple(secrets.get("backup_suffixes", ()))
         self.protected_paths = tuple(data["protected_paths"])
         self.autorun = tuple(data.get("autorun", ()))
         self._catalogue = data["catalogue"]

@@ -34,6 +34,11 @@ _CHECKS = {
     "git-restore": ("git", "git_restore"),
     "git-reset": ("git", "git_reset"),
     "git-config": ("git", "git_config"),
+    "git-merge": ("git", "git_merge"),
+    "git-cherry-pick": ("git", "git_cherry_pick"),
+    "git-stash-push": ("git", "git_stash_push"),
+    "git-remote": ("git", "git_remote"),
+    "git-var": ("git", "git_var"),
     "gh-api": ("git", "gh_api"),
 }
 

@@ -14,11 +14,24 @@ def _program(ctx, what, why):
     return ctx.ask(PHASE, "GW710", f"{what}: {why}")
 
 
+def git_excludes(word) -> bool:
+    """A git pathspec that excludes (`:!x`, `:^x`, `:(exclude)x`, `:(top,exclude)x`): it
+    names what is not read."""
+    if word.startswith((":!", ":^")):
+        return True
+    if word.startswith(":(") and ")" in word:
+        return "exclude" in word[2:word.index(")")].split(",")
+    return False
+
+
 def revision_secret(ctx, label, words, cwd, rule=None):
     """git names a file in a commit or the index as <rev>:<path>, :<n>:<path> or :<path>
     (and git log -L as <start>,<end>:<path> or :<func>:<path>): the path after any colon
-    may be a secret (HEAD:.envrc, :credentials). An ask verdict, or None."""
+    may be a secret (HEAD:.envrc, :credentials). An excluding pathspec is not one. An ask
+    verdict, or None."""
     for word in words:
+        if git_excludes(word):
+            continue
         start = word.find(":")
         while start != -1:
             rest = word[start + 1:]
