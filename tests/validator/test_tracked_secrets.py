@@ -328,7 +328,7 @@ def test_the_prefilter_keeps_every_secret(policy):
     """_suspects is a shortcut for is_secret over every tracked path: it may keep more, never
     less (case, secret directories, patterns with a directory part, exceptions, backups)."""
     from gateway.paths import is_secret
-    from gateway.validator.checks.git import _suspects
+    from gateway.validator.checks.gitprint import _suspects
 
     names = [".env", ".ENV", "a.env", ".env.local", ".env.example", "id_rsa", "id_rsa.pub",
              "key.PEM", "x.py", "credentials", "config", "config.json", ".npmrc", "README",
