@@ -254,6 +254,14 @@ CODES = {
               "contents (a blob), named by its id or by a tag. Which file it is cannot be "
               "known, so it may be a secret; name it as <rev>:<path> instead, whose path is "
               "checked.", "git cat-file -p 3f2a91c"),
+    "GW745": ("7C", "ask", "git judged after an earlier part changes the repository",
+              "An earlier segment of the same command line (or another command of its "
+              "pipeline) may change the repository: a commit, a stash, a fetch, a restore of "
+              "the index, a checkout. What git says now about the files this segment prints or "
+              "changes is not what it will meet when it runs (`git restore -S -s pr -- "
+              "scripts/x && git commit -qm x && git stash` leaves the pull request's script in "
+              "the working tree). Run them as separate commands: each is judged on the state "
+              "it meets.", "git fetch origin pull/1/head:pr && git checkout pr"),
     # --- Guards (PreToolUse) ----------------------------------------------------------------
     "GW800": ("guard", "ask", "no guard objects (no decision)",
               "No PreToolUse guard objects and nothing reads a secret. The hook prints nothing "

@@ -15,14 +15,14 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _flatten(values):
+def _flatten(values, depth=0):
     """A flag list may hold lists (a YAML alias of another entry's list: `[*gitlog_safe,
-    --cached]`): they are spliced in, one level."""
-    if not isinstance(values, list):
+    --cached]`): they are spliced in (at most four levels deep)."""
+    if not isinstance(values, list) or depth > 4:
         return values
     out = []
     for v in values:
-        out.extend(v if isinstance(v, list) else [v])
+        out.extend(_flatten(v, depth + 1) if isinstance(v, list) else [v])
     return out
 
 

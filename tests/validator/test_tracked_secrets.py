@@ -167,7 +167,7 @@ PRINTS = ["git diff", "git diff HEAD~0", "git diff HEAD", "git diff --cached", "
           "git show HEAD", "git log -p", "git log -p -1", "git log --patch", "git log -u",
           "git log -U5", "git log --cc", "git log -pS TOKEN", "git log --word-diff",
           "git whatchanged -p", "git diff-tree -p HEAD", "git grep TOKEN", "git grep -l TOKEN",
-          "git grep -s TOKEN", "git grep TOKEN HEAD", "git grep -c NOPE", "git stash show",
+          "git grep -h TOKEN", "git grep TOKEN HEAD", "git grep -c NOPE", "git stash show",
           "git stash show -p", "git reflog -p", "git diff --stat -p", "git -C src diff",
           "git --no-pager show", "git log --check", "git show --stat --check",
           "git diff --src-prefix --stat HEAD", "git show --quiet --no-quiet HEAD",

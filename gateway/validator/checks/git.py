@@ -77,6 +77,18 @@ def _unknown(ctx, what, why="git could not say which files it involves"):
                    "shown to be safe")
 
 
+def stale(ctx, what):
+    """An ask when an earlier segment of the same command line may change the repository
+    (`git restore -S -s pr -- x && git commit -qm x && git stash`, `git fetch origin pr &&
+    git checkout FETCH_HEAD`): what git says now is not what the segment will meet."""
+    if not getattr(ctx, "git_changed", False):
+        return None
+    return ctx.ask(PHASE, "GW745", f"{what}: an earlier part of this command line changes "
+                   "the repository (a commit, a stash, a fetch...), and what git says about "
+                   "it now is not what this part will meet. Run them as separate commands",
+                   rule="git:sequence")
+
+
 # --- which files a recoverable operation changes ---------------------------------------------
 
 def _guarded(ctx, path):
@@ -173,6 +185,9 @@ def _moves_tree(ctx, label, target, cwd, guess):
     repo = _Repo(ctx, cwd)
     if repo.git_dir is None:
         return None  # no repository: git refuses
+    verdict = stale(ctx, f"{label} {target}")
+    if verdict:
+        return verdict
     names = _tree_names(repo, "HEAD", target)
     if names is None and guess:
         remote = _guess_remote(repo, target)
@@ -271,9 +286,9 @@ _MERGE_OK = frozenset(("--ff", "--no-ff", "--ff-only", "--commit", "--no-commit"
                        "--no-gpg-sign", "--no-overwrite-ignore"))
 
 
-def _strategy(ctx, label, args):
+def _strategy(ctx, label, values):
     """A merge strategy that is not one of git's own is a program `git-merge-<name>`."""
-    for s in args.values("-s", "--strategy"):
+    for s in values:
         if s not in _STRATEGIES:
             return _unsafe(ctx, f"{label} -s {s}", "not one of git's merge strategies: git "
                            f"runs a program named git-merge-{s}")
@@ -289,13 +304,17 @@ def git_merge(ctx, spec, words, cwd):
     if bad:
         return _unsafe(ctx, f"{label} {bad}", "ends or resumes a merge in progress (--abort "
                        "can lose uncommitted changes)"), [], []
-    verdict = _opts_ok(ctx, label, args, _MERGE_OK, spec) or _strategy(ctx, label, args)
+    verdict = (_opts_ok(ctx, label, args, _MERGE_OK, spec)
+               or _strategy(ctx, label, args.values("-s", "--strategy")))
     if verdict:
         return verdict, [], []
     repo = _Repo(ctx, cwd)
     files = args.values("-F", "--file")
     if repo.git_dir is None:
         return None, files, []
+    verdict = stale(ctx, label)
+    if verdict:
+        return verdict, files, []
     targets = args.positionals or ["@{upstream}"]
     names = set()
     for t in targets:
@@ -326,10 +345,8 @@ def git_cherry_pick(ctx, spec, words, cwd):
     if bad:
         return _unsafe(ctx, f"{label} {bad}", "ends or resumes a cherry-pick in progress "
                        "(--abort resets to where it began)"), [], []
-    verdict = _opts_ok(ctx, label, args, _CP_OK, spec)
-    if not verdict and args.values("--strategy"):
-        verdict = _strategy(ctx, label, argvmod.parse(
-            ["-s" if w == "--strategy" else w for w in words], _CP_VALUE | {"-s"}))
+    verdict = (_opts_ok(ctx, label, args, _CP_OK, spec)
+               or _strategy(ctx, label, args.values("--strategy")))
     if verdict:
         return verdict, [], []
     if not args.positionals:
@@ -337,6 +354,9 @@ def git_cherry_pick(ctx, spec, words, cwd):
     repo = _Repo(ctx, cwd)
     if repo.git_dir is None:
         return None, [], []
+    verdict = stale(ctx, label)
+    if verdict:
+        return verdict, [], []
     names = repo.names(["log", "--no-walk=unsorted", "-m", "--root", "--format=%x00",
                         *_DIFF_NAMES, *args.positionals, "--"])
     return _changes(ctx, f"{label} {' '.join(args.positionals)}", repo, names), [], []
@@ -436,6 +456,9 @@ def git_stash_apply(ctx, spec, words, cwd):
     if repo.git_dir is None:
         return None, [], []
     what = f"git stash apply {ref}"
+    verdict = stale(ctx, what)
+    if verdict:
+        return verdict, [], []
     out = repo.run(["rev-list", "--parents", "-n", "1", ref, "--"])
     if out is None:
         return None, [], []  # no such stash: git refuses
@@ -480,6 +503,9 @@ def git_stash_push(ctx, spec, words, cwd):
     repo = _Repo(ctx, cwd)
     if repo.git_dir is None:
         return None, paths, []
+    verdict = stale(ctx, label)
+    if verdict:
+        return verdict, paths, []
     worktree = repo.names(["diff", *_DIFF_NAMES, "HEAD", "--", *paths], ok=(0, 1))
     staged = repo.names(["diff", "--cached", *_DIFF_NAMES, "HEAD", "--", *paths], ok=(0, 1))
     names = None if worktree is None or staged is None else worktree | staged

@@ -14,7 +14,7 @@ import re
 from gateway.validator import argv as argvmod
 from gateway.validator.checks import _gitquery as gq
 from gateway.validator.checks._common import _unsafe, revision_secret
-from gateway.validator.checks.git import PHASE, _opts_ok, _Repo, _unknown
+from gateway.validator.checks.git import PHASE, _opts_ok, _Repo, _unknown, stale
 
 # --- configuration: reads, and the credentials they print -------------------------------------
 
@@ -91,6 +91,9 @@ def _key_parts(key):
 
 
 def _config_credentials(ctx, what, repo, entries, keys_only=False):
+    verdict = stale(ctx, what)
+    if verdict:
+        return verdict
     if entries is None:
         return _unknown(ctx, what, "git could not list the configuration it prints")
     for key, value in entries:

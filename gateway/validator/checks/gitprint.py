@@ -18,7 +18,7 @@ import os
 from gateway.paths import is_secret
 from gateway.validator import argv as argvmod
 from gateway.validator.checks import _gitquery as gq
-from gateway.validator.checks.git import _DIFF_NAMES, PHASE, _Repo, _unknown
+from gateway.validator.checks.git import _DIFF_NAMES, PHASE, _Repo, _unknown, stale
 
 # --- what a read prints --------------------------------------------------------------------
 
@@ -280,6 +280,9 @@ def tracked_secret(ctx, label, mode, words, cwd, rule):
     repo = _Repo(ctx, cwd)
     if repo.git_dir is None:
         return None  # no repository here: git refuses, or --no-index is walked (phase 5)
+    verdict = stale(ctx, label)
+    if verdict:
+        return verdict
     spec = ctx.policy.command("git")
     for part in label.split(" ")[1:]:
         spec = spec.subcommands[part] if spec is not None and spec.subcommands else spec
