@@ -238,6 +238,46 @@ CODES = {
               "human reviews them, so the gateway does not allow them there. In acceptEdits "
               "they are allowed when every path is inside the project and none is protected "
               "or secret.", "chmod +x scripts/run.sh   (permission_mode default)"),
+    "GW740": ("7C", "ask", "git cannot say what the command involves",
+              "Which files a git read prints, or which files a checkout, merge, cherry-pick or "
+              "stash changes, is asked of git itself (the same command with --name-only, in a "
+              "hardened form). git could not answer: it timed out (a very long history), the "
+              "repository is a partial clone (a missing object would be fetched over the "
+              "network), the branch has no commit yet, a revision is unknown, or the index "
+              "is damaged. What cannot be shown safe needs the human.",
+              "git show   (in a partial clone)"),
+    "GW741": ("7C", "ask", "a git operation changes a protected file",
+              "A checkout or switch of another branch, a merge, a cherry-pick, a stash or a "
+              "stash apply/pop would write, replace or delete a file that no agent may change "
+              "unasked: Claude Code's settings, hooks, agents or commands, another protected "
+              "path, a script the validator runs without a prompt (scripts/, .claude/hooks/), "
+              "a project tool (.venv/bin, node_modules/.bin), a secret, or a file that runs "
+              "later. git said which files the operation changes; look at the change first.",
+              "git checkout pr-123   (the branch changes .claude/settings.json)"),
+    "GW742": ("7C", "ask", "git prints a credential from its configuration",
+              "git config --list/--get, git remote -v/show/get-url or git var -l would print "
+              "a credential: a token or password in a remote URL (git clone keeps one it was "
+              "given), in an insteadOf base or a proxy URL, an http.extraHeader (CI checkouts "
+              "persist an Authorization header there), or a key named like a password or "
+              "token.", "git remote -v   (origin is https://user:token@host/x.git)"),
+    "GW743": ("7C", "ask", "a git operation overwrites an untracked file",
+              "A checkout, switch, merge, cherry-pick or stash apply would write a file that "
+              "exists in the working tree but is not tracked. git refuses for an untracked "
+              "file, but overwrites an ignored one (a local .env, a build output) without a "
+              "word.", "git checkout other   (other tracks .env, which is ignored here)"),
+    "GW744": ("7C", "ask", "git prints a file named by object id",
+              "git show, git cat-file or git diff would print an object that is a file's "
+              "contents (a blob), named by its id or by a tag. Which file it is cannot be "
+              "known, so it may be a secret; name it as <rev>:<path> instead, whose path is "
+              "checked.", "git cat-file -p 3f2a91c"),
+    "GW745": ("7C", "ask", "git judged after an earlier part changes the repository",
+              "An earlier segment of the same command line (or another command of its "
+              "pipeline) may change the repository: a commit, a stash, a fetch, a restore of "
+              "the index, a checkout. What git says now about the files this segment prints or "
+              "changes is not what it will meet when it runs (`git restore -S -s pr -- "
+              "scripts/x && git commit -qm x && git stash` leaves the pull request's script in "
+              "the working tree). Run them as separate commands: each is judged on the state "
+              "it meets.", "git fetch origin pull/1/head:pr && git checkout pr"),
     # --- Guards (PreToolUse) ----------------------------------------------------------------
     "GW800": ("guard", "ask", "no guard objects (no decision)",
               "No PreToolUse guard objects and nothing reads a secret. The hook prints nothing "

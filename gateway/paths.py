@@ -241,7 +241,8 @@ def _secret_prefilter(policy):
         return cached[2]
     groups = {}
     for pat in patterns:
-        groups.setdefault(pat.count("/") + 1, []).append(pat)
+        # 0: a pattern with ** matches any trailing part of the path (.git/**/config)
+        groups.setdefault(0 if "**" in pat else pat.count("/") + 1, []).append(pat)
     fast = (tuple((n, _compile_globs(pats)) for n, pats in sorted(groups.items())),
             frozenset(d.lower() for d in dirs))
     try:
@@ -251,10 +252,44 @@ def _secret_prefilter(policy):
     return fast
 
 
+#: Editor swap files keep a dot in front of a name that had none (vim: `.id_rsa.swp`).
+_SWAP_SUFFIXES = (".swp", ".swo", ".swn")
+
+
+def secret_names(base: str, policy) -> list:
+    """`base` and the names it has once the rules' backup suffixes are taken off, one after
+    another (`.env.bak` -> `.env`, `id_rsa.pem.orig~` -> `id_rsa.pem.orig` -> `id_rsa.pem`,
+    vim's `.id_rsa.swp` -> `id_rsa`): a copy keeps the credential."""
+    suffixes = getattr(policy, "secret_backup_suffixes", ())
+    out = [base]
+    name = base
+    while suffixes:
+        low = name.lower()
+        suf = next((x for x in suffixes if low.endswith(x.lower()) and len(name) > len(x)),
+                   None)
+        if suf is None:
+            break
+        name = name[:-len(suf)]
+        out.append(name)
+        if suf.lower() in _SWAP_SUFFIXES and name.startswith(".") and len(name) > 1:
+            out.append(name[1:])
+    return out
+
+
+def _secret_variants(p, policy):
+    """`p` and `p` with its last component's backup suffixes taken off."""
+    head, _, base = p.rstrip("/").rpartition("/")
+    names = secret_names(base, policy) if base else [base]
+    return [p] + [f"{head}/{n}" for n in names[1:] if n]
+
+
 def is_secret(paths, policy) -> str:
-    """The secret pattern one of `paths` (absolute) matches, or "" when none does."""
+    """The secret pattern one of `paths` (absolute) matches, or "" when none does. A pattern
+    without "/" matches the basename, one with "/" the trailing components, one with "**" any
+    trailing part (`.git/**/config`: every submodule's configuration). A backup copy of a
+    secret (the rules' `backup_suffixes`: `.env.bak`, `id_rsa~`) is one too."""
     fast = _secret_prefilter(policy)
-    for p in paths:
+    for p in [v for p0 in paths for v in _secret_variants(p0, policy)]:
         parts = [c for c in p.split("/") if c]
         if not parts:
             continue
@@ -262,7 +297,9 @@ def is_secret(paths, policy) -> str:
             groups, dirs = fast
             if not (any(d.lower() in dirs for d in parts)
                     or any(len(parts) >= n and rx.match("/".join(parts[-n:])) is not None
-                           for n, rx in groups)):
+                           for n, rx in groups if n)
+                    or any(rx.match("/".join(parts[i:])) is not None
+                           for n, rx in groups if not n for i in range(len(parts)))):
                 continue
         base = parts[-1]
         for d in parts:
@@ -272,7 +309,10 @@ def is_secret(paths, policy) -> str:
         if any(glob_match(ex, base) for ex in policy.secret_exceptions):
             continue
         for pat in policy.secret_patterns:
-            if "/" in pat:
+            if "**" in pat:
+                if any(glob_match(pat, "/".join(parts[i:])) for i in range(len(parts))):
+                    return pat
+            elif "/" in pat:
                 n = pat.count("/") + 1
                 if len(parts) >= n and glob_match(pat, "/".join(parts[-n:])):
                     return pat

@@ -235,6 +235,15 @@ def _file_target(req, state, target):
 
 
 def _bash(req, state):
+    from gateway.validator.checks._gitquery import session
+
+    # the validator judges the command twice (exposure, then the mode's early allow): what
+    # git said about the repository is asked once (checks/_gitquery.py)
+    with session():
+        return _bash_judged(req, state)
+
+
+def _bash_judged(req, state):
     import os
 
     from gateway import runtime

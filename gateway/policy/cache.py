@@ -54,7 +54,8 @@ except ImportError:  # pragma: no cover - non-CPython
 
 _FORMAT = 11  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
 #               6: `config_flags`; 7: `prints_contents`; 8: `verified`, cached rules errors;
-#               9: `autorun`; 10: `edit`; 11: `into_directory`
+#               9: `autorun`; 10: `edit`; 11: `into_directory`; 12: `options`,
+#               secrets.backup_suffixes, allowlists (optional_flags, info_flags, reads)
 #: Policies loaded by this process: cache path -> (sources, Policy). Bounded.
 _LOADED = {}
 _LOADED_MAX = 16

@@ -8,7 +8,9 @@ class CommandSpec:
     """A catalogue entry (or a subcommand entry) ready for lookups."""
 
     __slots__ = ("name", "args", "max_positionals", "writes", "edit", "value_flags", "text_flags",
-                 "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files", "revision_paths", "prints_contents", "config_flags", "into_directory", "subcommands", "default_subcommand",
+                 "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files",
+                 "revision_paths", "prints_contents", "config_flags", "into_directory", "options",
+                 "subcommands", "default_subcommand",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global",
                  "optional_flags", "long_options", "info_flags", "names_only")
@@ -40,6 +42,11 @@ class CommandSpec:
         self.info_flags = frozenset(data.get("info_flags", ("--version", "--help")))
         # the positional paths are looked at, not read: names and metadata only (ls, stat)
         self.names_only = data.get("reads") == "names"
+        # git's complete list of long options (`--git-completion-helper-all`): abbreviations
+        # resolve against it
+        self.options = tuple(data.get("options", ()))
+        if self.options and self.safe_flags is not None:
+            self.long_options = frozenset(o for o in self.options if o.startswith("--"))
         self.check = data.get("check")
         self.recursive = data.get("recursive")
         self.response_files = bool(data.get("response_files", False))
@@ -147,6 +154,7 @@ class Policy:
         self.secret_patterns = tuple(secrets["patterns"])
         self.secret_dirs = frozenset(secrets["directories"])
         self.secret_exceptions = tuple(secrets["exceptions"])
+        self.secret_backup_suffixes = tuple(secrets.get("backup_suffixes", ()))
         self.protected_paths = tuple(data["protected_paths"])
         self.autorun = tuple(data.get("autorun", ()))
         self._catalogue = data["catalogue"]

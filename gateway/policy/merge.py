@@ -38,7 +38,8 @@ def empty() -> dict:
         "always_ask": [],
         "floors": {"always_ask": [], "subcommand_ask": []},
         "subcommand_ask": [],
-        "secrets": {"patterns": [], "directories": [], "exceptions": []},
+        "secrets": {"patterns": [], "directories": [], "exceptions": [],
+                    "backup_suffixes": []},
         "protected_paths": [],
         "autorun": [],
         "catalogue": {},
@@ -138,7 +139,7 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
         norm = [" ".join(r.split()) for r in model.subcommand_ask]
         _union(p["subcommand_ask"], norm, "subcommand_ask", origin, m.provenance)
     if model.secrets is not None:
-        for key in ("patterns", "directories", "exceptions"):
+        for key in ("patterns", "directories", "exceptions", "backup_suffixes"):
             _union(p["secrets"][key], getattr(model.secrets, key), f"secrets.{key}", origin,
                    m.provenance)
     if model.protected_paths is not None:

@@ -15,6 +15,17 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _flatten(values, depth=0):
+    """A flag list may hold lists (a YAML alias of another entry's list: `[*gitlog_safe,
+    --cached]`): they are spliced in (at most four levels deep)."""
+    if not isinstance(values, list) or depth > 4:
+        return values
+    out = []
+    for v in values:
+        out.extend(_flatten(v, depth + 1) if isinstance(v, list) else [v])
+    return out
+
+
 def _check_flags(values: list[str]) -> list[str]:
     for v in values:
         if not v.startswith("-") or v in ("-", "--") or any(c.isspace() for c in v):
@@ -107,7 +118,8 @@ class GlobalOptions(_Strict):
 
 CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
           "git-restore", "git-reset", "git-config", "gh-api", "make", "go", "xxd", "tsc",
-          "cargo", "ruff", "pytest", "date", "tar", "zip", "unzip", "ln")
+          "cargo", "ruff", "pytest", "date", "tar", "zip", "unzip", "ln", "git-merge",
+          "git-cherry-pick", "git-stash-push", "git-remote", "git-var")
 
 
 class CommandEntry(_Strict):
@@ -134,6 +146,10 @@ class CommandEntry(_Strict):
     # "names": the positional paths are looked at, not read (ls, stat, du): a secret's name
     # among them is no read of the secret
     reads: Literal["contents", "names"] = "contents"
+    # the command's complete list of long options (git's `--git-completion-helper-all`): a
+    # long option written shorter (git and getopt_long accept an unambiguous prefix) is
+    # allowed only when every listed option it can stand for is in safe_flags
+    options: list[str] | None = None
     check: str | None = None
     # the command reads whole directory trees, walked as this kind (phase5_recursive)
     recursive: Literal["grep", "rg", "diff", "git-grep", "git-diff", "tree"] | None = None
@@ -161,6 +177,13 @@ class CommandEntry(_Strict):
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
                          "config_flags", "optional_flags", "info_flags")(
         lambda cls, v: _check_flags(v))
+    _flat = field_validator("value_flags", "text_flags", "unsafe_flags", "safe_flags",
+                            "options", mode="before")(lambda cls, v: _flatten(v))
+
+    @field_validator("safe_flags", "options")
+    @classmethod
+    def _flags_or_none(cls, v):
+        return v if v is None else _check_flags(v)
 
     @field_validator("check")
     @classmethod
@@ -221,6 +244,16 @@ class Secrets(_Strict):
     patterns: list[str] = []
     directories: list[str] = []
     exceptions: list[str] = []
+    # a name that ends in one of these is also judged without it (`.env.bak`, `id_rsa~`)
+    backup_suffixes: list[str] = []
+
+    @field_validator("backup_suffixes")
+    @classmethod
+    def _suffixes(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if not s or "/" in s or any(c.isspace() for c in s) or s in (".", ".."):
+                raise ValueError(f"{s!r} is not a file name suffix")
+        return v
 
 
 class Floors(_Strict):

@@ -102,7 +102,7 @@ def _brace_at(pattern, start):
                 body = pattern[start + 1:i]
                 if commas:
                     cuts = [start] + commas + [i]
-                    return i, [pattern[a + 1:b] for a, b in zip(cuts, cuts[1:])]
+                    return i, [pattern[a + 1:b] for a, b in zip(cuts, cuts[1:], strict=False)]
                 seq = _sequence(body)
                 if seq is not None:
                     return i, seq

@@ -122,6 +122,16 @@ def long_matches(name: str, listed: str) -> bool:
     return name == listed or (len(name) >= 3 and listed.startswith(name))
 
 
+def abbreviates_only(name: str, options, allowed) -> bool:
+    """`name` (a long option as written) is a prefix that git's parser and getopt_long would
+    accept for some option of the complete list `options`, and every option it can stand for
+    is in `allowed`. Without a complete list no prefix is resolved (False)."""
+    if not options or not name.startswith("--") or len(name) < 3:
+        return False
+    cands = [o for o in options if o.startswith(name)]
+    return bool(cands) and all(c in allowed for c in cands)
+
+
 def first_unsafe(args: Args, unsafe, words=()) -> str:
     """The first option in `args` that is one of `unsafe`, or ""."""
     if not unsafe:

@@ -12,6 +12,7 @@ import os
 from gateway.paths import is_within, physical, real, resolve
 from gateway.validator import argv as argvmod
 from gateway.validator import checks, phase5_recursive
+from gateway.validator.checks._common import git_excludes
 from gateway.validator.checks._gitindex import is_git_dir
 from gateway.validator.phase7b2_subcommands import invocation
 
@@ -73,7 +74,10 @@ def run(ctx, name, argv, cwd) -> Arguments:
             cwd = physical(value, cwd)  # git chdir()s: the kernel resolves it
         global_paths = inv.path_values
         if name == "git":
-            why = _foreign_repository(ctx, words[:len(words) - len(inv.words)], cwd)
+            # the global options choose the repository; git's own answers (checks/git.py)
+            # are asked with the same ones
+            ctx.git_globals = words[:len(words) - len(inv.words)]
+            why = _foreign_repository(ctx, ctx.git_globals, cwd)
             if why:
                 return Arguments(verdict=ctx.ask("7B2", "GW713", f"git: {why}; its "
                                                  "configuration (diff.external, "
@@ -143,7 +147,8 @@ def run(ctx, name, argv, cwd) -> Arguments:
                                                  "file; spell it out", rule=rule))
     if spec.safe_flags is not None:
         for opt in args.options:
-            if opt.name not in spec.safe_flags:
+            if opt.name not in spec.safe_flags and not argvmod.abbreviates_only(
+                    opt.name, spec.options, spec.safe_flags):
                 why = "is not among its safe options"
                 if opt.name.startswith("--") and spec.long_options:
                     hits = sorted(o for o in spec.long_options if o.startswith(opt.name))
@@ -184,6 +189,10 @@ def run(ctx, name, argv, cwd) -> Arguments:
         paths = list(pos if no_pattern or _pattern_given(args) else pos[1:])
     elif spec.args == "text_then_paths":
         paths = list(pos[1:])
+    if name == "git":
+        # an excluding pathspec (`:!config/.env`, `:(exclude)x`) names what is not read
+        paths = [p for p in paths if not git_excludes(p)]
+        pos = [p for p in pos if not git_excludes(p)]
     cands.extend(paths)
     walk = phase5_recursive.plan(spec.recursive, args, paths) if spec.recursive else None
     if spec.args != "text":

@@ -92,6 +92,7 @@ def _inside(ctx, cwd) -> bool:
 
 def _segments(ctx) -> Verdict:
     from gateway.validator import segment
+    from gateway.validator.checks._common import changes_git_state
 
     # Every directory a later segment might run in: after `cd X`, X; and, since a cd can
     # fail, where we were. A segment joined by && to a cd runs only if the cd succeeded.
@@ -104,10 +105,19 @@ def _segments(ctx) -> Verdict:
     # in `A || cd X && B` B runs where we were when A succeeds; in `! cd X && B`, when the
     # cd failed
     certain = True
+    # a segment that may change a git repository (commit, stash, fetch...) makes what git
+    # says about it stale for the segments after it, and for the others of its pipeline,
+    # which run at the same time (checks/git.py asks then, GW745)
+    git_change = [changes_git_state([w.value or "" for w in c.words]) for p, _ in ctx.script.items
+                  for c in p.commands]
+    k = 0
     for pipeline, op in ctx.script.items:
         cwds = chain if prev_op == "&&" and certain else all_cwds
+        if len(pipeline.commands) > 1 and any(git_change[k:k + len(pipeline.commands)]):
+            ctx.git_changed = True
         for cmd in pipeline.commands:
             count += 1
+            k += 1
             for cwd in cwds:
                 v = segment.judge(ctx, cmd, cwd)
                 if v.decision is ALLOW and not ctx.exposure and not _inside(ctx, cwd):
@@ -117,6 +127,8 @@ def _segments(ctx) -> Verdict:
                 verdicts.append(v)
                 if v.decision is DENY:
                     return v
+            if git_change[k - 1]:
+                ctx.git_changed = True
         chain = list(cwds)
         if len(pipeline.commands) == 1:
             new = list(dict.fromkeys(t for c in cwds

@@ -14,7 +14,6 @@ from gateway.shell.parse import Command
 from gateway.shell.words import PARAM, Word
 from gateway.validator import (
     globs,
-    textparams,
     phase4_flags,
     phase5_paths,
     phase5_recursive,
@@ -24,6 +23,7 @@ from gateway.validator import (
     phase7b_always_ask,
     phase7c_arguments,
     phase7d_containment,
+    textparams,
 )
 
 _MAX_WRAPPER_DEPTH = 8

@@ -2,6 +2,7 @@
 the exact stdout (decision JSON or nothing) and exit code 0, for good and hostile input."""
 
 import json
+import os
 
 import pytest
 
@@ -195,13 +196,18 @@ def test_home_is_never_taken_for_the_project(run_hook, hook_env):
 
 
 def test_a_tracked_secret_makes_git_diff_ask(run_hook, tmp_path):
-    # the real hook, a real repository that committed its .env: git diff would print it
+    # the real hook, a real repository that committed its .env and changed it since: git diff
+    # would print it; the same diff of src/ would not
     from tests.validator.test_tracked_secrets import SECRET, repo
 
     root = repo(tmp_path, SECRET)
+    with open(os.path.join(root, "config", ".env"), "w") as fh:
+        fh.write("TOKEN=2\n")
     env = {"CLAUDE_PROJECT_DIR": root}
     assert decision(run_hook("permission-request", payload("git diff", root), env)) is None
     assert decision(run_hook("permission-request", payload("git log -p", root), env)) is None
+    assert decision(run_hook("permission-request", payload("git diff -- src", root),
+                             env)) == ALLOW
     assert decision(run_hook("permission-request", payload("git diff --stat", root),
                              env)) == ALLOW
     assert decision(run_hook("permission-request", payload("git log --oneline", root),

@@ -1,8 +1,10 @@
 """A secret the repository tracks (a committed .env) is printed by git diff / show / log -p /
 grep / cat-file as surely as by `cat .env`, which asks: those commands ask too (GW503) when
-the index holds a path the secret rules name. The index is parsed by the gateway (running
-git would run the repository's core.fsmonitor); the parser is checked against `git ls-files`
-for every index format git writes. Each test builds its own repository with the real git."""
+git says the files they print include one; a secret elsewhere in the repository (another
+commit, a path the pathspec leaves out) is no reason to ask. The index is also parsed by the
+gateway (untracked files, submodules, refs' contents); the parser is checked against `git
+ls-files` for every index format git writes. Each test builds its own repository with the
+real git."""
 
 import os
 import subprocess
@@ -133,110 +135,220 @@ def test_the_git_dir_of_a_worktree_and_a_subdirectory(tmp_path):
 
 # --- decisions ------------------------------------------------------------------------------
 
-PRINTS = ["git diff", "git diff HEAD~0", "git diff --cached", "git show", "git show HEAD",
-          "git log -p", "git log -p -3", "git log --patch", "git log -u", "git log -U5",
-          "git log --pat", "git log --cc", "git log -pS x", "git log --word-diff",
+def _write(root, rel, text):
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def printing_state(tmp_path):
+    """A repository where every command of PRINTS prints config/.env: HEAD changes it, the
+    index holds a further change, the working tree one more, the top stash one, and the tag
+    `leak` names its blob."""
+    root = repo(tmp_path, SECRET)
+    _write(root, "config/.env", "TOKEN=2\n")
+    git(root, "commit", "-qam", "rotate")
+    _write(root, "config/.env", "TOKEN=3\n")
+    git(root, "stash", "-q")
+    _write(root, "config/.env", "TOKEN=4\n")
+    git(root, "add", "config/.env")
+    _write(root, "config/.env", "TOKEN=5\n")
+    blob = git(root, "rev-parse", "HEAD:config/.env").decode().strip()
+    git(root, "tag", "leak", blob)
+    return root
+
+
+def quiet_state(tmp_path):
+    """config/.env is tracked (the first commit adds it), but HEAD, the index, the working
+    tree and the stash change only README.md and src/."""
+    root = repo(tmp_path, SECRET)
+    _write(root, "README.md", "more\n")
+    git(root, "commit", "-qam", "docs")
+    _write(root, "src/app.py", "print(2)\n")
+    git(root, "stash", "-q")
+    _write(root, "src/app.py", "print(3)\n")
+    git(root, "add", "src/app.py")
+    _write(root, "README.md", "even more\n")
+    return root
+
+
+PRINTS = ["git diff", "git diff HEAD~0", "git diff HEAD", "git diff --cached", "git show",
+          "git show HEAD", "git log -p", "git log -p -1", "git log --patch", "git log -u",
+          "git log -U5", "git log --cc", "git log -pS TOKEN", "git log --word-diff",
           "git whatchanged -p", "git diff-tree -p HEAD", "git grep TOKEN", "git grep -l TOKEN",
-          "git grep -s TOKEN", "git grep TOKEN HEAD", "git stash show", "git stash show -p",
-          "git reflog -p", "git diff --stat -p", "git -C src diff", "git --no-pager show",
-          # found by a red-team pass: each printed the secret while allowed
-          "git log --check", "git show --stat --check", "git diff --src-prefix --stat HEAD",
-          "git show --quiet --no-quiet HEAD", "git status -v", "git status -vv", "git add -p",
-          "git commit -v", "git commit -p -m x", "git stash push -p", "git stash list -p",
-          "git show -s 'abcd^{}'", "git show --stat 'abcd^{blob}'", "git show -s leak",
-          "git for-each-ref --format='%(raw)'", "git tag -l --format='%(raw)'",
-          "git diff --submodule=diff", "git grep --recurse-submodules TOKEN"]
-QUIET = ["git log", "git log --oneline -5", "git log --stat", "git diff --stat",
-         "git diff --name-only", "git diff --name-status", "git diff --numstat",
-         "git show --stat", "git show -s HEAD", "git show --no-patch", "git status",
-         "git cat-file -t HEAD", "git cat-file -s HEAD", "git shortlog -s", "git reflog",
-         "git branch", "git diff --quiet", "git show --stat HEAD~1", "git show -s @",
-         "git diff --stat-width=80 --stat", "git add src/app.py", "git commit -m x",
-         "git stash list", "git for-each-ref", "git tag -l", "git branch -v"]
+          "git grep -h TOKEN", "git grep TOKEN HEAD", "git grep -c NOPE", "git stash show",
+          "git stash show -p", "git reflog -p", "git diff --stat -p", "git -C src diff",
+          "git --no-pager show", "git log --check", "git show --stat --check",
+          "git diff --src-prefix --stat HEAD", "git show --quiet --no-quiet HEAD",
+          "git status -v", "git status -vv", "git commit -v", "git stash list -p",
+          "git diff HEAD~1 HEAD", "git diff HEAD~1..HEAD", "git log -p --follow config/.env",
+          "git log -p --all", "git show --first-parent HEAD", "git log -p -M -1",
+          "git log -p --graph -1", "git diff -R", "git diff --no-renames HEAD~1"]
+#: Allowed although config/.env is tracked: what they print does not include it.
+QUIET = ["git diff", "git diff HEAD", "git diff --cached", "git show", "git show HEAD",
+         "git log -p -1", "git diff HEAD~1", "git diff HEAD~1 HEAD -- src", "git stash show -p",
+         "git grep TOKEN -- src", "git grep -n TOKEN -- src README.md",
+         "git grep TOKEN -- . ':!config/.env'", "git log -p -- src", "git diff -- src",
+         "git status -v", "git status -vv", "git commit -v -m x", "git stash list -p -1",
+         "git show HEAD:src/app.py", "git log -p -1 --stat", "git diff --stat -p",
+         "git -C src diff", "git log -p --format=%H -1", "git show --name-only"]
+#: No contents at all: allowed whatever the repository tracks.
+NO_CONTENTS = ["git log", "git log --oneline -5", "git log --stat", "git diff --stat",
+               "git diff --name-only", "git diff --name-status", "git diff --numstat",
+               "git show --stat", "git show -s HEAD", "git show --no-patch", "git status",
+               "git cat-file -t HEAD", "git cat-file -s HEAD", "git shortlog -s", "git reflog",
+               "git branch", "git diff --quiet", "git show --stat HEAD~1", "git show -s @",
+               "git diff --stat-width=80 --stat", "git add src/app.py", "git commit -m x",
+               "git stash list", "git for-each-ref", "git tag -l", "git branch -v"]
 
 
 @pytest.mark.parametrize("command", PRINTS)
-def test_commands_that_print_tracked_contents_ask_when_a_secret_is_tracked(
-        tmp_path, policy, command):
-    root = repo(tmp_path, SECRET)
+def test_commands_that_print_a_tracked_secret_ask(tmp_path, policy, command):
+    root = printing_state(tmp_path)
     decision, code, message = judge(policy, root, command)
     assert (decision, code) == ("ASK", "GW503"), message
-    assert "'config/.env'" in message and "git rm --cached config/.env" in message
+    assert "'config/.env'" in message and "secret file" in message
 
 
 @pytest.mark.parametrize("command", QUIET)
-def test_commands_that_print_no_contents_are_allowed_with_a_tracked_secret(
-        tmp_path, policy, command):
-    root = repo(tmp_path, SECRET)
-    assert judge(policy, root, command)[:2] == ("ALLOW", "GW700")
-
-
-@pytest.mark.parametrize("command", PRINTS)
-def test_without_a_tracked_secret_they_are_allowed(tmp_path, policy, command):
-    root = repo(tmp_path, {**FILES, ".gitignore": ".env\n", ".env.example": "TOKEN=\n"})
-    with open(os.path.join(root, ".env"), "w") as fh:  # present but not tracked
-        fh.write("TOKEN=1\n")
-    if "stash" in command:
-        with open(os.path.join(root, "README.md"), "a") as fh:
-            fh.write("more\n")
-        git(root, "stash", "-q")
+def test_a_tracked_secret_that_is_not_printed_is_no_reason_to_ask(tmp_path, policy, command):
+    root = quiet_state(tmp_path)
     assert judge(policy, root, command)[:2] == ("ALLOW", "GW700"), command
 
 
-def test_cat_file_of_a_blob_asks_when_a_secret_is_tracked(tmp_path, policy):
-    root = repo(tmp_path, SECRET)
+@pytest.mark.parametrize("command", NO_CONTENTS)
+def test_commands_that_print_no_contents_are_allowed_with_a_secret_everywhere(
+        tmp_path, policy, command):
+    root = printing_state(tmp_path)
+    assert judge(policy, root, command)[:2] == ("ALLOW", "GW700"), command
+
+
+def test_history_that_holds_a_secret_asks_for_what_prints_it(tmp_path, policy):
+    root = quiet_state(tmp_path)
+    # the first commit added config/.env: any command that prints that commit's patch asks
+    for command in ("git log -p", "git show HEAD~1", "git log -p --reverse",
+                    "git diff 4b825dc642cb6eb9a060e54bf8d69288fbee4904 HEAD -- config", "git log -p -- config"):
+        decision, code, message = judge(policy, root, command)
+        assert (decision, code) == ("ASK", "GW503"), command
+        assert "'config/.env'" in message
+
+
+def test_a_secret_removed_from_the_index_is_still_printed_from_history(tmp_path, policy):
+    # committed, then untracked: the index no longer names it, the history does (issue 13,
+    # class 1: a secret in an object the index check never looked at)
+    root = repo(tmp_path, FILES)
+    _write(root, "deploy/id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    git(root, "add", "deploy/id_ed25519")
+    git(root, "commit", "-qm", "key")
+    git(root, "rm", "-q", "--cached", "deploy/id_ed25519")
+    git(root, "commit", "-qm", "untrack")
+    assert b"deploy/id_ed25519" not in b"".join(tracked_paths(os.path.join(root, ".git")))
+    for command in ("git show HEAD~1", "git log -p -2", "git show HEAD", "git log -p"):
+        decision, code, message = judge(policy, root, command)
+        assert (decision, code) == ("ASK", "GW503"), command
+        assert "'deploy/id_ed25519'" in message
+    assert judge(policy, root, "git log -p -1 -- src")[:2] == ("ALLOW", "GW700")
+
+
+def test_without_a_tracked_secret_they_are_allowed(tmp_path, policy):
+    root = repo(tmp_path, {**FILES, ".gitignore": ".env\n", ".env.example": "TOKEN=\n"})
+    _write(root, ".env", "TOKEN=1\n")  # present but not tracked
+    _write(root, "README.md", "more\n")
+    git(root, "stash", "-q")
+    _write(root, "README.md", "again\n")
+    git(root, "add", "README.md")
+    _write(root, "src/app.py", "print(9)\n")
+    for command in PRINTS:
+        if "config/.env" in command or "HEAD~1" in command or "-C src" in command:
+            continue
+        assert judge(policy, root, command)[:2] == ("ALLOW", "GW700"), command
+
+
+def test_objects_named_by_id(tmp_path, policy):
+    root = printing_state(tmp_path)
     blob = git(root, "rev-parse", "HEAD:src/app.py").decode().strip()
-    assert judge(policy, root, f"git cat-file -p {blob}")[:2] == ("ASK", "GW503")
-    assert judge(policy, root, f"git cat-file blob {blob}")[:2] == ("ASK", "GW503")
-    # git show of an object id may be a blob: its --stat does not keep the contents back
-    assert judge(policy, root, f"git show --stat {blob[:10]}")[:2] == ("ASK", "GW503")
+    tree = git(root, "rev-parse", "HEAD^{tree}").decode().strip()
+    commit = git(root, "rev-parse", "HEAD").decode().strip()
+    for command in (f"git cat-file -p {blob}", f"git cat-file blob {blob}",
+                    f"git show --stat {blob[:10]}", f"git show -s {blob}", "git show -s leak",
+                    "git show --stat leak", f"git diff {blob} {blob}"):
+        decision, code, message = judge(policy, root, command)
+        assert (decision, code) == ("ASK", "GW744"), (command, message)
+    for command in (f"git cat-file -p {tree}", f"git cat-file -p {commit}",
+                    "git cat-file -p HEAD:src/app.py", "git cat-file -t leak",
+                    f"git show {tree}"):
+        assert judge(policy, root, command)[:2] == ("ALLOW", "GW700"), command
+    assert judge(policy, root, "git cat-file -p HEAD:config/.env")[:2] == ("ASK", "GW503")
 
 
 def test_a_secret_added_but_not_committed_counts(tmp_path, policy):
     root = repo(tmp_path, FILES)
     assert judge(policy, root, "git diff --cached")[:2] == ("ALLOW", "GW700")
-    with open(os.path.join(root, "id_rsa"), "w") as fh:
-        fh.write("-----BEGIN-----\n")
+    _write(root, "id_rsa", "-----BEGIN-----\n")
     git(root, "add", "id_rsa")
     decision, code, message = judge(policy, root, "git diff --cached")
     assert (decision, code) == ("ASK", "GW503") and "'id_rsa'" in message
 
 
 def test_from_a_subdirectory_and_a_worktree(tmp_path, policy):
-    root = repo(tmp_path, SECRET)
+    root = printing_state(tmp_path)
     assert judge(policy, root, "git diff", cwd="src")[:2] == ("ASK", "GW503")
-    # a project that is a linked worktree: its index is in the main repository's git dir
+    # a project that is a linked worktree: git is asked there, in its own index and HEAD
     wt = os.path.realpath(str(tmp_path / "wt"))
     git(root, "worktree", "add", "-q", wt)
-    decision, code, message = judge(policy, wt, "git diff")
+    decision, code, message = judge(policy, wt, "git log -p")
     assert (decision, code) == ("ASK", "GW503") and "'config/.env'" in message
+    assert judge(policy, wt, "git diff")[:2] == ("ALLOW", "GW700")  # a fresh checkout
+    _write(wt, "config/.env", "TOKEN=7\n")
+    assert judge(policy, wt, "git diff")[:2] == ("ASK", "GW503")
     assert judge(policy, wt, "git diff --stat")[:2] == ("ALLOW", "GW700")
 
 
-def test_an_unreadable_index_asks(tmp_path, policy):
+def test_when_git_cannot_answer_it_asks(tmp_path, policy):
     root = repo(tmp_path, FILES)
     path = os.path.join(root, ".git", "index")
     with open(path, "r+b") as fh:
-        fh.write(b"XXXX")
+        fh.write(b"XXXX")  # git refuses a damaged index
     decision, code, message = judge(policy, root, "git diff")
-    assert (decision, code) == ("ASK", "GW503") and "could not be read" in message
+    assert (decision, code) == ("ASK", "GW740"), message
     assert judge(policy, root, "git log --oneline")[:2] == ("ALLOW", "GW700")
+
+
+def test_a_partial_clone_is_never_asked(tmp_path, policy):
+    # git would fetch a missing object over the network to answer
+    root = repo(tmp_path, FILES)
+    pack = os.path.join(root, ".git", "objects", "pack")
+    os.makedirs(pack, exist_ok=True)
+    open(os.path.join(pack, "pack-0000.promisor"), "w").close()
+    assert judge(policy, root, "git show")[:2] == ("ASK", "GW740")
+    assert judge(policy, root, "git status")[:2] == ("ALLOW", "GW700")
+
+
+def test_a_slow_git_asks(tmp_path, policy, monkeypatch):
+    from gateway.validator.checks import _gitquery
+
+    root = repo(tmp_path, FILES)
+    monkeypatch.setattr(_gitquery, "TIMEOUT", 0.000001)
+    _gitquery._CACHE.clear()
+    assert judge(policy, root, "git show")[:2] == ("ASK", "GW740")
 
 
 def test_the_prefilter_keeps_every_secret(policy):
     """_suspects is a shortcut for is_secret over every tracked path: it may keep more, never
-    less (case, secret directories, patterns with a directory part, exceptions)."""
+    less (case, secret directories, patterns with a directory part, exceptions, backups)."""
     from gateway.paths import is_secret
-    from gateway.validator.checks.git import _suspects
+    from gateway.validator.checks.gitprint import _suspects
 
     names = [".env", ".ENV", "a.env", ".env.local", ".env.example", "id_rsa", "id_rsa.pub",
-             "key.PEM", "x.py", "credentials", "config", "config.json", ".npmrc", "README"]
-    dirs = ["", "src/", ".ssh/", "deep/.aws/", ".docker/", "a/.Ssh/b/", ".git/", "x.env/"]
+             "key.PEM", "x.py", "credentials", "config", "config.json", ".npmrc", "README",
+             ".npmrc.bak", "key.pem~", ".pgpass.orig", "main.tf", "terraform.tfstate"]
+    dirs = ["", "src/", ".ssh/", "deep/.aws/", ".docker/", "a/.Ssh/b/", ".git/", "x.env/",
+            ".git/modules/a/", ".git/modules/a/b/"]
     paths = [(d + n).encode() for d in dirs for n in names]
     secret = {p for p in paths if is_secret(("/r/" + p.decode(),), policy)}
     assert secret and secret <= set(_suspects(paths, policy))
     assert len(_suspects(paths, policy)) < len(paths)
-
 
 
 def test_a_project_inside_a_larger_repository(tmp_path, policy):
@@ -254,7 +366,7 @@ def test_a_secret_in_a_submodule(tmp_path, policy):
     git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub")
     git(root, "commit", "-q", "-m", "sub")
     for command in ("git grep --recurse-submodules TOKEN", "git diff --submodule=diff",
-                    "git log -p"):
+                    "git log -p --submodule=diff"):
         decision, code, message = judge(policy, root, command)
         assert (decision, code) == ("ASK", "GW503") and "'.env'" in message, command
 

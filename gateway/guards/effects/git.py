@@ -377,7 +377,17 @@ def _git_config_reads(args):
             break
         before.append(a)
         i += 2 if a in ("--type", "--default", "--file", "-f", "--blob") else 1
-    return any(a.split("=", 1)[0] in readers for a in before)
+    if any(a.split("=", 1)[0] in readers for a in before):
+        return True
+    # `git config user.name`: a key and no value, and no option that writes, is a read (the
+    # validator's git-config check agrees: checks/git.py)
+    writers = ("--add", "--replace-all", "--unset", "--unset-all", "--rename-section",
+               "--remove-section", "--edit", "-e")
+    operands = args[i:]
+    if operands[:1] == ["--"]:
+        operands = operands[1:]
+    return (len(operands) == 1 and not any(o.startswith("-") for o in operands)
+            and not any(a.split("=", 1)[0] in writers for a in before))
 
 
 def _git_config_write(eff, args, env):

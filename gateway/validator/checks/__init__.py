@@ -37,7 +37,12 @@ _CHECKS = {
     "git-stash-apply": ("git", "git_stash_apply"),
     "git-restore": ("git", "git_restore"),
     "git-reset": ("git", "git_reset"),
-    "git-config": ("git", "git_config"),
+    "git-config": ("gitconfig", "git_config"),
+    "git-merge": ("git", "git_merge"),
+    "git-cherry-pick": ("git", "git_cherry_pick"),
+    "git-stash-push": ("git", "git_stash_push"),
+    "git-remote": ("gitconfig", "git_remote"),
+    "git-var": ("gitconfig", "git_var"),
     "gh-api": ("git", "gh_api"),
 }
 
@@ -51,8 +56,8 @@ def run(name, ctx, spec, words, cwd):
 
 
 def tracked_secret(ctx, label, mode, words, cwd, rule):
-    """git commands that print tracked contents ask when the index holds a secret (git.py)."""
-    full = "gateway.validator.checks.git"
+    """git commands that print a secret's contents ask (gitprint.py)."""
+    full = "gateway.validator.checks.gitprint"
     if full not in sys.modules:
         __import__(full)
     return sys.modules[full].tracked_secret(ctx, label, mode, words, cwd, rule)

@@ -187,8 +187,8 @@ def git_dir_of(start, root):
         if is_git_dir(d):
             return d  # a git directory itself (`git -C .git/modules/x log -p`, a bare one)
         dotgit = os.path.join(d, ".git")
-        if os.path.isdir(dotgit):
-            return dotgit
+        if os.path.isdir(dotgit) and is_git_dir(dotgit):
+            return dotgit  # (a .git directory that is no repository is passed over, as git does)
         if os.path.isfile(dotgit):
             try:
                 with open(dotgit, encoding="utf-8", errors="replace") as fh:

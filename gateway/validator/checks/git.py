@@ -1,23 +1,219 @@
-"""git checkout / switch / fetch / stash / restore / reset / config and gh api: the forms
-that only read, or change no tracked file."""
+"""git and gh: the recoverable local operations and the forms that only read.
+
+Which files a checkout or switch of a branch, a merge, a cherry-pick, a stash or a stash
+apply/pop changes in the working tree is asked of git itself (checks/_gitquery.py), never
+guessed: none may be part of the permission surface, a script or project tool that runs
+unasked, a secret or a file that runs later (GW741), and no untracked or ignored file may be
+overwritten (GW743); when git cannot answer (a timeout, a partial clone, an unborn HEAD) the
+command asks (GW740). What a read prints is judged in gitprint.py, what git config, remote
+and var print in gitconfig.py.
+
+Every check is an allowlist: an option not listed asks; a long option written shorter is
+resolved against git's complete option list (the catalogue's `options`).
+"""
 
 import os
 
-from gateway.paths import lexical
+from gateway.paths import is_autorun, is_protected, is_secret, is_within, lexical, physical, real
 from gateway.validator import argv as argvmod
-from gateway.validator.checks._common import _unsafe, revision_secret
+from gateway.validator.checks import _gitquery as gq
+from gateway.validator.checks._common import _unsafe
 
-# --- git ---------------------------------------------------------------------------------
+PHASE = "7C"
+
+# --- the repository a command works on -------------------------------------------------------
+
+
+class _Repo:
+    """The repository git would use for a command in `cwd`, and how to ask it."""
+
+    __slots__ = ("cwd", "git_dir", "globals", "_top")
+
+    def __init__(self, ctx, cwd):
+        from gateway.validator.checks._gitindex import git_dir_of
+
+        self.cwd = cwd
+        words = list(getattr(ctx, "git_globals", ()) or ())
+        self.globals = gq.passed_globals(words)
+        git_dir = None
+        for k, w in enumerate(words):
+            if w == "--git-dir" and k + 1 < len(words):
+                git_dir = physical(words[k + 1], cwd)
+            elif w.startswith("--git-dir="):
+                git_dir = physical(w.split("=", 1)[1], cwd)
+        self.git_dir = git_dir or git_dir_of(real(cwd), "/")
+        self._top = False
+
+    def run(self, args, stdin=None, ok=(0,)):
+        return gq.run(self.cwd, self.git_dir, args, self.globals, stdin, ok)
+
+    def names(self, args, ok=(0,)):
+        return gq.names(self.run(args, ok=ok))
+
+    def toplevel(self):
+        """The work tree's root (names git prints are relative to it), or None."""
+        if self._top is False:
+            out = self.run(["rev-parse", "--show-toplevel"])
+            top = os.fsdecode(out).strip() if out else ""
+            self._top = top if top.startswith("/") else None
+        return self._top
+
+
+def _opts_ok(ctx, label, args, safe, spec, why="not one of its safe options"):
+    """An ask for the first option not in `safe` (a prefix counts when every option of the
+    subcommand's complete list it can stand for is safe), else None."""
+    for opt in args.options:
+        if opt.name in safe:
+            continue
+        if argvmod.abbreviates_only(opt.name, getattr(spec, "options", ()), safe):
+            continue
+        return _unsafe(ctx, f"{label} {opt.name}", why)
+    return None
+
+
+def _unknown(ctx, what, why="git could not say which files it involves"):
+    return ctx.ask(PHASE, "GW740", f"{what}: {why} (a timeout, a partial clone whose objects "
+                   "would be fetched, an unborn branch or an unknown revision), so it cannot be "
+                   "shown to be safe")
+
+
+def stale(ctx, what):
+    """An ask when an earlier segment of the same command line may change the repository
+    (`git restore -S -s pr -- x && git commit -qm x && git stash`, `git fetch origin pr &&
+    git checkout FETCH_HEAD`): what git says now is not what the segment will meet."""
+    if not getattr(ctx, "git_changed", False):
+        return None
+    return ctx.ask(PHASE, "GW745", f"{what}: an earlier part of this command line changes "
+                   "the repository (a commit, a stash, a fetch...), and what git says about "
+                   "it now is not what this part will meet. Run them as separate commands",
+                   rule="git:sequence")
+
+
+# --- which files a recoverable operation changes ---------------------------------------------
+
+def _guarded(ctx, path):
+    """Why writing, replacing or deleting `path` (absolute) needs the human, or ""."""
+    policy = ctx.policy
+    parts = [c.lower() for c in path.split("/") if c]
+    if ".git" in parts:
+        return "git's own files"
+    if ".claude" in parts:
+        return "Claude Code's settings, hooks, agents or commands"
+    pat = is_protected((path,), ctx.roots, policy)
+    if pat:
+        return f"part of the agent's permission surface ({pat})"
+    for root in (ctx.roots.project, ctx.roots.project_real):
+        if is_within(path, root) and path != root:
+            rel = path[len(root):].lstrip("/")
+            for d in policy.containment_dirs:
+                if rel == d or rel.startswith(d + "/"):
+                    return f"a script under {d}/ runs without a prompt"
+            for d in policy.project_bin_dirs:
+                if rel.startswith(d + "/"):
+                    return f"{d}/ holds the project's tools, run without a prompt"
+    pat = is_autorun((path,), policy, os.path.expanduser("~"))
+    if pat:
+        return f"a file whose content runs later ({pat})"
+    pat = is_secret((path,), policy)
+    if pat:
+        return f"a secret file ({pat}) would be replaced"
+    return ""
+
+
+def _changes(ctx, what, repo, names, untracked=True):
+    """The ask when the files `names` (relative to the work tree) that an operation rewrites
+    include a guarded one or, with `untracked`, an untracked or ignored file it would
+    overwrite; None when none does."""
+    from gateway.validator.checks._gitindex import tracked_paths
+
+    if names is None:
+        return _unknown(ctx, what)
+    top = repo.toplevel()
+    if top is None:
+        return _unknown(ctx, what, "git could not name the work tree")
+    hits = []
+    for n in sorted(names):
+        why = _guarded(ctx, os.path.normpath(os.path.join(top, n)))
+        if why:
+            hits.append((n, why))
+    if hits:
+        n, why = hits[0]
+        more = f" (and {len(hits) - 1} more: " + ", ".join(repr(h[0]) for h in hits[1:4]) \
+            + (" ..." if len(hits) > 4 else "") + ")" if len(hits) > 1 else ""
+        return ctx.ask(PHASE, "GW741", f"{what} changes {n!r}: {why}{more}. Look at the "
+                       "change first (git diff --stat HEAD <target>), then run it yourself if "
+                       "it is what you expect", rule="git:protected")
+    if untracked and names:
+        tracked = tracked_paths(repo.git_dir) if repo.git_dir else None
+        if tracked is None:
+            return _unknown(ctx, what, "the index could not be read to tell untracked files")
+        tracked = set(tracked)
+        for n in sorted(names):
+            p = os.path.join(top, n)
+            if os.path.lexists(p) and os.fsencode(n) not in tracked:
+                return ctx.ask(PHASE, "GW743", f"{what} would write {n!r}, which exists but is "
+                               "not tracked: an ignored file is overwritten without a word "
+                               "(git refuses only for untracked ones). Move it away first",
+                               rule="git:untracked")
+    return None
+
+
+_DIFF_NAMES = ("--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+               "--no-color", "--no-relative")
+
+
+def _tree_names(repo, a, b):
+    """Files that differ between commits `a` and `b` (`a...b`: since their merge base)."""
+    if b is None:
+        return repo.names(["diff", *_DIFF_NAMES, a, "--"], ok=(0, 1))
+    return repo.names(["diff", *_DIFF_NAMES, a, b, "--"], ok=(0, 1))
+
+
+def _guess_remote(repo, name):
+    """`git checkout x` / `git switch x` with no branch x: the one remote-tracking branch
+    refs/remotes/*/x that git would create it from, or None."""
+    if not name or name.startswith("-") or any(c in name for c in "*?[\\:^~ "):
+        return None
+    out = repo.run(["for-each-ref", "--format=%(refname)", f"refs/remotes/*/{name}"])
+    refs = [r for r in os.fsdecode(out or b"").splitlines() if r]
+    return refs[0] if len(refs) == 1 else None
+
+
+def _moves_tree(ctx, label, target, cwd, guess):
+    """`label` replaces the working tree's files with commit `target`'s: allowed when the
+    files that differ from HEAD are no guarded path and overwrite no untracked file."""
+    repo = _Repo(ctx, cwd)
+    if repo.git_dir is None:
+        return None  # no repository: git refuses
+    verdict = stale(ctx, f"{label} {target}")
+    if verdict:
+        return verdict
+    names = _tree_names(repo, "HEAD", target)
+    if names is None and guess:
+        remote = _guess_remote(repo, target)
+        if remote is not None:
+            names = _tree_names(repo, "HEAD", remote)
+    return _changes(ctx, f"{label} {target}", repo, names)
+
+
+# --- checkout / switch ---------------------------------------------------------------------
 
 _CHECKOUT_UNSAFE = ("-f", "--force", "-p", "--patch", "--ours", "--theirs", "-m", "--merge",
                     "--conflict", "--overwrite-ignore", "--pathspec-from-file", "-B",
-                    "--orphan", "--pathspec-file-nul")
+                    "--orphan", "--pathspec-file-nul", "--recurse-submodules",
+                    "--ignore-skip-worktree-bits", "--overlay", "--no-overlay")
 # -t/--track take no separate value (`--track=direct` only): `git checkout -t origin/x`
 # names the commit to move to, it is not the option's value
 _CHECKOUT_VALUE = frozenset(("-b", "-B", "--orphan", "--conflict"))
-_CHECKOUT_OK = frozenset(("-b", "-t", "--track", "--no-track", "-q", "--quiet", "--detach",
-                          "--progress", "--no-progress", "--guess", "--no-guess",
-                          "--recurse-submodules", "--no-recurse-submodules"))
+_CHECKOUT_OK = frozenset(("-b", "-t", "--track", "--no-track", "-q", "--quiet", "--no-quiet",
+                          "--detach", "--progress", "--no-progress", "--guess", "--no-guess",
+                          "--ignore-other-worktrees", "--no-ignore-other-worktrees",
+                          "--no-recurse-submodules", "--no-force", "--no-merge",
+                          "--no-overwrite-ignore"))
+
+
+def _target(word):
+    return "@{-1}" if word == "-" else word
 
 
 def git_checkout(ctx, spec, words, cwd):
@@ -26,32 +222,170 @@ def git_checkout(ctx, spec, words, cwd):
     args = argvmod.parse(words, _CHECKOUT_VALUE)
     bad = argvmod.first_unsafe(args, _CHECKOUT_UNSAFE)
     if bad:
-        return _unsafe(ctx, f"git checkout {bad}", "can discard uncommitted changes"), [], []
-    for opt in args.options:
-        if opt.name not in _CHECKOUT_OK:
-            return _unsafe(ctx, f"git checkout {opt.name}", "unknown option"), [], []
+        return _unsafe(ctx, f"git checkout {bad}", "can discard uncommitted changes or "
+                       "rewrite files it does not name"), [], []
+    verdict = _opts_ok(ctx, "git checkout", args, _CHECKOUT_OK, spec)
+    if verdict:
+        return verdict, [], []
     pos = args.positionals
     if len(pos) > 1:
         return _unsafe(ctx, "git checkout <ref> <paths>", "restores files from a commit, "
                        "discarding changes"), [], []
-    if pos:
-        target = pos[0]
-        if target in (".", "..") or os.path.lexists(lexical(target, cwd)):
-            return _unsafe(ctx, f"git checkout {target}", "names a file: restoring it "
-                           "discards uncommitted changes"), [], []
-        return _unsafe(ctx, f"git checkout {target}", _SWITCHES_TREE), [], []
-    return None, [], []
+    if not pos:
+        return None, [], []  # a new branch at HEAD, --detach at HEAD: no file changes
+    target = pos[0]
+    if target in (".", "..") or (target != "-" and os.path.lexists(lexical(target, cwd))):
+        return _unsafe(ctx, f"git checkout {target}", "names a file: restoring it "
+                       "discards uncommitted changes"), [], []
+    guess = not (args.has("-b", "--detach", "--no-guess"))
+    return _moves_tree(ctx, "git checkout", _target(target), cwd, guess), [], []
 
+
+_SWITCH_VALUE = frozenset(("-c", "--create", "-C", "--force-create", "--orphan", "--conflict"))
+_SWITCH_OK = frozenset(("-c", "--create", "-t", "--track", "--no-track", "-q", "--quiet",
+                        "--no-quiet", "--progress", "--no-progress", "--guess", "--no-guess",
+                        "--detach", "--ignore-other-worktrees", "--no-ignore-other-worktrees",
+                        "--no-recurse-submodules", "--no-force", "--no-merge",
+                        "--no-discard-changes", "--no-overwrite-ignore"))
+
+
+def git_switch(ctx, spec, words, cwd):
+    """`git switch [-c NAME] [--detach] <branch or commit>`: the files that change are asked
+    of git; -C, --orphan, --discard-changes, -f and -m lose or overwrite work: they ask."""
+    args = argvmod.parse(words, _SWITCH_VALUE)
+    verdict = _opts_ok(ctx, "git switch", args, _SWITCH_OK, spec,
+                       "can lose uncommitted changes or rewrite a branch")
+    if verdict:
+        return verdict, [], []
+    creates = args.has("-c", "--create")
+    if len(args.positionals) > 1:
+        return _unsafe(ctx, "git switch " + " ".join(args.positionals), "takes one branch "
+                       "or commit"), [], []
+    if not args.positionals:
+        return None, [], []  # -c NAME: a new branch at HEAD; no name: git refuses
+    target = _target(args.positionals[0])
+    guess = not (creates or args.has("--detach", "--no-guess"))
+    return _moves_tree(ctx, "git switch", target, cwd, guess), [], []
+
+
+# --- merge / cherry-pick -------------------------------------------------------------------
+
+_SEQUENCER = ("--abort", "--continue", "--quit", "--skip")
+_STRATEGIES = frozenset(("ort", "recursive", "resolve", "octopus", "ours", "subtree"))
+_MERGE_VALUE = frozenset(("-m", "--message", "-F", "--file", "-s", "--strategy", "-X",
+                          "--strategy-option", "--into-name", "--cleanup"))
+_MERGE_OK = frozenset(("--ff", "--no-ff", "--ff-only", "--commit", "--no-commit", "--squash",
+                       "--no-squash", "--no-edit", "--stat", "-n", "--no-stat", "--summary",
+                       "--no-summary", "--log", "--no-log", "--signoff", "--no-signoff", "-m",
+                       "--message", "-F", "--file", "--into-name", "-q", "--quiet",
+                       "--no-quiet", "-v", "--verbose", "--no-verbose", "--progress",
+                       "--no-progress", "--autostash", "--no-autostash", "--no-verify",
+                       "--verify", "--rerere-autoupdate", "--no-rerere-autoupdate", "-s",
+                       "--strategy", "-X", "--strategy-option", "--cleanup",
+                       "--allow-unrelated-histories", "--no-allow-unrelated-histories",
+                       "--no-gpg-sign", "--no-overwrite-ignore"))
+
+
+def _strategy(ctx, label, values):
+    """A merge strategy that is not one of git's own is a program `git-merge-<name>`."""
+    for s in values:
+        if s not in _STRATEGIES:
+            return _unsafe(ctx, f"{label} -s {s}", "not one of git's merge strategies: git "
+                           f"runs a program named git-merge-{s}")
+    return None
+
+
+def git_merge(ctx, spec, words, cwd):
+    """`git merge [options] <commit>...`: the files the merge changes (each commit's changes
+    since the merge base) are asked of git; --abort/--continue/--quit ask."""
+    label = "git merge"
+    args = argvmod.parse(words, _MERGE_VALUE)
+    bad = argvmod.first_unsafe(args, _SEQUENCER)
+    if bad:
+        return _unsafe(ctx, f"{label} {bad}", "ends or resumes a merge in progress (--abort "
+                       "can lose uncommitted changes)"), [], []
+    verdict = (_opts_ok(ctx, label, args, _MERGE_OK, spec)
+               or _strategy(ctx, label, args.values("-s", "--strategy")))
+    if verdict:
+        return verdict, [], []
+    repo = _Repo(ctx, cwd)
+    files = args.values("-F", "--file")
+    if repo.git_dir is None:
+        return None, files, []
+    verdict = stale(ctx, label)
+    if verdict:
+        return verdict, files, []
+    targets = args.positionals or ["@{upstream}"]
+    names = set()
+    for t in targets:
+        found = repo.names(["diff", *_DIFF_NAMES, f"HEAD...{t}", "--"], ok=(0, 1))
+        if found is None:
+            return _unknown(ctx, f"{label} {t}", "git could not say which files it changes "
+                            "(no merge base, or an unknown commit)"), [], []
+        names |= found
+    return _changes(ctx, f"{label} {' '.join(targets)}", repo, names), files, []
+
+
+_CP_VALUE = frozenset(("-m", "--mainline", "--strategy", "-X", "--strategy-option",
+                       "--cleanup"))
+_CP_OK = frozenset(("-n", "--no-commit", "--commit", "-x", "--ff", "--no-ff", "--allow-empty",
+                    "--no-allow-empty", "--allow-empty-message", "--no-allow-empty-message",
+                    "--keep-redundant-commits", "--no-keep-redundant-commits", "-s",
+                    "--signoff", "--no-signoff", "-m", "--mainline", "--strategy", "-X",
+                    "--strategy-option", "--cleanup", "--rerere-autoupdate",
+                    "--no-rerere-autoupdate", "--no-edit", "--no-gpg-sign"))
+
+
+def git_cherry_pick(ctx, spec, words, cwd):
+    """`git cherry-pick [options] <commit or range>...`: the files those commits change
+    (against every parent of a merge) are asked of git."""
+    label = "git cherry-pick"
+    args = argvmod.parse(words, _CP_VALUE)
+    bad = argvmod.first_unsafe(args, _SEQUENCER)
+    if bad:
+        return _unsafe(ctx, f"{label} {bad}", "ends or resumes a cherry-pick in progress "
+                       "(--abort resets to where it began)"), [], []
+    verdict = (_opts_ok(ctx, label, args, _CP_OK, spec)
+               or _strategy(ctx, label, args.values("--strategy")))
+    if verdict:
+        return verdict, [], []
+    if not args.positionals:
+        return None, [], []  # git refuses
+    repo = _Repo(ctx, cwd)
+    if repo.git_dir is None:
+        return None, [], []
+    verdict = stale(ctx, label)
+    if verdict:
+        return verdict, [], []
+    names = repo.names(["log", "--no-walk=unsorted", "-m", "--root", "--format=%x00",
+                        *_DIFF_NAMES, *args.positionals, "--"])
+    return _changes(ctx, f"{label} {' '.join(args.positionals)}", repo, names), [], []
+
+
+# --- fetch ---------------------------------------------------------------------------------
 
 _FETCH_VALUE = frozenset(("--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j",
                           "--jobs", "-o", "--server-option", "--negotiation-tip", "--filter",
-                          "--refmap", "--recurse-submodules-default", "--submodule-prefix"))
+                          "--refmap", "--recurse-submodules-default", "--submodule-prefix",
+                          "--upload-pack"))
 #: --set-upstream writes the branch's remote into .git/config
 _FETCH_UNSAFE = ("--upload-pack", "--refmap", "--set-upstream")
 #: --stdin reads more refspecs (`x:refs/stash`) than the command shows; --update-head-ok lets a
 #: refspec move the checked-out branch (`-u origin x:main`: the next `git stash` leaves x's
 #: files in the working tree).
 _FETCH_HIDDEN = ("--stdin", "-u", "--update-head-ok")
+_FETCH_OK = frozenset(("--all", "--no-all", "-a", "--append", "--no-append", "--atomic",
+                       "--depth", "--deepen", "--shallow-since", "--shallow-exclude",
+                       "--unshallow", "--update-shallow", "--dry-run", "-f", "--force", "-k",
+                       "--keep", "--multiple", "-p", "--prune", "--no-prune", "-P",
+                       "--prune-tags", "-n", "--no-tags", "-t", "--tags", "--refetch",
+                       "--recurse-submodules", "--no-recurse-submodules", "-j", "--jobs",
+                       "-q", "--quiet", "-v", "--verbose", "--progress", "--no-progress",
+                       "--show-forced-updates", "--no-show-forced-updates", "-4", "--ipv4",
+                       "-6", "--ipv6", "--write-fetch-head", "--no-write-fetch-head",
+                       "--auto-maintenance", "--no-auto-maintenance", "--auto-gc",
+                       "--no-auto-gc", "--write-commit-graph", "--no-write-commit-graph",
+                       "-o", "--server-option", "--negotiation-tip", "--porcelain"))
 
 
 def git_fetch(ctx, spec, words, cwd):
@@ -66,6 +400,9 @@ def git_fetch(ctx, spec, words, cwd):
     if bad:
         return _unsafe(ctx, f"git fetch {bad}", "may store into refs the command does not show "
                        "(refspecs read from stdin, or the checked-out branch itself)"), [], []
+    verdict = _opts_ok(ctx, "git fetch", args, _FETCH_OK, spec)
+    if verdict:
+        return verdict, [], []
     repo = args.positionals[0] if args.positionals else ""
     if "://" in repo or (":" in repo.split("/", 1)[0]):
         # a URL (or host:path) instead of a configured remote: the network, with whatever
@@ -88,32 +425,7 @@ def git_fetch(ctx, spec, words, cwd):
     return None, ([repo] if repo and ("/" in repo or repo.startswith(".")) else []), []
 
 
-#: Why moving the working tree to another commit is not auto-allowed: git keeps uncommitted
-#: changes, but every tracked file may change, the agent's own settings and hooks, and the
-#: scripts/ that run without a prompt, among them (a fetched pull request can carry both).
-_SWITCHES_TREE = ("replaces the project's tracked files with another commit's (the agent's "
-                  "settings, hooks and scripts/ among them); only a new branch at HEAD "
-                  "(`-b NAME`, `-c NAME`) is auto-allowed")
-
-_SWITCH_VALUE = frozenset(("-c", "--create", "-C", "--force-create", "--orphan", "--conflict"))
-_SWITCH_OK = frozenset(("-c", "--create", "-t", "--track", "--no-track", "-q", "--quiet",
-                        "--progress", "--no-progress", "--guess", "--no-guess",
-                        "--recurse-submodules", "--no-recurse-submodules"))
-
-
-def git_switch(ctx, spec, words, cwd):
-    """`git switch -c NAME` (a new branch at HEAD: no file changes) and nothing else."""
-    args = argvmod.parse(words, _SWITCH_VALUE)
-    for opt in args.options:
-        if opt.name not in _SWITCH_OK:
-            return _unsafe(ctx, f"git switch {opt.name}", "not a form that keeps the working "
-                           "tree (only `git switch -c NAME` is auto-allowed)"), [], []
-    creates = args.has("-c", "--create")
-    if args.positionals or not creates:
-        what = args.positionals[0] if args.positionals else ""
-        return _unsafe(ctx, f"git switch {what}".rstrip(), _SWITCHES_TREE), [], []
-    return None, [], []
-
+# --- stash ---------------------------------------------------------------------------------
 
 def _stash_ref(ref: str) -> bool:
     """stash@{N} or N."""
@@ -123,17 +435,87 @@ def _stash_ref(ref: str) -> bool:
 
 
 def git_stash_apply(ctx, spec, words, cwd):
-    """`git stash apply|pop [-q] [--index] [stash@{N}|N]`: the stash is changes made here.
-    Any other commit (`git stash apply FETCH_HEAD`) is applied as if it were one."""
+    """`git stash apply|pop [-q] [--index] [stash@{N}|N]`: the stash is changes made here,
+    applied when the files it changes (its working-tree, index and untracked parts) are no
+    guarded path. Any other commit (`git stash apply FETCH_HEAD`) is applied as if it were
+    one: it asks."""
     args = argvmod.parse(words)
-    for opt in args.options:
-        if opt.name not in ("-q", "--quiet", "--index"):
-            return _unsafe(ctx, f"git stash {opt.name}", "unknown option"), [], []
+    verdict = _opts_ok(ctx, "git stash apply", args, frozenset(
+        ("-q", "--quiet", "--no-quiet", "--index", "--no-index")), spec)
+    if verdict:
+        return verdict, [], []
+    if len(args.positionals) > 1:
+        return _unsafe(ctx, "git stash apply", "takes one stash"), [], []
     for ref in args.positionals:
         if not _stash_ref(ref):
             return _unsafe(ctx, f"git stash apply {ref}", "applies a commit that is not one "
                            "of this repository's stashes (stash@{N})"), [], []
-    return None, [], []
+    ref = args.positionals[0] if args.positionals else "0"
+    ref = ref if ref.startswith("stash@{") else f"stash@{{{ref}}}"
+    repo = _Repo(ctx, cwd)
+    if repo.git_dir is None:
+        return None, [], []
+    what = f"git stash apply {ref}"
+    verdict = stale(ctx, what)
+    if verdict:
+        return verdict, [], []
+    out = repo.run(["rev-list", "--parents", "-n", "1", ref, "--"])
+    if out is None:
+        return None, [], []  # no such stash: git refuses
+    commits = os.fsdecode(out).split()
+    if len(commits) < 3:
+        return _unknown(ctx, what, "it is not a stash git made"), [], []
+    names = _tree_names(repo, commits[1], commits[0])
+    if names is not None and args.has("--index"):
+        more = _tree_names(repo, commits[1], commits[2])
+        names = None if more is None else names | more
+    if names is not None and len(commits) > 3:  # the untracked files' commit
+        more = repo.names(["ls-tree", "-r", "--name-only", "-z", commits[3], "--"])
+        names = None if more is None else names | more
+    return _changes(ctx, what, repo, names), [], []
+
+
+_PUSH_UNSAFE = ("-u", "--include-untracked", "-a", "--all", "-p", "--patch",
+                "--pathspec-from-file")
+_PUSH_OK = frozenset(("-q", "--quiet", "--no-quiet", "-m", "--message", "--no-message", "-k",
+                      "--keep-index", "--no-keep-index", "-S", "--staged", "--no-staged",
+                      "--no-include-untracked", "--no-all", "--no-patch"))
+
+
+def git_stash_push(ctx, spec, words, cwd):
+    """`git stash [push] [-k] [-m MSG] [-- <paths>]` and `git stash save [-k] [MSG]`: the
+    changes are saved and the files reset to HEAD's version (with -k, the staged one). Which
+    files, git says; a guarded one asks (HEAD's version of a script or of the settings may be
+    one the agent staged from another ref and committed: `git restore -S -s <ref> -- x &&
+    git commit && git stash`). -u/-a put untracked and ignored files (a .env never tracked)
+    into a commit that git show stash^3 prints; -p shows the diff: they ask."""
+    save = spec.name.endswith(" save")
+    label = "git stash save" if save else "git stash"
+    args = argvmod.parse(words, frozenset(("-m", "--message")))
+    bad = argvmod.first_unsafe(args, _PUSH_UNSAFE)
+    if bad:
+        return _unsafe(ctx, f"{label} {bad}", "puts untracked or ignored files (secrets among "
+                       "them) into a commit, or shows the diff"), [], []
+    verdict = _opts_ok(ctx, label, args, _PUSH_OK, spec)
+    if verdict:
+        return verdict, [], []
+    paths = [] if save else list(args.positionals)  # save: the words are the message
+    repo = _Repo(ctx, cwd)
+    if repo.git_dir is None:
+        return None, paths, []
+    verdict = stale(ctx, label)
+    if verdict:
+        return verdict, paths, []
+    worktree = repo.names(["diff", *_DIFF_NAMES, "HEAD", "--", *paths], ok=(0, 1))
+    staged = repo.names(["diff", "--cached", *_DIFF_NAMES, "HEAD", "--", *paths], ok=(0, 1))
+    names = None if worktree is None or staged is None else worktree | staged
+    return _changes(ctx, label, repo, names, untracked=False), paths, []
+
+
+# --- restore / reset -----------------------------------------------------------------------
+
+_RESTORE_OK = frozenset(("-S", "--staged", "-q", "--quiet", "--no-quiet", "-s", "--source",
+                         "--progress", "--no-progress", "--no-worktree"))
 
 
 def git_restore(ctx, spec, words, cwd):
@@ -142,10 +524,9 @@ def git_restore(ctx, spec, words, cwd):
     if not staged or args.has("-W", "--worktree") or args.has("--pathspec-from-file"):
         return _unsafe(ctx, "git restore", "restoring the working tree discards uncommitted "
                        "changes (only --staged is auto-allowed)"), [], []
-    ok = {"-S", "--staged", "-q", "--quiet", "-s", "--source", "--progress", "--no-progress"}
-    for opt in args.options:
-        if opt.name not in ok:
-            return _unsafe(ctx, f"git restore {opt.name}", "not a read-only form"), [], []
+    verdict = _opts_ok(ctx, "git restore", args, _RESTORE_OK, spec, "not a read-only form")
+    if verdict:
+        return verdict, [], []
     if args.has("-s", "--source") and any(p.startswith(":") or any(c in p for c in "*?[")
                                           for p in args.positionals):
         # `git restore -S -s <empty tree> -- '*env'` takes a tracked secret out of the index,
@@ -156,81 +537,30 @@ def git_restore(ctx, spec, words, cwd):
 
 
 def git_reset(ctx, spec, words, cwd):
+    """`git reset [-q] [HEAD] [[--] <paths>]`: unstaging moves no branch and changes no file.
+    A commit other than HEAD moves the branch; --hard/--keep/--merge rewrite files."""
     if "--" in words:
         head, tail = words[:words.index("--")], words[words.index("--") + 1:]
     else:
         head, tail = words, []
     args = argvmod.parse(head)
-    for opt in args.options:
-        if opt.name not in ("-q", "--quiet"):
-            return _unsafe(ctx, f"git reset {opt.name}", "moves the branch or discards "
-                           "changes"), [], []
-    if args.positionals:
-        return _unsafe(ctx, f"git reset {args.positionals[0]}", "may move the branch to "
-                       "another commit (only `git reset` and `git reset -- <paths>`, which "
-                       "unstage, are auto-allowed)"), [], []
-    return None, tail, []
+    verdict = _opts_ok(ctx, "git reset", args, frozenset(("-q", "--quiet", "--no-quiet")),
+                       spec, "moves the branch or discards changes")
+    if verdict:
+        return verdict, [], []
+    pos = list(args.positionals)
+    if pos and pos[0] in ("HEAD", "@"):
+        pos = pos[1:]
+    for p in pos:
+        # git takes a word for a path only when it is not a revision (both: it refuses)
+        if not os.path.lexists(lexical(p, cwd)):
+            return _unsafe(ctx, f"git reset {p}", "may move the branch to another commit (only "
+                           "`git reset [HEAD] [--] <paths>`, which unstages, is "
+                           "auto-allowed)"), [], []
+    return None, pos + tail, []
 
 
-_CONFIG_READ = frozenset(("--get", "--get-all", "--get-regexp", "--list", "-l",
-                          "--show-origin", "--show-scope", "--name-only", "--null", "-z",
-                          "--global", "--system", "--local", "--worktree", "--includes",
-                          "--no-includes", "--type", "--default", "--bool", "--int", "--path"))
-
-
-_CONFIG_WRITE_SUBCOMMANDS = frozenset(("set", "unset", "rename-section", "remove-section",
-                                       "edit"))
-
-
-def _first_operand(words, value_flags) -> int:
-    """Index of the first word that is not an option (or an option's value)."""
-    i = 0
-    while i < len(words):
-        w = words[i]
-        if w == "--":
-            return i + 1
-        if not w.startswith("-") or w == "-":
-            return i
-        i += 2 if w in value_flags else 1
-    return i
-
-
-def git_config(ctx, spec, words, cwd):
-    if words and words[0] in ("get", "list"):
-        # read-only, but --file/--blob name what is read (an INI-style credentials file)
-        args = argvmod.parse(words[1:], frozenset(("--type", "--default", "--file", "-f",
-                                                   "--blob", "--value", "--url")))
-        blobs = args.values("--blob") + [a for a in args.attached if ":" in a]
-        if any(":" not in b for b in args.values("--blob")):
-            # an object id or a tag: any blob, a tracked secret among them
-            return _unsafe(ctx, "git config --blob", "reads a blob named by id; name it as "
-                           "<rev>:<path>"), [], []
-        verdict = revision_secret(ctx, "git config", blobs, cwd)
-        if verdict is not None:
-            return verdict, [], []
-        return None, args.values("--file", "-f", "--blob") + args.attached, []
-    if words and words[0] in _CONFIG_WRITE_SUBCOMMANDS:
-        # git 2.46+ subcommands; `git config edit` opens .git/config in the editor
-        return _unsafe(ctx, f"git config {words[0]}", "changes the configuration"), [], []
-    first = _first_operand(words, ("--type", "--default", "--file", "-f", "--blob"))
-    if any(w.startswith("-") for w in words[first:]):
-        # git config stops at the key: `git config core.fsmonitor CMD -l` sets the key (the
-        # -l is a value pattern), it does not list
-        return _unsafe(ctx, "git config " + " ".join(words), "an option after the key is "
-                       "a value: this sets the key"), [], []
-    args = argvmod.parse(words, frozenset(("--type", "--default", "--file", "-f", "--blob")))
-    for opt in args.options:
-        if opt.name in ("--file", "-f"):
-            continue
-        if opt.name not in _CONFIG_READ:
-            return _unsafe(ctx, f"git config {opt.name}", "changes the configuration"), [], []
-    reading = args.has("--get", "--get-all", "--get-regexp", "--list", "-l")
-    limit = 2 if reading else 1
-    if len(args.positionals) > limit or (not reading and not args.positionals):
-        return _unsafe(ctx, "git config " + " ".join(words), "sets a value (git config can "
-                       "define aliases and hooks that run commands)"), [], []
-    return None, args.values("--file", "-f"), []
-
+# --- gh --------------------------------------------------------------------------------------
 
 _GH_API_VALUE = frozenset(("-X", "--method", "-H", "--header", "-q", "--jq", "-t",
                            "--template", "--hostname", "--cache", "-p", "--preview"))
@@ -255,192 +585,3 @@ def gh_api(ctx, spec, words, cwd):
     return None, [], []
 
 
-# --- tracked secrets ---------------------------------------------------------------------
-
-#: Options that make git log (and diff-tree, stash show...) print a patch, or lines of the
-#: files (--check prints the lines with whitespace errors).
-_PATCH_LONG = ("--patch", "--unified", "--cc", "--dd", "--remerge-diff", "--word-diff",
-               "--color-words", "--patch-with-stat", "--patch-with-raw", "--function-context",
-               "--binary", "--diff-merges", "--combined-all-paths", "--full-diff", "--check",
-               "--submodule", "--recurse-submodules")
-_PATCH_SHORT = frozenset("pucmUW")
-#: Options after which git diff / show print no file contents ...
-_NO_CONTENT = frozenset(("--stat", "--numstat", "--shortstat", "--dirstat", "--cumulative",
-                         "--dirstat-by-file", "--name-only", "--name-status", "--summary",
-                         "--raw", "--no-patch", "--quiet", "-s", "--stat-width",
-                         "--stat-name-width", "--stat-graph-width", "--stat-count"))
-#: ... and options that change nothing about that. Any other option (one that takes a
-#: value may swallow the next word: `--src-prefix --stat` is a prefix, not --stat) makes
-#: the command count as printing.
-_NEUTRAL = frozenset(("--oneline", "--format", "--pretty", "--abbrev-commit",
-                      "--no-abbrev-commit", "--abbrev", "--color", "--no-color", "--date",
-                      "--decorate", "--no-decorate", "--relative", "-M", "-C",
-                      "--find-renames", "--find-copies", "--no-renames", "--full-index", "-z",
-                      "--no-ext-diff", "--no-textconv", "--exit-code", "-r", "-t", "--root",
-                      "--cached", "--staged", "--merge-base", "-q", "--no-prefix"))
-_CAT_FILE_META = frozenset(("-t", "-s", "-e"))
-#: Per subcommand, the options with which it prints file contents although it does not
-#: otherwise: verbose and interactive forms show the diff of each file.
-_SHOWS_DIFF = {
-    "status": (frozenset("v"), ("--verbose",)),
-    "add": (frozenset("pie"), ("--patch", "--interactive", "--edit")),
-    "commit": (frozenset("pv"), ("--patch", "--verbose", "--interactive")),
-    "push": (frozenset("p"), ("--patch",)),  # git stash push -p
-}
-_PLAIN_REV = frozenset("HEAD@~^0123456789")
-
-
-def _long_in(word, options) -> bool:
-    name = word.split("=", 1)[0]
-    return any(argvmod.long_matches(name, o) for o in options if o.startswith("--"))
-
-
-def _patch_option(words) -> bool:
-    for w in words:
-        if w == "--":
-            break
-        if w.startswith("--"):
-            if _long_in(w, _PATCH_LONG):
-                return True
-        elif w.startswith("-") and len(w) > 1 and _PATCH_SHORT & set(w[1:]):
-            return True  # also inside a cluster or a glued value: rather ask once too often
-    return False
-
-
-def _no_content(words) -> bool:
-    """Only content-free options (at least one) and neutral ones: no contents printed."""
-    found = False
-    for w in words:
-        if w == "--":
-            break
-        if not w.startswith("-") or w == "-":
-            continue
-        name = w.split("=", 1)[0]
-        if name in _NO_CONTENT:
-            found = True
-        elif name not in _NEUTRAL:
-            return False
-    return found
-
-
-def _object_id(word) -> bool:
-    """A word that may name a blob by its id (`git show 3f2a91`, `3f2a91^{}`,
-    `3f2a91^{blob}`, `<tree>:path`): git show prints a blob whatever the diff options say."""
-    base = word.split(":", 1)[0].split("^", 1)[0].split("~", 1)[0].split("@", 1)[0]
-    if ":" in word:
-        return True
-    return len(base) >= 4 and all(c in "0123456789abcdefABCDEF" for c in base)
-
-
-def _plain_revision(word) -> bool:
-    """HEAD, @, HEAD~2, HEAD^: a commit, never a blob."""
-    return word.startswith(("HEAD", "@")) and set(word) <= set("HEAD") | _PLAIN_REV
-
-
-def prints_contents(label, mode, words) -> bool:
-    """Does this git command print the contents of tracked files?"""
-    sub = label.rsplit(" ", 1)[-1]
-    if sub == "cat-file":
-        return not (words and words[0] in _CAT_FILE_META)
-    if sub == "grep":
-        return True  # matching lines; -l/-c/-q still tell whether a guess is in the file
-    if sub in _SHOWS_DIFF:
-        letters, longs = _SHOWS_DIFF[sub]
-        for w in words:
-            if w == "--":
-                break
-            if w.startswith("--") and _long_in(w, longs):
-                return True
-            if w.startswith("-") and not w.startswith("--") and letters & set(w[1:]):
-                return True
-        return False
-    if sub in ("for-each-ref", "tag", "branch"):
-        return any("%(raw" in w or "%(contents" in w for w in words)
-    if mode == "patch":
-        return _patch_option(words)
-    if _patch_option(words) or not _no_content(words):
-        return True
-    if sub == "show":  # a blob is printed whatever the diff options say
-        return any(not _plain_revision(w) for w in words
-                   if not w.startswith("-") and w != "--")
-    return False
-
-
-def _suspects(paths, policy):
-    """The tracked paths that may be secrets, in index order: a basename that matches the
-    last component of a secret pattern, or a secret directory among the components. One
-    regex per distinct basename and a substring search per secret directory instead of
-    the full check per path (an index of 50,000 files: ~20 ms instead of ~110 ms); the
-    full check (is_secret) then runs on these only."""
-    from gateway.paths import _compile_globs
-
-    lasts = sorted({pat.rsplit("/", 1)[-1] for pat in policy.secret_patterns})
-    rx = _compile_globs(lasts) if lasts else None
-    by_name = {}
-    for p in paths:
-        by_name.setdefault(p.rpartition(b"/")[2], []).append(p)
-    keep = set()
-    if rx is not None:
-        for name, group in by_name.items():
-            if rx.match(os.fsdecode(name)) is not None:
-                keep.update(group)
-    if policy.secret_dirs:
-        blob = (b"\0" + b"\0".join(paths) + b"\0").lower()
-        for d in policy.secret_dirs:
-            needle = os.fsencode(d.lower())
-            if b"\0" + needle + b"/" in blob or b"/" + needle + b"/" in blob:
-                keep.update(p for p in paths if needle in p.lower())
-    return [p for p in paths if p in keep]
-
-
-_MAX_MODULE_INDEXES = 64
-
-
-def _index_dirs(git_dir):
-    """The git directory and its submodules' (`modules/**` with an index): git reads those
-    too (`--recurse-submodules`, `--submodule=diff`, `-C .git/modules/x`)."""
-    out = [git_dir]
-    modules = os.path.join(git_dir, "modules")
-    if os.path.isdir(modules):
-        for d, dirs, files in os.walk(modules):
-            if "index" in files and "HEAD" in files:
-                out.append(d)
-                if len(out) > _MAX_MODULE_INDEXES:
-                    break
-            dirs[:] = [x for x in dirs if x not in ("objects", "refs", "logs", "hooks",
-                                                    "info")]
-    return out
-
-
-def tracked_secret(ctx, label, mode, words, cwd, rule):
-    """Ask (GW503) when the command prints tracked contents and the repository's index holds
-    a path the secret rules name; ask too when the index cannot be read (it may)."""
-    from gateway.paths import is_secret, real
-    from gateway.validator.checks._gitindex import git_dir_of, tracked_paths
-
-    if not prints_contents(label, mode, words):
-        return None
-    root = ctx.roots.project_real
-    git_dir = git_dir_of(real(cwd), "/")  # as git: above the project too (a monorepo)
-    if git_dir is None:
-        return None  # no repository here: git refuses, or --no-index is walked (phase 5)
-    paths = []
-    for index_dir in _index_dirs(git_dir):
-        found = tracked_paths(index_dir)
-        if found is None:
-            return ctx.ask("5", "GW503", f"{label} prints tracked files' contents, and the "
-                           f"index {index_dir}/index could not be read to rule out a tracked "
-                           "secret (split, sparse or unknown format)", rule=rule)
-        paths.extend(found)
-    work_tree = os.path.dirname(git_dir) if os.path.basename(git_dir) == ".git" else root
-    for p in _suspects(paths, ctx.policy):
-        rel = os.fsdecode(p)
-        secret = is_secret((os.path.join(work_tree, rel),), ctx.policy)
-        if secret:
-            return ctx.ask("5", "GW503", f"{label} prints tracked files' contents, and the "
-                           f"repository tracks {rel!r}, a secret file ({secret}): it could be "
-                           f"printed. Read it yourself if you mean to, or stop tracking it "
-                           f"(git rm --cached {rel}); if it is not a secret, add it to "
-                           "secrets.exceptions in your user rules (docs/rules.md)",
-                           rule=f"secrets:{secret}")
-    return None
