@@ -23,10 +23,14 @@ class Arguments:
     """What phase 5 and 7D need: path candidates, the written ones, the directory they are
     relative to, and the entry that judged them."""
 
-    __slots__ = ("candidates", "writes", "cwd", "label", "verdict", "walk")
+    __slots__ = ("candidates", "writes", "cwd", "label", "verdict", "walk", "inner")
 
-    def __init__(self, candidates=(), writes=(), cwd="", label="", verdict=None, walk=None):
+    def __init__(self, candidates=(), writes=(), cwd="", label="", verdict=None, walk=None,
+                 inner=None):
         self.walk = walk  # phase5_recursive.Walk when the command reads whole trees
+        # (argv, cwd) of the command this one runs and that is judged as itself (`npx tsc`
+        # is `tsc`, `uv run pytest` is `pytest`), or None
+        self.inner = inner
         self.candidates = list(candidates)
         self.writes = list(writes)
         self.cwd = cwd
@@ -81,6 +85,10 @@ def run(ctx, name, argv, cwd) -> Arguments:
                 label = f"{label} {sub}"
                 words = words[1:]
                 continue
+            if spec.fallback_subcommand is not None:
+                label = f"{label} {spec.fallback_subcommand}"
+                spec = spec.subcommands[spec.fallback_subcommand]
+                break  # the word stays: it is the fallback's first argument
             if spec.default_subcommand is None or label != name:
                 return Arguments(verdict=ctx.ask("7B2", "GW705", f"{label} {sub}: subcommand "
                                                  "not in the catalogue",
@@ -104,8 +112,10 @@ def run(ctx, name, argv, cwd) -> Arguments:
         if verdict is not None:
             return Arguments(verdict=verdict)
     if spec.check:
-        verdict, cands, writes = checks.run(spec.check, ctx, spec, words, cwd)
-        return Arguments(global_paths + cands, writes, cwd, rule, verdict)
+        result = checks.run(spec.check, ctx, spec, words, cwd)
+        verdict, cands, writes = result[:3]
+        inner = result[3] if len(result) > 3 else None
+        return Arguments(global_paths + cands, writes, cwd, rule, verdict, inner=inner)
     args = argvmod.parse(words, spec.value_flags)
     bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
     if bad:
