@@ -29,7 +29,8 @@ class Arguments:
                  inner=None):
         self.walk = walk  # phase5_recursive.Walk when the command reads whole trees
         # (argv, cwd) of the command this one runs and that is judged as itself (`npx tsc`
-        # is `tsc`, `uv run pytest` is `pytest`), or None
+        # is `tsc`, `uv run pytest` is `pytest`), or a callable judging what the check left
+        # for after phase 5 (a tree it walks, a side output): a verdict or None; or None
         self.inner = inner
         self.candidates = list(candidates)
         self.writes = list(writes)

@@ -112,6 +112,15 @@ def generic(ctx, spec, words, label=None, positionals=True):
     return None, args, candidates(spec, args, positionals) + written, written
 
 
+def _any_outside(ctx, paths, cwd) -> bool:
+    """A path argument outside the project: phase 5 asks for it (GW501/GW502), with the
+    real reason, before any configuration found from it is judged."""
+    from gateway.paths import resolve
+
+    return any(p and resolve(p, cwd, ctx.roots).status in ("outside", "symlink_out")
+               for p in paths)
+
+
 def _secret_args(ctx, label, values, cwd):
     """Arguments handed to the project's own program (a script, a test binary): only a
     secret among them stops the allow (the program may print what it reads)."""
@@ -396,6 +405,22 @@ def _surface_verdict(ctx, label, surface, targets, cwd, code="GW765", secrets=Tr
     return None
 
 
+def _after(later):
+    """What a check leaves for after phase 5 (segment.judge_argv runs it): the first verdict
+    of `later` (callables), or None."""
+    if not later:
+        return None
+
+    def run():
+        for judge in later:
+            verdict = judge()
+            if verdict is not None:
+                return verdict
+        return None
+
+    return run
+
+
 def _side_output(ctx, label, path, what, cwd):
     """A file or directory the command writes besides those it names: on the permission
     surface or outside the project it asks (GW763); not a read (the exposure judgement
@@ -656,15 +681,10 @@ def go(ctx, spec, words, cwd):
             names = _go_binary_names(ctx, pos, cwd)
         elif test and any(n == "-c" for n, _v, _w in flags):
             names = [n + ".test" for n in _go_binary_names(ctx, pos or ["."], cwd)]
-    for n in names:
-        verdict = _side_output(ctx, label, n, f"the binary {n!r}", cwd)
-        if verdict is not None:
-            return _refuse(verdict)
+    later = [lambda n=n: _side_output(ctx, label, n, f"the binary {n!r}", cwd) for n in names]
     if sub == "fmt":
-        verdict = _gofmt_tree(ctx, label, pos or ["."], cwd)
-        if verdict is not None:
-            return _refuse(verdict)
-    return None, cands + writes, writes
+        later.append(lambda: _gofmt_tree(ctx, label, pos or ["."], cwd))
+    return None, cands + writes, writes, _after(later)
 
 
 def _go_work(ctx, label, cwd):
@@ -692,7 +712,7 @@ def _gofmt_tree(ctx, label, pkgs, cwd):
         if not top.startswith((".", "/")):
             continue  # an import path: a package of the module or the standard library
         surface = Surface(ctx, ("*.go",), skip=("testdata",), dot_dirs=False,
-                          recurse=recurse)
+                          recurse=recurse, follow=False)
         verdict = _surface_verdict(ctx, label, surface, [top], cwd)
         if verdict is not None:
             return verdict
@@ -708,11 +728,9 @@ def gofmt(ctx, spec, words, cwd):
     if not args.has("-w"):
         return None, cands, written
     targets = list(args.positionals)
-    surface = Surface(ctx, spec.formats or ("*.go",))
-    verdict = _surface_verdict(ctx, "gofmt -w", surface, targets, cwd)
-    if verdict is not None:
-        return _refuse(verdict)
-    return None, cands, written + [t for t in targets if not os.path.isdir(lexical(t, cwd))]
+    surface = Surface(ctx, spec.formats or ("*.go",), follow=False)
+    return None, cands, written, _after([lambda: _surface_verdict(ctx, "gofmt -w", surface,
+                                                                  targets, cwd)])
 
 
 # --- cargo -----------------------------------------------------------------------------------
@@ -991,10 +1009,8 @@ def cargo(ctx, spec, words, cwd):
     verdict, target_dirs = _cargo_environment(ctx, label, cwd)
     if verdict is not None:
         return _refuse(verdict)
-    for td in target_dirs:
-        verdict = _side_output(ctx, label, td, "the build's target directory", cwd)
-        if verdict is not None:
-            return _refuse(verdict)
+    later = [lambda td=td: _side_output(ctx, label, td, "the build's target directory", cwd)
+             for td in target_dirs]
     manifest = next((o.value for o in args.options if o.name == "--manifest-path"), None)
     if sub in ("build", "check", "test", "bench", "run", "clippy", "doc", "tree", "metadata"):
         verdict = _cargo_unpinned(ctx, label, cwd, manifest)
@@ -1003,16 +1019,14 @@ def cargo(ctx, spec, words, cwd):
     if sub == "fmt" and "--check" not in (args.rest or []) or (
             sub == "clippy" and args.has("--fix")):
         top = posixpath.dirname(lexical(manifest, cwd)) if manifest else ctx.roots.project
-        surface = Surface(ctx, ("*.rs",), skip=("target", ".git"))
-        verdict = _surface_verdict(ctx, label, surface, [top], cwd)
-        if verdict is not None:
-            return _refuse(verdict)
+        surface = Surface(ctx, ("*.rs",), skip=("target", ".git"), follow=False)
+        later.append(lambda: _surface_verdict(ctx, label, surface, [top], cwd))
     cands = [o.value for o in args.options if o.value is not None
              and o.name not in spec.text_flags] + list(args.attached)
     for o in args.options:
         if o.name == "--target" and o.value and not o.value.endswith(".json"):
             cands.remove(o.value)  # a target triple, not a file
-    return None, cands, written
+    return None, cands, written, _after(later)
 
 
 # --- the npm family ----------------------------------------------------------------------------
@@ -1403,6 +1417,9 @@ _FORMATTERS = {
     "ruff format": ("unless", ("--check", "--diff")),
     "ruff check": ("with", ("--fix", "--fix-only", "--unsafe-fixes", "--add-noqa")),
 }
+#: tools whose walk does not descend into symbolic links to directories (measured: ruff
+#: 0.17, prettier 3; black and isort do)
+_FORMATTER_NO_FOLLOW = frozenset(("ruff", "prettier", "rustfmt"))
 #: directories a tool never walks into unless named
 _FORMATTER_SKIP = {
     "black": (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
@@ -1434,6 +1451,8 @@ def formatter(ctx, spec, words, cwd):
     given = any(o.name in flags for o in args.options)
     writes = given if how == "with" else not given
     targets = list(args.positionals)
+    if _any_outside(ctx, cands, cwd):
+        return None, cands, written
     if tool == "ruff":
         verdict, fix, extra = _ruff_config(ctx, label, args, cwd, targets or ["."])
         if verdict is not None:
@@ -1449,15 +1468,18 @@ def formatter(ctx, spec, words, cwd):
                                                      or o.value.endswith((".js", ".mjs"))):
                 cands.append(o.value)  # a plugin file: code; inside the project only
     surface = Surface(ctx, spec.formats or ("*",), skip=_FORMATTER_SKIP.get(tool, ()),
-                      writes=writes)
-    verdict = _surface_verdict(ctx, label, surface, targets, cwd)
-    if verdict is not None:
-        return _refuse(verdict)
-    ctx.step(PHASE, "info", "", f"{label} {'rewrites' if writes else 'reads'} "
-             f"{', '.join(spec.formats) or 'files'} below "
-             f"{', '.join(repr(t) for t in targets[:4])}: no secret"
-             + (", none on the permission surface" if writes else ""))
-    return None, cands, written
+                      writes=writes, follow=tool not in _FORMATTER_NO_FOLLOW)
+
+    def walk():
+        verdict = _surface_verdict(ctx, label, surface, targets, cwd)
+        if verdict is None:
+            ctx.step(PHASE, "pass", "", f"{label} {'rewrites' if writes else 'reads'} "
+                     f"{', '.join(spec.formats) or 'files'} below "
+                     f"{', '.join(repr(t) for t in targets[:4])}: no secret"
+                     + (", none on the permission surface" if writes else ""))
+        return verdict
+
+    return None, cands, written, walk
 
 
 _RUFF_CONFIGS = ("ruff.toml", ".ruff.toml", "pyproject.toml")
@@ -1651,6 +1673,8 @@ def pytest(ctx, spec, words, cwd, _depth=0):
                 cands.append(dest)
     if _depth:
         return None, cands, written, args
+    if _any_outside(ctx, cands, cwd):
+        return None, cands, written
     explicit = next((o.value for o in args.options if o.name in ("-c", "--config-file")
                      and o.value), None)
     arg_dirs = []
@@ -1707,21 +1731,18 @@ def pytest(ctx, spec, words, cwd, _depth=0):
                 return _refuse(_ask(ctx, "GW761", label, f"{key}: {exc}"))
             cands += [lexical(v, rootdir) for v in values]
     cache_off = any(o.name == "-p" and o.value in ("no:cacheprovider",) for o in args.options)
+    later = []
     if not cache_off and "cache_dir" not in opts:
-        verdict = _side_output(ctx, label, posixpath.join(rootdir, ".pytest_cache"),
-                               "its cache (.pytest_cache, in the rootdir)", cwd)
-        if verdict is not None:
-            return _refuse(verdict)
+        later.append(lambda: _side_output(ctx, label, posixpath.join(rootdir, ".pytest_cache"),
+                                          "its cache (.pytest_cache, in the rootdir)", cwd))
     # __pycache__ beside every test module collected: tests on the permission surface
     targets = paths or [posixpath.relpath(lexical(t, rootdir), cwd) for t in
                         _ini_list(opts.get("testpaths", "")) or []] or ["."]
     norecurse = opts.get("norecursedirs")
     dot_dirs = norecurse is not None and ".*" not in _ini_list(norecurse)
     surface = Surface(ctx, ("*.py",), dot_dirs=dot_dirs, follow=True)
-    verdict = _surface_verdict(ctx, label, surface, targets, cwd, code="GW763")
-    if verdict is not None:
-        return _refuse(verdict)
-    return None, cands + written, written
+    later.append(lambda: _surface_verdict(ctx, label, surface, targets, cwd, code="GW763"))
+    return None, cands + written, written, _after(later)
 
 
 # --- mypy, pyright, eslint, the JS test runners ---------------------------------------------------
@@ -1743,6 +1764,8 @@ def mypy(ctx, spec, words, cwd):
     verdict, args, cands, written = generic(ctx, spec, words, label)
     if verdict is not None:
         return _refuse(verdict)
+    if _any_outside(ctx, cands, cwd):
+        return None, cands, written
     explicit = next((o.value for o in args.options if o.name == "--config-file" and o.value),
                     None)
     found = None
@@ -1784,12 +1807,11 @@ def mypy(ctx, spec, words, cwd):
             item = str(item).strip().split(":", 1)[0]
             if item.endswith(".py") or "/" in item:
                 cands.append(lexical(item, base))
+    later = []
     if "cache_dir" not in options and not any(o.name == "--cache-dir" for o in args.options):
-        verdict = _side_output(ctx, label, ".mypy_cache", "its cache (.mypy_cache, in the "
-                               "working directory)", cwd)
-        if verdict is not None:
-            return _refuse(verdict)
-    return None, cands + written, written
+        later.append(lambda: _side_output(ctx, label, ".mypy_cache", "its cache (.mypy_cache, "
+                                          "in the working directory)", cwd))
+    return None, cands + written, written, _after(later)
 
 
 def _mypy_section(path):
@@ -1831,21 +1853,20 @@ def eslint(ctx, spec, words, cwd):
         if o.name in ("-f", "--format") and o.value and not (
                 o.value.startswith((".", "/")) or o.value.endswith((".js", ".cjs", ".mjs"))):
             cands.remove(o.value)  # a formatter's name (stylish, json...)
+    later = []
     if args.has("--cache") and not any(o.name == "--cache-location" for o in args.options):
-        verdict = _side_output(ctx, label, ".eslintcache", "its cache (.eslintcache)", cwd)
-        if verdict is not None:
-            return _refuse(verdict)
+        later.append(lambda: _side_output(ctx, label, ".eslintcache", "its cache "
+                                          "(.eslintcache)", cwd))
     targets = list(args.positionals) or ["."]
-    surface = Surface(ctx, _ESLINT_READS, skip=(".git", "node_modules"), writes=False)
-    verdict = _surface_verdict(ctx, label, surface, targets, cwd)
-    if verdict is None and args.has("--fix"):
+    if _any_outside(ctx, cands + targets, cwd):
+        return None, cands, written
+    later.append(lambda: _surface_verdict(ctx, label, Surface(
+        ctx, _ESLINT_READS, skip=(".git", "node_modules"), writes=False), targets, cwd))
+    if args.has("--fix"):
         # the file types it lints (and fixes) are its configuration's: any file counts
-        surface = Surface(ctx, ("*",), skip=(".git", "node_modules"))
-        verdict = _surface_verdict(ctx, "eslint --fix", surface, targets, cwd,
-                                   secrets=False)
-    if verdict is not None:
-        return _refuse(verdict)
-    return None, cands, written
+        later.append(lambda: _surface_verdict(ctx, "eslint --fix", Surface(
+            ctx, ("*",), skip=(".git", "node_modules")), targets, cwd, secrets=False))
+    return None, cands, written, _after(later)
 
 
 #: the files eslint reads (and may show in its messages): JavaScript and its relatives
@@ -1971,6 +1992,8 @@ def tsc(ctx, spec, words, cwd):
         cands.append(w)
         files.append(w)
     cands = cands + written
+    if _any_outside(ctx, cands, cwd):
+        return None, cands, written
     if files and project is None:
         return None, cands, written  # tsc FILES ignores tsconfig.json
     try:
@@ -2004,7 +2027,6 @@ def tsc(ctx, spec, words, cwd):
     if not no_emit and not any(isinstance(opts.get(k), str) for k in ("outDir", "outFile",
                                                                        "out")):
         surface = Surface(ctx, _TS_SOURCES, skip=("node_modules",))
-        verdict = _surface_verdict(ctx, "tsc", surface, [base], cwd, code="GW763")
-        if verdict is not None:
-            return _refuse(verdict)
+        return None, cands, written, _after([lambda: _surface_verdict(
+            ctx, "tsc", surface, [base], cwd, code="GW763")])
     return None, cands, written
