@@ -380,6 +380,12 @@ def _surface_verdict(ctx, label, surface, targets, cwd, code="GW765", secrets=Tr
     permission surface it rewrites (`code`; not a read, so not in the exposure judgement),
     a tree it cannot prove free of either (GW507)."""
     for t in targets:
+        if any(c in t for c in "*?[{"):
+            # a pattern the tool expands itself (prettier, eslint): every file of its types
+            # below the part before the first pattern character
+            parts = t.split("/")
+            k = next(i for i, p in enumerate(parts) if any(c in p for c in "*?[{"))
+            t = "/".join(parts[:k]) or ("/" if t.startswith("/") else ".")
         surface.scan(lexical(t, cwd))
     hits = surface.hits
 
