@@ -427,14 +427,14 @@ def _after(later):
     return run
 
 
-def _side_output(ctx, label, path, what, cwd):
+def _side_output(ctx, label, path, what, cwd, as_dir=False):
     """A file or directory the command writes besides those it names: on the permission
     surface or outside the project it asks (GW763); not a read (the exposure judgement
     passes it)."""
     if ctx.exposure:
         return None
     p = lexical(path, cwd)
-    prot = is_protected((p, physical(path, cwd)), ctx.roots, ctx.policy)
+    prot = is_protected((p, physical(path, cwd)), ctx.roots, ctx.policy, as_dir=as_dir)
     if prot:
         return ctx.ask(PHASE, "GW763", f"{label} writes {what} at {p}, on the permission "
                        f"surface ({prot})", rule=f"protected_paths:{prot}")
@@ -1015,8 +1015,8 @@ def cargo(ctx, spec, words, cwd):
     verdict, target_dirs = _cargo_environment(ctx, label, cwd)
     if verdict is not None:
         return _refuse(verdict)
-    later = [lambda td=td: _side_output(ctx, label, td, "the build's target directory", cwd)
-             for td in target_dirs]
+    later = [lambda td=td: _side_output(ctx, label, td, "the build's target directory", cwd,
+                                        as_dir=True) for td in target_dirs]
     manifest = next((o.value for o in args.options if o.name == "--manifest-path"), None)
     if sub in ("build", "check", "test", "bench", "run", "clippy", "doc", "tree", "metadata"):
         verdict = _cargo_unpinned(ctx, label, cwd, manifest)
