@@ -1052,7 +1052,10 @@ enable-pre-post-scripts ignore-scripts install-links workspaces-update
 strict-dep-builds save-workspace-protocol git-tag-version sign-git-tag message
 init-author-name init-author-email init-license init-version prefer-frozen-lockfile
 frozen-lockfile recursive-install node-version use-node-version engine-strict
+prefix
 """.split())
+# (`prefix` in a configuration file moves only the global installs; on the command line it
+# moves where every command runs: --prefix is one of npm's shared unsafe options)
 _NPMRC_OK_PREFIX = ("//", "@")
 
 
