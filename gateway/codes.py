@@ -278,6 +278,47 @@ CODES = {
               "scripts/x && git commit -qm x && git stash` leaves the pull request's script in "
               "the working tree). Run them as separate commands: each is judged on the state "
               "it meets.", "git fetch origin pull/1/head:pr && git checkout pr"),
+    # --- Phase 7: build, test and package tools (checks/build.py) ---------------------------
+    "GW760": ("7C", "ask", "build option that runs a program, fetches or writes elsewhere",
+              "An option that every subcommand of a build tool accepts (the catalogue lists it "
+              "once, under the tool's `shared` options) runs another program, fetches code "
+              "or writes outside the places the command names: go -toolexec, -exec, -pkgdir, "
+              "-mod=mod, -overlay, -ldflags=-extld=..., cargo --config, -Z, npm "
+              "--script-shell, --prefix.", "go test -toolexec=/tmp/x ./..."),
+    "GW761": ("7C", "ask", "the tool's configuration makes it unsafe",
+              "The tool reads part of its command line from a file in the project or from "
+              "the environment (pytest's addopts and PYTEST_ADDOPTS, GOFLAGS and the go env "
+              "file, .npmrc and npm_config_*, .cargo/config.toml and CARGO_*/RUSTC_WRAPPER, "
+              "ruff's fix/cache-dir/output-file, tsconfig.json's output directories), and "
+              "judged with that configuration the command is not safe, or the "
+              "configuration cannot be read.",
+              "go test ./...   (with GOFLAGS=-toolexec=/tmp/x)"),
+    "GW762": ("7C", "ask", "configuration from outside the project",
+              "The tool would take its configuration, its root directory or code from a "
+              "file outside the project: a pytest.ini or conftest.py in a parent directory "
+              "(pytest's rootdir search goes upwards), a .cargo/config.toml above the "
+              "project, a ruff.toml or an `extend` outside it, a tsconfig `extends` out of "
+              "the project.", "pytest   (with /tmp/pytest.ini above /tmp/proj)"),
+    "GW763": ("7C", "ask", "a side output lands on the permission surface",
+              "Besides the files it names, the command writes caches, reports or binaries "
+              "(.pytest_cache in its rootdir, __pycache__ beside the tests it collects, "
+              ".mypy_cache and .eslintcache in the working directory, the binary of `go "
+              "build` named after the package, tsc's .js beside each .ts) and one of them "
+              "would land in a protected directory (.git/hooks, .claude/hooks...) or outside "
+              "the project.", "cd .git/hooks && go build ../../cmd/pre-commit"),
+    "GW764": ("7C", "ask", "downloads or installs packages",
+              "The command fetches code that the project does not pin and runs or installs "
+              "it (npx of a package that is not installed, uv run --with, pip install, npm "
+              "install, go run pkg@version), changes the installed packages, publishes, or "
+              "a runner would first sync a dependency set that is missing (uv run without a "
+              "lock or with packages not installed).", "npx cowsay hi"),
+    "GW765": ("7C", "ask", "a formatter or fixer rewrites a protected file",
+              "A formatter or a linter with fixes rewrites the files of its type below the "
+              "paths it is given (ruff format, black, isort, prettier --write, eslint --fix, "
+              "gofmt -w), and such a file exists on the permission surface below them "
+              "(.claude/hooks/x.py for ruff, .claude/settings.json for prettier). A protected "
+              "path that does not exist, or that is not of the tool's type, is no reason to "
+              "ask.", "prettier --write .   (with .claude/settings.json present)"),
     # --- Guards (PreToolUse) ----------------------------------------------------------------
     "GW800": ("guard", "ask", "no guard objects (no decision)",
               "No PreToolUse guard objects and nothing reads a secret. The hook prints nothing "

@@ -44,4 +44,5 @@ def judge_bash(command, cwd, project, tool_name="Bash", raw_input=None, env=None
 
     home = (env if env is not None else os.environ).get("HOME")
     return validate(command, cwd, project, policy, tool_name, settings, raw_input, deny_only,
-                    exposure=exposure, mode=mode, home=home)
+                    exposure=exposure, mode=mode, home=home,
+                    env=env if env is not None else os.environ)

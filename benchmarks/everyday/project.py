@@ -61,6 +61,16 @@ FILES = {
     "vendor/lib/index.js": "module.exports = {};\n",
     "vendor/lib/.ignore": "!.npmrc\n",
     "vendor/lib/.npmrc": "//registry.npmjs.org/:_authToken=npm_0000\n",
+    # build, test and package tools (issue 13, helper C): a uv lock whose one package is
+    # installed, a JS test file, a Go program the project installs as its pre-commit hook,
+    # an installed jest
+    "uv.lock": ('version = 1\nrequires-python = ">=3.11"\n\n[[package]]\nname = "requests"\n'
+                'version = "2.32.0"\nsource = { registry = "https://pypi.org/simple" }\n\n'
+                '[[package]]\nname = "shop"\nversion = "0.1.0"\nsource = { editable = "." }\n'),
+    ".venv/lib/python3.12/site-packages/requests-2.32.0.dist-info/METADATA": "Name: requests\n",
+    "node_modules/.bin/jest": "",
+    "cmd/pre-commit/main.go": "package main\n\nfunc main() {}\n",
+    "Cargo.lock": "version = 3\n",
 }
 HOME_FILES = {".bashrc": "# rc\n", ".gitconfig": "[user]\n\tname = Dev\n",
               ".ssh/id_ed25519": "KEY\n", ".aws/credentials": "[default]\n"}
@@ -90,6 +100,8 @@ def build(root) -> str:
     subprocess.run(git + ["commit", "-q", "-m", "first"], check=True)
     subprocess.run(git + ["branch", "feature"], check=True)
     _history(project, git)
+    # uv.lock is newer than pyproject.toml, as after `uv lock`
+    os.utime(os.path.join(project, "uv.lock"))
     with open(os.path.join(project, "src/shop/app.py"), "a") as fh:
         fh.write("# work in progress\n")
     _archives(project)

@@ -4,16 +4,39 @@ This module is on the hook path: standard library only, no pydantic, no YAML.
 """
 
 
+_SHARED_KEYS = ("value_flags", "text_flags", "unsafe_flags", "write_flags", "safe_flags",
+                "config_flags")
+
+
+def with_shared(data: dict, shared) -> dict:
+    """A subcommand entry with the options every subcommand of its tool accepts (the
+    tool's `shared` block) added: one place in the catalogue for go's build flags or
+    cargo's --config, applied to every subcommand (and theirs)."""
+    if not shared:
+        return data
+    out = dict(data)
+    for key in _SHARED_KEYS:
+        extra = shared.get(key)
+        if extra is None:
+            continue
+        if key == "safe_flags" and out.get("safe_flags") is None:
+            continue  # an entry without an allowlist gets none from here
+        out[key] = list(out.get(key) or ()) + [f for f in extra if f not in (out.get(key) or ())]
+    inner = out.get("shared")
+    out["shared"] = dict(shared) if not inner else with_shared(inner, shared)
+    return out
+
+
 class CommandSpec:
     """A catalogue entry (or a subcommand entry) ready for lookups."""
 
     __slots__ = ("name", "args", "max_positionals", "writes", "edit", "value_flags", "text_flags",
                  "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files",
                  "revision_paths", "prints_contents", "config_flags", "into_directory", "options",
-                 "subcommands", "default_subcommand",
+                 "subcommands", "default_subcommand", "fallback_subcommand",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global",
-                 "optional_flags", "long_options", "info_flags", "names_only")
+                 "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -54,9 +77,14 @@ class CommandSpec:
         self.prints_contents = data.get("prints_contents")
         self.config_flags = tuple(data.get("config_flags", ()))
         self.into_directory = bool(data.get("into_directory", False))
+        # options every subcommand accepts (already part of this entry's own lists)
+        self.shared = data.get("shared")
+        # a formatter's or fixer's file types (base-name globs): what it rewrites in a tree
+        self.formats = tuple(data.get("formats", ()))
         subs = data.get("subcommands")
-        self.subcommands = _SubSpecs(name, subs) if subs is not None else None
+        self.subcommands = _SubSpecs(name, subs, self.shared) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")
+        self.fallback_subcommand = data.get("fallback_subcommand")
         g = data.get("global") or {}
         self.has_global = bool(data.get("global"))
         self.global_value_flags = frozenset(g.get("value_flags", ()))
@@ -74,17 +102,19 @@ class _SubSpecs:
     """A command's subcommands, read-only, each CommandSpec built on first use: `git` has
     dozens of nested entries and a hook call looks at one of them."""
 
-    __slots__ = ("_name", "_raw", "_built")
+    __slots__ = ("_name", "_raw", "_built", "_shared")
 
-    def __init__(self, name: str, raw: dict):
+    def __init__(self, name: str, raw: dict, shared=None):
         self._name = name
         self._raw = raw
         self._built = {}
+        self._shared = shared
 
     def __getitem__(self, key):
         spec = self._built.get(key)
         if spec is None:
-            spec = self._built[key] = CommandSpec(f"{self._name} {key}", self._raw[key])
+            spec = self._built[key] = CommandSpec(f"{self._name} {key}",
+                                                  with_shared(self._raw[key], self._shared))
         return spec
 
     def get(self, key, default=None):

@@ -116,10 +116,35 @@ class GlobalOptions(_Strict):
                          "anywhere_value_flags")(lambda cls, v: _check_flags(v))
 
 
+class SharedOptions(_Strict):
+    """Options every subcommand of a tool accepts (go's build flags, cargo's --config,
+    npm's config options): merged into each subcommand entry, at every depth."""
+
+    value_flags: list[str] = []
+    text_flags: list[str] = []
+    unsafe_flags: list[str] = []
+    write_flags: list[str] = []
+    config_flags: list[str] = []
+    safe_flags: list[str] | None = None
+
+    _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
+                         "config_flags")(lambda cls, v: _check_flags(v))
+
+    @model_validator(mode="after")
+    def _values(self):
+        missing = (set(self.text_flags) | set(self.write_flags)) - set(self.value_flags)
+        if missing:
+            object.__setattr__(self, "value_flags", list(self.value_flags) + sorted(missing))
+        return self
+
+
 CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
           "git-restore", "git-reset", "git-config", "gh-api", "make", "go", "xxd", "tsc",
-          "cargo", "ruff", "pytest", "date", "tar", "zip", "unzip", "ln", "git-merge",
-          "git-cherry-pick", "git-stash-push", "git-remote", "git-var")
+          "cargo", "pytest", "date", "tar", "zip", "unzip", "ln", "git-merge",
+          "git-cherry-pick", "git-stash-push", "git-remote", "git-var",
+          # build, test and package tools (checks/build.py)
+          "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
+          "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install")
 
 
 class CommandEntry(_Strict):
@@ -171,7 +196,15 @@ class CommandEntry(_Strict):
     into_directory: bool = False
     subcommands: dict[str, "CommandEntry"] | None = None
     default_subcommand: str | None = None
+    # a word that is not one of the subcommands is handled by this one, the word kept as its
+    # first argument (`yarn build` is `yarn run build`)
+    fallback_subcommand: str | None = None
     global_: GlobalOptions | None = Field(default=None, alias="global")
+    # options every subcommand accepts: one place for them, merged into each subcommand
+    shared: SharedOptions | None = None
+    # a formatter's (or fixer's) file types, as base-name globs: what it rewrites below the
+    # directories it is given (checks/build.py)
+    formats: list[str] = []
     examples: Examples | None = None
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
@@ -197,6 +230,10 @@ class CommandEntry(_Strict):
         if self.default_subcommand and not (self.subcommands
                                             and self.default_subcommand in self.subcommands):
             raise ValueError(f"default_subcommand {self.default_subcommand!r} is not one of "
+                             "the subcommands")
+        if self.fallback_subcommand and not (self.subcommands
+                                             and self.fallback_subcommand in self.subcommands):
+            raise ValueError(f"fallback_subcommand {self.fallback_subcommand!r} is not one of "
                              "the subcommands")
         missing = (set(self.text_flags) | set(self.write_flags)) - set(self.value_flags)
         if missing and self.check is None:

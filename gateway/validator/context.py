@@ -8,7 +8,8 @@ class Context:
     """One validation: the input, the policy, the parse once made, and the trace so far."""
 
     def __init__(self, command: str, cwd: str, project: str, policy, tool_name="Bash",
-                 settings=None, raw_input=None, exposure=False, home=None, mode=None):
+                 settings=None, raw_input=None, exposure=False, home=None, mode=None,
+                 env=None):
         self.command = command  # as received
         self.text = command  # after phase 1.5's suffix stripping
         self.cwd = cwd
@@ -28,6 +29,13 @@ class Context:
         self.exposure = exposure
         self.home = home  # $HOME for tilde expansion in exposure mode (None: not expanded)
         self.mode = mode  # the payload's permission_mode (gateway.validator.modes)
+        # the environment the command runs in (the hook's): tools read configuration from it
+        # (GOFLAGS, PYTEST_ADDOPTS, npm_config_*, CARGO_*); None is os.environ
+        if env is None:
+            import os
+
+            env = os.environ
+        self.env = env
 
     def step(self, phase: str, status: str, code: str = "", message: str = "") -> None:
         self.trace.append(Step(phase, status, code, message))

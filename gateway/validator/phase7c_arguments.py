@@ -24,14 +24,18 @@ class Arguments:
     """What phase 5 and 7D need: path candidates, the written ones, the directory they are
     relative to, and the entry that judged them."""
 
-    __slots__ = ("candidates", "writes", "cwd", "label", "verdict", "walk", "names")
+    __slots__ = ("candidates", "writes", "cwd", "label", "verdict", "walk", "names", "inner")
 
     def __init__(self, candidates=(), writes=(), cwd="", label="", verdict=None, walk=None,
-                 names=()):
+                 names=(), inner=None):
         self.walk = walk  # phase5_recursive.Walk when the command reads whole trees
         # candidates that are looked at, not read (the positionals of `reads: names`
         # entries): a secret's name among them is no read of the secret
         self.names = frozenset(names)
+        # (argv, cwd) of the command this one runs and that is judged as itself (`npx tsc`
+        # is `tsc`, `uv run pytest` is `pytest`), or a callable judging what the check left
+        # for after phase 5 (a tree it walks, a side output): a verdict or None; or None
+        self.inner = inner
         self.candidates = list(candidates)
         self.writes = list(writes)
         self.cwd = cwd
@@ -92,6 +96,10 @@ def run(ctx, name, argv, cwd) -> Arguments:
                 label = f"{label} {sub}"
                 words = words[1:]
                 continue
+            if spec.fallback_subcommand is not None:
+                label = f"{label} {spec.fallback_subcommand}"
+                spec = spec.subcommands[spec.fallback_subcommand]
+                break  # the word stays: it is the fallback's first argument
             if spec.default_subcommand is None or label != name:
                 return Arguments(verdict=ctx.ask("7B2", "GW705", f"{label} {sub}: subcommand "
                                                  "not in the catalogue",
@@ -115,7 +123,9 @@ def run(ctx, name, argv, cwd) -> Arguments:
         if verdict is not None:
             return Arguments(verdict=verdict)
     if spec.check:
-        verdict, cands, writes = checks.run(spec.check, ctx, spec, words, cwd)
+        result = checks.run(spec.check, ctx, spec, words, cwd)
+        verdict, cands, writes = result[:3]
+        inner = result[3] if len(result) > 3 else None
         if verdict is None and spec.edit and not ctx.exposure:
             from gateway.validator import modes
 
@@ -128,7 +138,7 @@ def run(ctx, name, argv, cwd) -> Arguments:
         # a check may hand phase 5 the trees the command reads (tar -c, zip -r)
         walk = ctx.__dict__.pop("pending_walk", None)
         return Arguments(global_paths + cands, writes, cwd, rule, verdict, names=names,
-                         walk=walk if verdict is None else None)
+                         walk=walk if verdict is None else None, inner=inner)
     args = argvmod.parse(words, spec.value_flags, spec.long_options, spec.optional_flags)
     bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
     if bad:

@@ -30,7 +30,8 @@ DENY_SCAN_MAX = 65536
 
 
 def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
-             raw_input=None, deny_only=False, exposure=False, mode=None, home=None) -> Verdict:
+             raw_input=None, deny_only=False, exposure=False, mode=None, home=None,
+             env=None) -> Verdict:
     """Judge one Bash command. `cwd` is where it runs, `project` the project directory.
 
     `deny_only` stops after the deny rules: a DENY is exactly the full validator's (only the
@@ -43,7 +44,9 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
     known". Paths outside the project, writes and output redirections are no reason to ask
     there, and a tilde is expanded with `home`.
 
-    `mode` is the payload's permission_mode (gateway.validator.modes)."""
+    `mode` is the payload's permission_mode (gateway.validator.modes). `env` is the
+    environment the command runs in (None: this process's), where build tools find part of
+    their configuration (GOFLAGS, PYTEST_ADDOPTS, npm_config_*...)."""
     if not isinstance(command, str):
         return Verdict(ASK, "S0", "GW904", "", "the command is not a string",
                        command=repr(command))
@@ -53,7 +56,7 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
                            f"{path!r}", command=command)
     cwd = os.path.realpath(cwd) if cwd else os.path.realpath(project)
     ctx = Context(command, cwd, project, policy, tool_name, settings, raw_input,
-                  exposure=exposure, home=home, mode=mode)
+                  exposure=exposure, home=home, mode=mode, env=env)
     try:
         verdict = _run(ctx, deny_only)
         if not (deny_only or exposure):

@@ -8,7 +8,7 @@ user's settings rules), 7B2 (subcommand_ask), 7C (the catalogue), 5 (paths) and 
 
 import os
 
-from gateway.decision import ASK, strictest
+from gateway.decision import ALLOW, ASK, strictest
 from gateway.paths import resolve
 from gateway.shell.parse import Command
 from gateway.shell.words import PARAM, Word
@@ -138,7 +138,29 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
             return verdict
         ctx.step("5", "pass", "", "no secret in the trees it reads: "
                  + ", ".join(repr(p) for p in args.walk.paths[:8]))
+    if callable(args.inner):
+        # what a check judges after the paths: a tree it walks, a side output
+        verdict = args.inner()
+        if verdict is not None:
+            return verdict
+    elif args.inner is not None:
+        return _runs(ctx, args, cands, depth)
     return phase7d_containment.run(ctx, args.label, len(cands))
+
+
+def _runs(ctx, args, cands, depth):
+    """A command that runs another known command (`npx tsc`, `uv run pytest`, `poetry run
+    mypy`, `yarn eslint`): the runner's own options passed; the command it runs is judged
+    as itself, and decides."""
+    inner, cwd = args.inner
+    if depth >= _MAX_WRAPPER_DEPTH:
+        return ctx.ask("7A", "GW706", f"{args.label} runs commands nested too deeply to judge")
+    ctx.step("7C", "info", "", f"{args.label} runs {inner[0]!r}: judging it as that command")
+    verdict = judge_argv(ctx, list(inner), cwd, " ".join(inner), (), depth + 1)
+    if verdict.decision is not ALLOW:
+        return verdict
+    return ctx.allow("7D", verdict.code, f"{args.label} runs {inner[0]!r}, which is allowed: "
+                     f"{verdict.message}", rule=verdict.rule or args.label)
 
 
 def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth):

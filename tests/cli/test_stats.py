@@ -132,26 +132,27 @@ def test_no_proposal_for_what_a_rule_could_not_keep_safe(proj, seen, why):
 
 
 def test_unknown_subcommand_extends_a_copy_of_the_builtin_entry(proj, tmp_path, monkeypatch):
-    groups, text, _ = analyse(prompts(proj, ("go mod tidy", 4), ("go work sync", 2)))
-    assert groups["go mod"].proposal.replaces_builtin
+    # (go mod and go work are in the catalogue since issue 13: they download, GW764)
+    groups, text, _ = analyse(prompts(proj, ("go tool cover", 4), ("go fix", 2)))
+    assert groups["go tool"].proposal.replaces_builtin
     doc = yaml.safe_load(text)
     subs = doc["catalogue"]["go"]["subcommands"]
-    assert subs["mod"] == {"args": "none", "safe_flags": [],
-                           "subcommands": {"tidy": {"safe_flags": [], "args": "none"}}}
-    assert "work" in subs and "test" in subs  # both proposals in one copy
+    assert subs["tool"] == {"args": "none", "safe_flags": [],
+                            "subcommands": {"cover": {"safe_flags": [], "args": "none"}}}
+    assert "fix" in subs and "test" in subs  # both proposals in one copy
     assert "replaces the built-in go entry" in text
     judge = with_rules(text, tmp_path, monkeypatch, proj)
-    assert judge("go mod tidy").allowed and judge("go work sync").allowed
+    assert judge("go tool cover").allowed and judge("go fix").allowed
     assert judge("go test ./...").allowed  # the copy keeps what the built-in allowed
-    for still in ("go mod download", "go mod tidy -x", "go get example.com/x",
+    for still in ("go tool pprof", "go tool cover -html=c.out", "go get example.com/x",
                   "go test -exec sh ./..."):
         assert not judge(still).allowed, still
 
 
 def test_a_proposal_that_breaks_a_rule_example_is_not_made(proj):
-    # rules/catalogue.yaml: cargo's examples say `cargo install ripgrep` must ask
-    groups, text, _ = analyse(prompts(proj, ("cargo install ripgrep", 6)))
-    g = groups["cargo install"]
+    # rules/catalogue.yaml: git's examples say `git init` must ask
+    groups, text, _ = analyse(prompts(proj, ("git init", 6)))
+    g = groups["git init"]
     assert g.proposal is None and "rule example" in g.reason
     assert text == ""
 
@@ -215,7 +216,7 @@ def test_other_tools_are_listed_without_proposal(proj):
 @pytest.fixture()
 def logfile(tmp_path, proj):
     path = tmp_path / "audit.jsonl"
-    rows = prompts(proj, ("frob build", 4), ("curl https://x", 2), ("go mod tidy", 1))
+    rows = prompts(proj, ("frob build", 4), ("curl https://x", 2), ("go tool cover", 1))
     rows.append({"time": "2026-11-22T10:00:00Z", "event": "PermissionRequest", "tool": "Bash",
                  "command": "rm -rf /", "cwd": proj, "decision": "deny", "code": "GW750"})
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -224,7 +224,7 @@ def test_early_allow_can_be_turned_off(run, proj):
 
 
 @pytest.mark.parametrize("command", ["touch todo.txt", "mkdir -p build/out",
-                                     "git commit -m x", "ruff format src", "pytest"])
+                                     "git commit -m x", "ruff format src", "pytest src"])
 def test_plan_mode_allows_no_write(run, proj, command):
     for event in ("PreToolUse", "PermissionRequest"):
         decision, _ = run(event, "Bash", {"command": command}, proj, "plan")

@@ -5,7 +5,8 @@ restore / reset / config and gh api that only read.
 Each check returns (verdict or None, path candidates, written candidates). Anything a check
 does not understand is refused: these are allowlists, not blocklists.
 
-One module per family (programs: sed, awk, jq; tools: find, make, go, ...; git: git and gh),
+One module per family (programs: sed, awk, jq; tools: find, make, xxd, date; git: git and
+gh; build: go, cargo, npm, pip, pytest, the formatters and linters, tsc),
 imported when a command first needs its check.
 """
 
@@ -20,12 +21,7 @@ _CHECKS = {
     "jq": ("programs", "jq"),
     "find": ("tools", "find"),
     "make": ("tools", "make"),
-    "go": ("tools", "go"),
     "xxd": ("tools", "xxd"),
-    "tsc": ("tools", "tsc"),
-    "cargo": ("tools", "cargo"),
-    "ruff": ("tools", "ruff"),
-    "pytest": ("tools", "pytest"),
     "date": ("tools", "date"),
     "ln": ("tools", "ln"),
     "tar": ("archives", "tar"),
@@ -44,6 +40,10 @@ _CHECKS = {
     "git-remote": ("gitconfig", "git_remote"),
     "git-var": ("gitconfig", "git_var"),
     "gh-api": ("git", "gh_api"),
+    **{n: ("build", n.replace("-", "_")) for n in (  # build, test and package tools
+        "go", "tsc", "cargo", "pytest", "npm", "npm-script", "npm-exec", "pkg-run", "pip",
+        "downloads", "formatter", "mypy", "eslint", "js-test", "gofmt", "pyright", "venv",
+        "bare-install")},
 }
 
 

@@ -1,9 +1,8 @@
-"""find's expression, make, go, xxd, tsc, cargo, date, ruff and pytest: the forms that
-only read (or write where the arguments say)."""
+"""find's expression, make, xxd and date: the forms that only read (or write where the
+arguments say). The build, test and package tools are in build.py."""
 
 import os
 
-from gateway.paths import lexical
 from gateway.validator import argv as argvmod
 from gateway.validator.checks._common import PHASE, _program, _unsafe
 
@@ -159,40 +158,7 @@ def make(ctx, spec, words, cwd):
     return None, cands, []
 
 
-# --- go ----------------------------------------------------------------------------------
-
-
-def go(ctx, spec, words, cwd):
-    """go build/test/run/vet/list: packages are import paths (text) or directories and .go
-    files (paths, which must stay inside the project); `pkg@version` downloads a module
-    and builds or runs it (`go run example.com/x@latest`)."""
-    # go's flags are whole words, one or two dashes, value after = or in the next word
-    # (`-count=1` is not a cluster); the tool flags hand options to the compiler and the
-    # linker (-ldflags=-extld=/tmp/x runs a program)
-    unsafe = set(spec.unsafe_flags) | {"-ldflags", "-gcflags", "-asmflags", "-gccgoflags",
-                                        "-compiler"}
-    positionals = []
-    for i, w in enumerate(words):
-        if w == "--":
-            positionals.extend(words[i + 1:])
-            break
-        if w.startswith("-") and len(w) > 1:
-            name = "-" + w.lstrip("-").split("=", 1)[0]
-            if name in unsafe:
-                return _unsafe(ctx, f"go {name}", "runs other programs, writes files or "
-                               "works elsewhere"), [], []
-            continue
-        positionals.append(w)
-    cands = []
-    for p in positionals:
-        if "@" in p:
-            return _unsafe(ctx, f"go {p}", "downloads a module to build or run it"), [], []
-        if p.startswith(("/", ".")) or p.endswith(".go"):
-            cands.append(p)
-    return None, cands, []
-
-
-# --- xxd, tsc, cargo ---------------------------------------------------------------------
+# --- xxd ---------------------------------------------------------------------------------
 
 def xxd(ctx, spec, words, cwd):
     """xxd reads one file and prints it; a second file is its output (`xxd -ps in out`:
@@ -205,115 +171,6 @@ def xxd(ctx, spec, words, cwd):
     if len(pos) > 1:
         return ctx.ask(PHASE, "GW712", f"xxd {pos[1]!r}: a second file is written"), [], []
     return None, pos, []
-
-
-def tsc(ctx, spec, words, cwd):
-    """tsc reads options its own way: one or two dashes, names in any case (--OUTDIR is
-    --outDir), the value in the next word, `@file` reads more arguments from a file. Every
-    word that is not an option is a path (a file to compile or an option's value)."""
-    writes_opt = {w.lstrip("-").lower() for w in spec.write_flags}
-    cands = []
-    written = []
-    i = 0
-    while i < len(words):
-        w = words[i]
-        i += 1
-        if w.startswith("-") and len(w) > 1:
-            name = w[2:] if w.startswith("--") else w[1:]
-            name = name.lower()
-            if "=" in name:
-                return _unsafe(ctx, f"tsc {w}", "tsc takes no --option=value"), [], []
-            if name in ("p", "project") and i < len(words) and (
-                    words[i] == "-" or lexical(words[i], cwd).startswith(("/dev/", "/proc/"))):
-                return _program(ctx, f"tsc {w} {words[i]}", "reads its configuration from "
-                               "standard input or a device"), [], []
-            if name in writes_opt:
-                if i >= len(words):
-                    return _unsafe(ctx, f"tsc {w}", "writes a file it does not name"), [], []
-                written.append(words[i])
-            continue
-        cands.append(w)
-    return None, cands + written, written
-
-
-_RUSTFMT_OK = {"--check", "-v", "--verbose", "-q", "--quiet", "-l", "--files-with-diff"}
-_RUSTFMT_VALUE = {"--edition", "--color"}
-_RUSTC_LINTS = {"-D", "-W", "-A", "-F", "--deny", "--warn", "--allow", "--forbid",
-                "--force-warn", "--cap-lints"}
-
-
-def _passthrough_problem(sub, rest):
-    """Why the words after `cargo SUB --` (handed to rustfmt, clippy-driver or the test
-    harness) are not safe, or ""."""
-    i = 0
-    while i < len(rest):
-        w = rest[i]
-        i += 1
-        if sub == "fmt":
-            name = w.split("=", 1)[0]
-            if w in _RUSTFMT_OK:
-                continue
-            if name in _RUSTFMT_VALUE:
-                i += 0 if "=" in w else 1
-                continue
-            # --config-path reads any file (its lines are shown on a parse error),
-            # --print-config writes one
-            return f"{w!r} is not among the rustfmt options allowed here"
-        if sub == "clippy":
-            name = w.split("=", 1)[0]
-            if name in _RUSTC_LINTS:
-                i += 0 if "=" in w else 1
-                continue
-            if w[:2] in ("-D", "-W", "-A", "-F") and len(w) > 2:
-                continue
-            # rustc options write files (--emit, -o), run programs (-C linker=) or read
-            # argument files (@path)
-            return f"{w!r} is not a lint level option for clippy"
-        # test, bench: the test harness; --logfile writes the results to any file
-        if w.split("=", 1)[0].startswith("--log"):
-            return f"{w!r} makes the test harness write a file"
-    return ""
-
-
-def cargo(ctx, spec, words, cwd):
-    """cargo fmt/clippy/test/bench: the options are cargo's (the catalogue's unsafe ones
-    ask); the words after `--` go to rustfmt, clippy-driver or the test harness."""
-    args = argvmod.parse(words, spec.value_flags)
-    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
-    if bad:
-        return _unsafe(ctx, f"{spec.name} {bad}", "not a safe use of cargo"), [], []
-    sub = spec.name.split()[-1]
-    why = _passthrough_problem(sub, args.rest or [])
-    if why:
-        return _unsafe(ctx, f"{spec.name} --", why), [], []
-    cands = [o.value for o in args.options if o.value is not None
-             and o.name not in spec.text_flags] + list(args.attached)
-    return None, cands, []
-
-
-def _options(ctx, spec, words, name):
-    """The catalogue's generic reading of an entry's options, for checks that add to it:
-    (verdict, parsed args, path candidates, written candidates)."""
-    args = argvmod.parse(words, spec.value_flags | spec.write_flags)
-    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
-    if bad:
-        return ctx.ask(PHASE, "GW704", f"{name} {bad} is not a safe use of {name}",
-                       rule=f"catalogue:{spec.name}:{bad}"), args, [], []
-    written = []
-    for opt in args.options:
-        if opt.name in spec.write_flags:
-            if opt.value is not None:
-                written.append(opt.value)
-        elif opt.name.startswith("--") and any(argvmod.long_matches(opt.name, w)
-                                               for w in spec.write_flags):
-            return _unsafe(ctx, f"{name} {opt.name}", "an abbreviation of an option that "
-                           "writes; spell it out"), args, [], []
-    cands = list(args.positionals)
-    cands += [p.split("=", 1)[1] for p in args.positionals if "=" in p and p[0] != "="]
-    cands += [o.value for o in args.options if o.value is not None
-              and o.name not in spec.text_flags]
-    cands += args.attached
-    return None, args, cands, written
 
 
 def date(ctx, spec, words, cwd):
@@ -334,57 +191,3 @@ def date(ctx, spec, words, cwd):
                            rule="catalogue:date"), [], []
     # -r FILE reads a file's time, -f FILE reads dates from a file (a bad line is echoed)
     return None, args.values("-r", "--reference", "-f", "--file"), []
-
-
-def ruff(ctx, spec, words, cwd):
-    """ruff: the catalogue's options, with --config KEY=VALUE (inline configuration: a cache
-    directory or an `extend` file anywhere) refused and --cache-dir judged as a write."""
-    verdict, args, cands, written = _options(ctx, spec, words, "ruff")
-    if verdict is not None:
-        return verdict, [], []
-    for opt in args.options:
-        if opt.name.startswith("--") and argvmod.long_matches(opt.name, "--config") \
-                and "=" in (opt.value or ""):
-            return _unsafe(ctx, f"ruff --config {opt.value!r}", "inline configuration can "
-                           "name files and directories anywhere"), [], []
-    pos = list(args.positionals)
-    sub = pos[0] if pos and pos[0] in ("check", "format") else None
-    fixes = sub == "format" or any(
-        opt.name.startswith("--") and any(argvmod.long_matches(opt.name, f) for f in (
-            "--fix", "--unsafe-fixes", "--add-noqa")) for opt in args.options)
-    if fixes:
-        # ruff format and ruff check --fix rewrite the files (the protected paths apply)
-        targets = [p for p in pos[1 if sub else 0:]]
-        if not targets and _python_in_surface(ctx.roots.project_real):
-            targets = ["."]  # the whole project, the Python files of .claude/ among it
-        written.extend(targets)
-        cands.extend(targets)
-    return None, cands, written
-
-
-def _python_in_surface(root, limit=2000) -> bool:
-    """Does .claude/ or .git/hooks/ hold a Python file that `ruff format` (all the project's
-    Python files) would rewrite? Bounded walk; past the bound, yes."""
-    import os
-
-    seen = 0
-    for top in (os.path.join(root, ".claude"), os.path.join(root, ".git", "hooks")):
-        for _d, _dirs, files in os.walk(top):
-            seen += len(files) + 1
-            if seen > limit or any(f.endswith((".py", ".pyi", ".ipynb")) for f in files):
-                return True
-    return False
-
-
-def pytest(ctx, spec, words, cwd):
-    """pytest: the catalogue's options; pytest-cov's --cov-report TYPE:DEST writes DEST."""
-    verdict, args, cands, written = _options(ctx, spec, words, "pytest")
-    if verdict is not None:
-        return verdict, [], []
-    for opt in args.options:
-        if opt.name == "--cov-report" and opt.value and ":" in opt.value:
-            dest = opt.value.split(":", 1)[1]
-            if dest:
-                written.append(dest)
-                cands.append(dest)
-    return None, cands, written
