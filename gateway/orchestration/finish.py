@@ -149,7 +149,7 @@ def complete(project_dir, *, approved: bool = False, pkg_manager: str | None = N
         raise FinishError("verify_unplanned", f"gateway: {e}", 2) from None
     head = _review.git_head(project)
     record = verify.run(project, planned, timeout=timeout, session_id=sid, head=head,
-                        on_step=on_step)
+                        on_step=on_step, env=env)
     if not record["ok"]:
         bad = next(s for s in record["steps"] if s["number"] == record["stopped_at"])
         raise FinishError("verify_failed", f"gateway: the integration check failed at step "

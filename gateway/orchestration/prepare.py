@@ -155,10 +155,12 @@ def abort(project_dir, session_id: str | None = None) -> list[str]:
     ``session_id``, only if the recorded session is that one (another session is never
     touched); a session that already has a team is never removed here."""
     lay = layout(project_dir)
+    existed = []
 
     def fn(current):
         if current is None:
             return None
+        existed.append(lay.active)
         if session_id is not None and current.session_id != session_id:
             raise StartError("other_session", "gateway: breezing-active.json belongs to "
                              "another session; it was not removed", EXIT_STATE)
@@ -167,7 +169,7 @@ def abort(project_dir, session_id: str | None = None) -> list[str]:
         return None
 
     files.update_active(lay, fn)
-    removed = files.remove_files(lay, EARLY_ABORT_FILES)
+    removed = existed + files.remove_files(lay, EARLY_ABORT_FILES)
     removed += files.remove_files(lay, ("gateway-breezing-verify.json",))
     return [os.path.relpath(p, lay.project_dir) for p in removed]
 
@@ -315,10 +317,16 @@ def _spawn_steps(mode: str, n: int) -> list[str]:
             "`gateway breezing phase B` (delegate mode: the Lead only coordinates)"]
 
 
-def confirm_command(p: Prepared) -> str:
-    """The command line of the confirmed call: the same range and options, with --yes."""
+def _q(word: str) -> str:
+    import re
     import shlex
 
+    return word if re.fullmatch(r"[^\s'\"\\$`!*?\[\]{}()<>|&;#~=]+", word) else \
+        shlex.quote(word)
+
+
+def confirm_command(p: Prepared) -> str:
+    """The command line of the confirmed call: the same range and options, with --yes."""
     words = ["gateway", "breezing", "start", "--range", p.active.task_range or ""]
     if p.mode == "codex":
         words.append("--codex")
@@ -328,7 +336,7 @@ def confirm_command(p: Prepared) -> str:
         words += ["--planner-max-parallel", str(p.planner_max_parallel)]
     if not p.discuss:
         words.append("--no-discuss")
-    return " ".join(shlex.quote(w) for w in words) + " --yes"
+    return " ".join(_q(w) for w in words) + " --yes"
 
 
 def as_json(p: Prepared) -> dict:

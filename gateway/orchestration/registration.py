@@ -13,7 +13,7 @@ Registration rules
   edge on the nearest such earlier task (plan order), unless the two are already ordered --
   so tasks on one file run one after the other, and the repair is reported, not asked;
 * warnings the user decides on: V1 scope too large (more than 10 owns or 5+ sub-items), V3 two
-  tasks share half of their owns or more, V4 an abstract title (改善, リファクタリング, 最適化...)
+  tasks share half of their owns or more (they run in sequence; merge them?), V4 an abstract title (改善, リファクタリング, 最適化...)
   with neither owns nor sub-items. A task without ``owns`` is ``owns: auto`` (the implementer
   finds its files); conflicts with it cannot be seen in advance.
 
@@ -244,8 +244,8 @@ def build(tasks: list[_plans.PlanTask], plans: _plans.Plans | None = None, *,
             if len(same) * 2 >= min(len(a.owns), len(b.owns)) and same:
                 findings.append(Finding("V3", "warning", [a.section, b.section],
                                         f"{a.section} and {b.section} share {len(same)} of "
-                                        f"their owns ({', '.join(sorted(same)[:3])}): merge "
-                                        f"them or keep them in sequence"))
+                                        f"their owns ({', '.join(sorted(same)[:3])}): they "
+                                        f"run one after the other; consider merging them"))
     return Registration(entries, findings)
 
 

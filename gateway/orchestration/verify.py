@@ -255,10 +255,12 @@ def test_counts(output: bytes) -> tuple[int, int] | None:
     return None
 
 
-def _run_one(argv: list[str], cwd: str, timeout: float) -> tuple[int | None, bytes, float, bool]:
+def _run_one(argv: list[str], cwd: str, timeout: float,
+             env=None) -> tuple[int | None, bytes, float, bool]:
     start = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+                            stderr=subprocess.STDOUT, start_new_session=True,
+                            env=None if env is None else dict(env))
     tail = bytearray()
 
     def pump():
@@ -301,10 +303,12 @@ def load_record(project_dir) -> dict | None:
 
 
 def run(project_dir, planned: list[Planned], *, timeout: float = DEFAULT_TIMEOUT,
-        session_id: str | None = None, head: str | None = None, on_step=None) -> dict:
+        session_id: str | None = None, head: str | None = None, on_step=None,
+        env=None) -> dict:
     """Run the applicable steps in order, stopping at the first failure; record after each
     step. ``on_step(planned)`` is called once for a step that does not apply, and before
-    (``result`` None) and after each step that does. Returns the record."""
+    (``result`` None) and after each step that does. ``env``: the programs' environment
+    (default: this process's). Returns the record."""
     project = os.path.abspath(os.fspath(project_dir))
     path = layout(project).path(RECORD)
     record = {"session_id": session_id, "head": head, "started_at": fast.now_iso(),
@@ -331,7 +335,7 @@ def run(project_dir, planned: list[Planned], *, timeout: float = DEFAULT_TIMEOUT
             p.result = {"status": "refused", "exit_code": None, "duration_s": 0.0,
                         "output_tail": "", "reason": p.refused}
         else:
-            code, out, took, timed_out = _run_one(p.argv, project, timeout)
+            code, out, took, timed_out = _run_one(p.argv, project, timeout, env)
             status = ("timeout" if timed_out else "passed" if code == 0 else
                       "no-tests" if code == 5 and p.step.name == "pytest" else "failed")
             p.result = {"status": status, "exit_code": code, "duration_s": round(took, 2),
