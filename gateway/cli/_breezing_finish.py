@@ -24,36 +24,40 @@ def _describe(p) -> str:
     return f"{p.step.number}. {p.step.trigger}: {p.display}"
 
 
-def _printer(as_json):
+def _printer(as_json, indent=""):
     """on_step for verify.run: the human screen prints each step as it starts and ends."""
     if as_json:
         return None
 
+    def echo(text):
+        click.echo(indent + text)
+
     def on_step(p):
         if not p.applies:
-            click.echo(f"{p.step.number}. {p.step.trigger}: not present")
+            echo(f"{p.step.number}. {p.step.trigger}: not present")
             return
         if p.result is None:
-            click.echo(_describe(p))
+            echo(_describe(p))
             for n in p.notes:
-                click.echo(f"   {n}")
+                echo(f"   {n}")
             return
         r = p.result
         if r["status"] == "not-run":
-            click.echo(f"{_describe(p)}: not run ({r['reason']})")
+            echo(f"{_describe(p)}: not run ({r['reason']})")
             return
-        extra = ""
+        parts = [f"exit {r['exit_code']}"] if r.get("exit_code") not in (None, 0) else []
+        if (r.get("duration_s") or 0) >= 1:
+            parts.append(f"{round(r['duration_s'])}s")
         if r.get("tests"):
-            extra = f", {r['tests']['passed']}/{r['tests']['total']} tests passed"
-        code = f"exit {r['exit_code']}, " if r.get("exit_code") not in (None, 0) else ""
-        click.echo(f"   {_ICON.get(r['status'], '?')} {r['status']} ({code}"
-                   f"{r.get('duration_s', 0)}s{extra})")
+            parts.append(f"{r['tests']['passed']}/{r['tests']['total']} tests passed")
+        echo(f"   {_ICON.get(r['status'], '?')} {r['status']}"
+             + (f" ({', '.join(parts)})" if parts else ""))
         if r["status"] == "refused":
-            click.echo(f"   {r['reason']}")
+            echo(f"   {r['reason']}")
         elif r["status"] not in ("passed", "no-tests"):
             tail = [ln for ln in (r.get("output_tail") or "").splitlines() if ln.strip()][-20:]
             for ln in tail:
-                click.echo(f"   | {ln}")
+                echo(f"   | {ln}")
     return on_step
 
 
@@ -200,24 +204,25 @@ def finish(approved, cleanup, pkg_manager, pytest_cmd, timeout, plans_path, proj
         click.echo("削除: " + (", ".join(report["removed"]) or "なし") + "。次: Team クリーンアップ "
                    "(Agent Teams)", err=True)
         return
-    if not as_json:
-        click.echo("Phase C: APPROVE fast path, integration check, Plans.md")
+    def on_fast_path(fp):
+        if not as_json:
+            click.echo("Phase C (seed 001 完了ステージ):")
+            click.echo(f"2. APPROVE fast path: {'yes' if fp['ok'] else 'no'} ({fp['reason']})"
+                       + ("" if fp["ok"] else "; the user confirmed APPROVE (--approved)"))
+            click.echo("3. integration check:")
+
     try:
         done = fin.complete(root, approved=approved, pkg_manager=pkg_manager,
                             pytest=pytest_cmd, timeout=timeout, plans_path=plans_path,
-                            on_step=_printer(as_json))
+                            on_step=_printer(as_json, "   "), on_fast_path=on_fast_path)
     except fin.FinishError as e:
         extra = {"detail": e.detail} if as_json and e.detail is not None else {}
         fail(as_json, e.code, str(e), e.exit_code, **extra)
     if as_json:
         click.echo(json.dumps(done, ensure_ascii=False, indent=2))
         return
-    fp = done["fast_path"]
-    click.echo(f"2. APPROVE fast path: {'yes' if fp['ok'] else 'no'} ({fp['reason']})"
-               + ("" if fp["ok"] else "; approved by the user (--approved)"))
     ran = [s for s in done["verify"]["steps"] if s["applies"]]
-    click.echo(f"3. integration check: ✅ {len(ran)} step(s) passed" if ran else
-               "3. integration check: no step applies")
+    click.echo(f"   ✅ {len(ran)} step(s) passed" if ran else "   no step applies")
     click.echo("4. Plans.md: cc:done " + (", ".join(done["plans_done"]) if done["plans_done"]
                                           else "(already done)"))
     click.echo("次:")

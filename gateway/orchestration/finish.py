@@ -91,8 +91,11 @@ def _git(project: str, *args: str) -> str | None:
 
 def complete(project_dir, *, approved: bool = False, pkg_manager: str | None = None,
              pytest: str | None = None, timeout: float = verify.DEFAULT_TIMEOUT,
-             plans_path: str | None = None, env=None, on_step=None, tasks_root=None) -> dict:
-    """Steps 2-4 (see the module docstring). Raises ``FinishError``."""
+             plans_path: str | None = None, env=None, on_step=None, tasks_root=None,
+             on_fast_path=None) -> dict:
+    """Steps 2-4 (see the module docstring). Raises ``FinishError``. ``on_fast_path(fp)``
+    is called once the fast path (or the user's approval) let Phase C go on, before the
+    check runs; ``on_step`` is the check's (``verify.run``)."""
     project = os.path.abspath(os.fspath(project_dir))
     lay = layout(project)
     active = _active(lay)
@@ -147,6 +150,8 @@ def complete(project_dir, *, approved: bool = False, pkg_manager: str | None = N
         planned = verify.plan(project, pkg_manager=pkg_manager, pytest=pytest, env=env)
     except verify.VerifyError as e:
         raise FinishError("verify_unplanned", f"gateway: {e}", 2) from None
+    if on_fast_path:
+        on_fast_path(fp.as_dict())
     head = _review.git_head(project)
     record = verify.run(project, planned, timeout=timeout, session_id=sid, head=head,
                         on_step=on_step, env=env)

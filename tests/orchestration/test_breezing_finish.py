@@ -271,10 +271,13 @@ def test_the_command_end_to_end(team):
                        capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
     lines = p.stdout.split("\n")
-    assert lines[0] == "Phase C: APPROVE fast path, integration check, Plans.md"
-    assert f"2. APPROVE fast path: yes (APPROVE of HEAD {head[:12]} in this session: straight " \
-           f"to the integration check)" in lines
-    assert "4. Plans.md: cc:done 3, 4, 5" in lines
+    assert lines[:3] == ["Phase C (seed 001 完了ステージ):",
+                         f"2. APPROVE fast path: yes (APPROVE of HEAD {head[:12]} in this "
+                         f"session: straight to the integration check)",
+                         "3. integration check:"]
+    assert lines[9:13] == ["   7. go.mod: go test ./...", f"      go is {env['PATH'].split(':')[0]}"
+                           "/go", "      ✅ passed", "   ✅ 1 step(s) passed"]
+    assert lines[13] == "4. Plans.md: cc:done 3, 4, 5"
     p = subprocess.run([GATEWAY, "breezing", "finish", "--cleanup", "--json", "--project",
                         str(proj)], capture_output=True, text=True, env=env)
     report = json.loads(p.stdout)
