@@ -137,3 +137,25 @@ def test_the_sync_is_audited_with_its_code(run_hook, proj, hook_env):
         entries = [json.loads(line) for line in fh]
     assert [(e["event"], e["code"], e["phase"], e["command"]) for e in entries] == \
         [("PostToolUse", "GW950", "spec-sync", spec(proj))]
+
+
+@pytest.mark.parametrize("name", ["src/app.py", "README.md", "docs/x.md"])
+def test_other_edits_cost_one_path_comparison(proj, name):
+    """The hook runs for every Write/Edit: for a file that is not a spec it imports neither
+    the SQLite store nor anything the hook path must not load."""
+    import subprocess
+    import sys
+
+    payload = json.dumps({"cwd": proj, "hook_event_name": "PostToolUse", "tool_name": "Edit",
+                          "tool_input": {"file_path": os.path.join(proj, name),
+                                         "old_string": "- [ ] a (#1)",
+                                         "new_string": "- [x] a (#1)"}, "tool_response": {}})
+    probe = ("import io, sys\nsys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))\n"
+             "from gateway._entry import main\nmain(['hook', 'post-tool-use'])\n"
+             "sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)))\n")
+    p = subprocess.run([sys.executable, "-c", probe, payload], capture_output=True, text=True,
+                       env={**os.environ, "GATEWAY_AUDIT_LOG": "off", "GATEWAY_RESIDENT": "off"})
+    assert p.returncode == 0 and p.stdout == ""
+    modules = set(p.stderr.split("MODULES ", 1)[1].split())
+    assert not modules & {"sqlite3", "click", "pydantic", "yaml", "gateway.orchestration.workflow",
+                          "gateway.guards.engine"}, modules
