@@ -225,6 +225,8 @@ def finish(approved, cleanup, pkg_manager, pytest_cmd, timeout, plans_path, proj
     click.echo(f"   ✅ {len(ran)} step(s) passed" if ran else "   no step applies")
     click.echo("4. Plans.md: cc:done " + (", ".join(done["plans_done"]) if done["plans_done"]
                                           else "(already done)"))
+    for note in done["notes"]:
+        click.echo(f"⚠️ {note}")
     click.echo("次:")
     for step in done["next"]:
         click.echo(f"  - {step}")

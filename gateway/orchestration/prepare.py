@@ -26,7 +26,6 @@ overwritten or removed by ``start``: it is resumed (``gateway resume``) or ended
 from __future__ import annotations
 
 import os
-import subprocess
 
 from gateway.state import fast, files, store
 from gateway.state.layout import EARLY_ABORT_FILES, ROLE_MARKER_GLOB, SESSION_ROLES, layout
@@ -370,15 +369,6 @@ def as_json(p: Prepared) -> dict:
 # Step 3
 # --------------------------------------------------------------------------------------------
 
-def _git_head(project: str) -> str | None:
-    try:
-        r = subprocess.run(["git", "-C", project, "rev-parse", "--verify", "--quiet", "HEAD"],
-                           capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else None
-
-
 def initialise(project_dir, p: Prepared, *, team: str | None = None, model: str | None = None,
                codex_review: bool = False) -> dict:
     """Step 3's state changes (see the module docstring); returns what to register, in
@@ -403,7 +393,9 @@ def initialise(project_dir, p: Prepared, *, team: str | None = None, model: str 
         entries = registration.build(tasks).entries
         batching = _team.batching_state(p.batches, None, {e.section: e.id for e in entries})
     mapping = {e.id: e.section for e in entries}
-    base = _git_head(project)
+    from .review import git_head
+
+    base = git_head(project)
 
     def fn(current):
         if current is None or current.session_id != sid or current.team_name:
