@@ -44,6 +44,8 @@ def decide(raw: bytes, env) -> tuple:
             return _spec_sync(payload, env) or _nothing(), payload
         return _nothing(), payload
     if not _completed(payload.get("tool_response")):
+        if not _marker_name(payload):
+            return _nothing("the Write did not complete"), payload
         return Verdict(DENY, "guard:register", "GW806", "", "the Write did not complete; no "
                        "role was registered"), payload
     try:
@@ -55,6 +57,18 @@ def decide(raw: bytes, env) -> tuple:
     if verdict is None:
         return _spec_sync(payload, env) or _nothing("not a role marker Write"), payload
     return verdict, payload
+
+
+def _marker_name(payload) -> bool:
+    """Whether the Write's file is named like a role marker (only then does a failed Write
+    deserve a word to the model about roles)."""
+    import posixpath
+
+    from gateway.state.layout import is_role_marker_name
+
+    ti = payload.get("tool_input")
+    path = ti.get("file_path") if isinstance(ti, dict) else None
+    return isinstance(path, str) and is_role_marker_name(posixpath.basename(path))
 
 
 def _nothing(message="not a role marker or spec write"):

@@ -159,3 +159,12 @@ def test_other_edits_cost_one_path_comparison(proj, name):
     modules = set(p.stderr.split("MODULES ", 1)[1].split())
     assert not modules & {"sqlite3", "click", "pydantic", "yaml", "gateway.orchestration.workflow",
                           "gateway.guards.engine"}, modules
+
+
+def test_a_failed_write_of_another_file_says_nothing_about_roles(run_hook, proj):
+    """Before: any Write whose response carried an error was told 'the role marker was
+    written but no role was registered' (GW806), marker or not."""
+    data = {"cwd": proj, "hook_event_name": "PostToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": os.path.join(proj, "src", "app.py"), "content": "x"},
+            "tool_response": {"success": False}}
+    assert silent(run_hook("post-tool-use", data))
