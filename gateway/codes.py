@@ -473,6 +473,20 @@ CODES = {
               "The guards (or an agent adapter such as `gateway adapter gemini`) failed. "
               "They never let a call through on an error; please report it with the input.",
               ""),
+    # --- Spec task sync (PostToolUse) -----------------------------------------------------
+    "GW950": ("spec-sync", "info", "spec task checked: its done step is due",
+              "A Write, Edit or MultiEdit of a spec (.cc-craft-kit/specs/*.md, specs/*.md) "
+              "checked a task of its task list (- [ ] → - [x]) whose issue is given (#123). "
+              "The task's done step (seed 002's task/done: the issue goes to Done) is "
+              "recorded as due in the workflow state, which the SessionStart restore names "
+              "first after a compaction, and the model is told to run `gateway spec done N`.",
+              "Edit specs/x.md: - [ ] add the table (#541) → - [x] add the table (#541)"),
+    "GW951": ("spec-sync", "info", "spec task sync could not record",
+              "A spec task was checked but the spec or the workflow state "
+              "(.claude/state/gateway-workflow.sqlite3) could not be read or written, so the "
+              "due done step was not recorded. The model is told to check the spec's done "
+              "steps with `gateway spec status`; the message names the problem.",
+              "a corrupt gateway-workflow.sqlite3"),
     # --- Errors -------------------------------------------------------------------------------
     "GW901": ("error", "ask", "rules cannot be loaded",
               "A rules file is missing, invalid or tries to loosen the policy from a project "

@@ -11,6 +11,7 @@ together). A block opened with ```console norun is not run. The commands of one 
 order in one bash session, after the page's set-up below: a gateway built from the committed
 HEAD of this repository, a scratch HOME and a scratch project.
 
+Some pages start from a sample project under docs/examples/ (copied into /tmp/team).
 The pages use fixed scratch paths, and this script DELETES AND RE-CREATES them:
 /tmp/home, /tmp/demo, /tmp/team, /tmp/gateway-docs. Timestamps, backup names, latencies,
 pids and tokens are ignored when comparing. pip needs an index (set PIP_CONFIG_FILE or
@@ -53,6 +54,10 @@ _ORCHESTRATION = _VENV + f"export PATH={WORK}/venv/bin:$PATH\n" + \
 for _page in ("team-progress.md", "resume.md", "workflow-state.md", "orchestrator-store.md",
               "crew.md"):
     PRELUDES[_page] = _ORCHESTRATION
+# the workflow command pages: the scratch project is a copy of a sample under docs/examples/
+for _page, _sample in (("breezing.md", "breezing"), ("crew-cli.md", "crew"),
+                       ("orch.md", "orch"), ("spec-sync.md", "spec-sync")):
+    PRELUDES[_page] = _ORCHESTRATION + f"cp -r {WORK}/src/docs/examples/{_sample}/. /tmp/team/\n"
 
 FENCE = re.compile(r"^```console( norun)?\s*$")
 NORM = [

@@ -1,4 +1,6 @@
-"""`gateway breezing phase [A|B|C]`: record the breezing phase for the delegate-mode guard."""
+"""`gateway breezing ...`: the /breezing workflow's steps (seeds 000/001): `start`, `abort`,
+`next` (Phase A, gateway/cli/_breezing_start.py), `phase` (the delegate-mode guard's record),
+`verify` and `finish` (Phase C, gateway/cli/_breezing_finish.py)."""
 
 import os
 import sys
@@ -12,13 +14,18 @@ EXIT_PROBLEM = 1
 
 @click.group("breezing")
 def command():
-    """The /breezing workflow's phases (see docs/guards.md#delegate-mode-guard).
+    """The /breezing workflow (docs/breezing.md; phases: docs/guards.md#delegate-mode-guard).
 
     \b
     Examples:
+      gateway breezing start --range 認証機能からユーザー管理まで   Phase A: the screen
+      gateway breezing start --range ... --yes     the team initialisation (Step 3)
+      gateway breezing next                        the task an implementer claims next
       gateway breezing phase B     enter delegate mode: the Lead uses only the Task tools
       gateway breezing phase C     leave it (every task done and approved)
       gateway breezing phase       show the recorded phase
+      gateway breezing verify      the integration check
+      gateway breezing finish      Phase C: fast path, check, Plans.md (then --cleanup)
     """
 
 
@@ -76,3 +83,14 @@ def phase(phase, project):
             "C": "finish (the user's permission mode)"}[phase]
     session = f" for breezing session {rec.session_id}" if rec.session_id else ""
     click.echo(f"phase {phase}: {what}{session}")
+
+
+def _register():
+    from gateway.cli import _breezing_finish, _breezing_start
+
+    for cmd in (_breezing_start.start, _breezing_start.abort, _breezing_start.next_task,
+                _breezing_finish.verify_cmd, _breezing_finish.finish):
+        command.add_command(cmd)
+
+
+_register()

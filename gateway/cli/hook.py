@@ -23,6 +23,8 @@ def command(event):
       task-completed       TaskCompleted: team timeline and progress signals
       teammate-idle        TeammateIdle: team timeline
       user-prompt-submit   UserPromptSubmit: hand the Lead its progress signals
+      post-tool-use        PostToolUse (Write|Edit|MultiEdit): register a role from its
+                           marker Write; record a checked spec task's done step as due
 
     \b
     Examples:

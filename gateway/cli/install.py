@@ -113,7 +113,8 @@ def command(scope, project, settings_file, dry_run, http, port, launcher, gatewa
 
     Every hook the gateway implements is registered (PermissionRequest for Bash; PreToolUse
     for every tool, with "onFailure": "block" so a crash blocks instead of allowing;
-    PostToolUse for Write, which records a team role once its marker Write completed), by
+    PostToolUse for Write, Edit and MultiEdit, which records a team role once its marker
+    Write completed and a spec task's due done step once its box was checked), by
     absolute paths of this installation: its Python started with -I -S (the lean launch
     line; --launcher script for the console script), so the hooks work whatever the
     agent's cwd, PATH and PYTHONPATH are. Every other key and hook in the file is kept;

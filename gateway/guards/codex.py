@@ -7,7 +7,8 @@ writes the code and no Claude session (Lead included) may.
 * breezing-active.json itself may be rewritten, but not so that impl_mode stops being
   "codex" (GW813): the mode ends with `gateway state clean`, not with an edit.
 * Bash: nothing that writes, judged by gateway.guards.effects (GW811). The Lead's own
-  `gateway breezing phase X` / `gateway state clean` are allowed.
+  `gateway breezing phase X` / `gateway state clean` and workflow steps (`gateway breezing
+  start|finish ...`, docs/breezing.md) are allowed.
 """
 
 import json

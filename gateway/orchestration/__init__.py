@@ -15,5 +15,17 @@ tracked, and survives compaction, a resumed session or a crash. Built on ``gatew
                    (seed 003)
 * ``crew``      -- execution_log.yaml checkpoints, plan tables, wave progress and ETA (seed 004)
 
+The workflow commands built on them (``gateway breezing|crew|orch|spec``):
+
+* ``rangesel``, ``registration``, ``prepare`` -- /breezing Phase A: the range, the TaskCreate
+  rules (file conflicts, V1-V5), Step 0, the environment check, Step 3 (seed 001)
+* ``verify``, ``finish``  -- /breezing Phase C: the verification ladder, Plans.md, cleanup and
+  the completion report (seeds 000/001)
+* ``crewdirs``, ``crewresult``, ``crewstatus`` -- work/cmd_NNN, result checks, where a command
+  stands (seed 004)
+* ``orchview``  -- read-only views of agent-coord/ (seed 003)
+* ``specsync``, ``specsteps``, ``trackers`` -- spec task sync: a checked task's done step,
+  the start/done steps through an issue tracker (seed 002)
+
 Importing this package imports nothing else; the hooks import the modules they need lazily.
 """

@@ -11,8 +11,9 @@ Plan table (``work/cmd_NNN/plan.md``, the decomposer's format)::
 Checkpoint resume (チェックポイント再開): a task is done when its latest log entry is
 ``success`` *and* its ``results/result_N.md`` exists, ``running`` with the result file there
 (the run finished, the log did not catch up), ``partial`` (the retry limit was reached and the
-run moved on) or ``skipped``; ``running`` without a result, ``pending``, ``failure``,
-``timeout``, ``retrying`` and no entry at all are not. Execution resumes at the first wave
+run moved on) or ``skipped`` -- unless a task it depends on runs again, then it runs again
+too; ``running`` without a result, ``pending``, ``failure``, ``timeout``, ``retrying`` and no
+entry at all are not. Execution resumes at the first wave
 with a task that is not done; no log at all means from the start.
 
 ETA (Wave 進捗メッセージの ETA 計算): with 10 or more past execution logs, a persona's time is
@@ -251,6 +252,13 @@ def checkpoint(tasks: list[PlanTask], log: dict | None, results_dir) -> Checkpoi
             why[tid] = st
         else:
             why[tid] = st
+    # a task skipped because a dependency failed runs again when that dependency does
+    deps = {t.id: t.depends for t in tasks}
+    again = graph.transitive_dependants(deps, [t for t in order if t not in done])
+    for tid in order:
+        if tid in done and tid in again and (latest.get(tid) or {}).get("status") == "skipped":
+            done.discard(tid)
+            why[tid] = "skipped, and a task it depends on runs again: run again"
     resume = next((i for i, w in enumerate(ws, 1) if any(t not in done for t in w)), None)
     run = [t for t in order if t not in done]
     return Checkpoint(resume, ws, [t for t in order if t in done], run, why)

@@ -66,7 +66,7 @@ class PlanTask:
     """One task line. ``line`` is 1-based; ``status`` one of STATUSES."""
 
     __slots__ = ("section", "title", "status", "marker", "line", "kind", "depends", "owns",
-                 "checkbox")
+                 "checkbox", "parents", "items")
 
     def __init__(self, section, title, status, marker, line, kind, depends=(), owns=(),
                  checkbox=None):
@@ -79,6 +79,10 @@ class PlanTask:
         self.depends: tuple[str, ...] = tuple(depends)
         self.owns: tuple[str, ...] = tuple(owns)
         self.checkbox: str | None = checkbox  # " " or "x" for "- [ ]" items
+        #: the texts of the headings the task sits under, outermost first ("Phase 4: 認証機能")
+        self.parents: tuple[str, ...] = ()
+        #: how many list items follow the task line before the next task or heading
+        self.items: int = 0
 
     @property
     def done(self) -> bool:
@@ -87,7 +91,7 @@ class PlanTask:
     def as_dict(self) -> dict:
         return {"section": self.section, "title": self.title, "status": self.status,
                 "marker": self.marker, "line": self.line, "depends": list(self.depends),
-                "owns": list(self.owns)}
+                "owns": list(self.owns), "parents": list(self.parents)}
 
     def __repr__(self) -> str:
         return f"PlanTask({self.section!r}, {self.title!r}, {self.status!r}, line={self.line})"
@@ -153,6 +157,7 @@ def parse(text: str, path: str | None = None) -> Plans:
     in_fence = False
     lines = text.split("\n")
     current: PlanTask | None = None
+    headings: list[tuple[int, str]] = []      # the enclosing headings: (level, text)
     for i, line in enumerate(lines, 1):
         if _FENCE.match(line):
             in_fence = not in_fence
@@ -160,22 +165,36 @@ def parse(text: str, path: str | None = None) -> Plans:
             continue
         if in_fence:
             continue
+        h = _HEADING.match(line)
+        level = len(h.group(1)) if h else 7
+        if h:
+            while headings and headings[-1][0] >= level:
+                headings.pop()
         markers = list(_MARKER.finditer(line))
         if not markers:
+            if h:
+                headings.append((level, _clean(h.group(2), None)))
             if current is not None and line.strip():
                 own = _OWNS.search(line)
                 if own and not current.owns:
                     current.owns = _split_list(own.group(1))
-                if _HEADING.match(line):
+                elif _BULLET.match(line) or _ORDERED.match(line):
+                    current.items += 1
+                if h:
                     current = None
             continue
         m = markers[-1]
         task = _task_line(line, i, m)
         if task is not None:
+            task.parents = tuple(t for _lvl, t in headings)
             tasks.append(task)
             current = task
+            if h:
+                headings.append((level, task.title))
         else:
             current = None
+            if h:
+                headings.append((level, _clean(h.group(2), m.span())))
     return Plans(tasks, path)
 
 

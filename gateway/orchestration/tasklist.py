@@ -7,7 +7,7 @@ name only: anything with a path separator, ``..``, a leading dot or other charac
 ``[A-Za-z0-9._-]`` is refused (``team_name`` comes from a file the Lead writes).
 
 Each task is a JSON file ``<id>.json`` with at least ``id`` and ``status`` (``pending``,
-``in_progress``, ``completed``) and usually ``subject``. A file that cannot be read is kept as
+``in_progress``, ``completed``) and usually ``subject`` and ``blockedBy`` (task ids). A file that cannot be read is kept as
 a task with a ``problem`` (seed 000: a broken task file is re-registered as pending).
 """
 
@@ -42,11 +42,12 @@ def safe_team_name(name) -> bool:
 
 
 class TeamTask:
-    __slots__ = ("id", "subject", "status", "file", "problem")
+    __slots__ = ("id", "subject", "status", "file", "problem", "blocked_by")
 
-    def __init__(self, id, subject, status, file, problem=None):  # noqa: A002
+    def __init__(self, id, subject, status, file, problem=None, blocked_by=()):  # noqa: A002
         self.id, self.subject, self.status, self.file, self.problem = (
             id, subject, status, file, problem)
+        self.blocked_by: tuple[str, ...] = tuple(blocked_by)
 
     def __repr__(self) -> str:
         return f"TeamTask({self.id!r}, {self.status!r}{', broken' if self.problem else ''})"
@@ -110,5 +111,13 @@ def read_team(team_name: str, env=None, root: str | None = None) -> TeamList:
             tasks[tid] = TeamTask(tid, subject, "pending", full,
                                   f"has status {store.safe_text(status, 30)!r}")
             continue
-        tasks[tid] = TeamTask(tid, subject, status, full)
+        tasks[tid] = TeamTask(tid, subject, status, full, blocked_by=_ids(data.get("blockedBy")))
     return TeamList(path, True, tasks)
+
+
+def _ids(value) -> tuple[str, ...]:
+    """``blockedBy`` as task ids (strings); anything else in the list is dropped."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(str(v) for v in value[:1000]
+                 if isinstance(v, (str, int)) and not isinstance(v, bool))

@@ -441,6 +441,56 @@ class WorkflowStore:
         self._write(fn)
         return self.get(spec_id)
 
+    def record_checked(self, spec: Spec, numbers, spec_path: str,
+                       session_id: str | None = None) -> WorkflowState:
+        """Tasks ``numbers`` of ``spec`` were checked (a PostToolUse hook saw their boxes
+        flip): in one transaction, the spec's row is saved as it is now (its first unchecked
+        task, or its last task with ``none`` when every task is checked) and a done step is
+        recorded as due for each of those tasks that has an issue."""
+        now = _stamp()
+        cur = spec.current()
+        last = spec.tasks[-1] if spec.tasks else None
+        if cur is None and last is None:
+            raise ValueError(f"spec {spec.spec_id} has no task list")
+        task = cur or last
+
+        def fn(db):
+            rows = db.execute("SELECT current_task_number, next_action, done_due FROM "
+                              "workflow_state WHERE spec_id = ?", (spec.spec_id,)).fetchall()
+            stored = rows[0] if rows else None
+            if cur is None:
+                action = "none"
+            elif stored is not None and stored[0] == cur.number and stored[1] == "task_done":
+                action = "task_done"
+            else:
+                action = "task_start"
+            due = json.loads(stored[2]) if stored is not None else []
+            if not isinstance(due, list):
+                due = []
+            for n in numbers:
+                t = spec.task(n)
+                if t is None or t.issue is None or not t.done:
+                    continue
+                due = [d for d in due if not (isinstance(d, dict) and d.get("task") == n)]
+                due.append({"task": n, "issue": t.issue, "title": t.title[:200]})
+            db.execute(
+                "INSERT INTO workflow_state (id, spec_id, spec_path, current_task_number, "
+                "current_task_title, next_action, github_issue_number, saved_at, updated_at, "
+                "session_id, done_due) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(spec_id) DO UPDATE SET spec_path = excluded.spec_path, "
+                "current_task_number = excluded.current_task_number, "
+                "current_task_title = excluded.current_task_title, "
+                "next_action = excluded.next_action, "
+                "github_issue_number = excluded.github_issue_number, "
+                "updated_at = excluded.updated_at, "
+                "session_id = COALESCE(excluded.session_id, workflow_state.session_id), "
+                "done_due = excluded.done_due",
+                (str(uuid.uuid4()), spec.spec_id, spec_path, task.number, task.title[:500],
+                 action, task.issue, now, now, session_id,
+                 json.dumps(due, ensure_ascii=False)))
+        self._write(fn)
+        return self.get(spec.spec_id)
+
     def delete(self, spec_id: str) -> None:
         self._write(lambda db: db.execute("DELETE FROM workflow_state WHERE spec_id = ?",
                                           (spec_id,)))
@@ -491,6 +541,12 @@ def save_current(project_dir, session_id: str | None = None) -> tuple[WorkflowSt
     return row, problems
 
 
+def _cmd(step: str, issue) -> str:
+    """The gateway command of a step, as a prefix inside the parentheses ("" without an
+    issue)."""
+    return f"`gateway spec {step} {issue}`; " if isinstance(issue, int) else ""
+
+
 def _issue(n) -> str:
     return f"issue #{n}" if isinstance(n, int) else "no issue"
 
@@ -533,22 +589,27 @@ def _instruction(row: WorkflowState, spec: Spec) -> str:
         if task is not None:
             lines.append(f"- DUE FIRST: task {task.number} «{t(task.title, 100)}» is checked "
                          f"but its done step has not run: run the task done step for "
-                         f"{_issue(task.issue)} now.")
+                         f"{_issue(task.issue)} now"
+                         + (f" (`gateway spec done {task.issue}`)." if isinstance(
+                             task.issue, int) else "."))
     saved = spec.task(row.current_task_number)
     cur = spec.current()
     if saved is not None and saved.done and cur is not saved and not any(
             d.get("task") == saved.number for d in row.done_due):
         lines.append(f"- Task {saved.number} «{t(saved.title, 100)}» was the current task when "
                      f"the state was saved and is checked now: if its done step has not run "
-                     f"({_issue(saved.issue)}), run it before anything else.")
+                     f"({_issue(saved.issue)}), run it "
+                     + (f"(`gateway spec done {saved.issue}`) " if isinstance(saved.issue, int)
+                        else "") + "before anything else.")
     if cur is None:
         lines.append("- Every task of the spec is checked: no task is left to start.")
         return "\n".join(lines)
     action = row.next_action if saved is cur else "task_start"
-    what = {"task_start": "run the task start step (the issue goes to In Progress) before "
-                          "implementing it",
-            "task_done": "it was started: finish implementing it, check its box in the spec, "
-                         "then run the task done step (the issue goes to Done)"}[action]
+    cmd = _cmd("start" if action == "task_start" else "done", cur.issue)
+    what = {"task_start": f"run the task start step ({cmd}the issue goes to In Progress) "
+                          f"before implementing it",
+            "task_done": f"it was started: finish implementing it, check its box in the spec, "
+                         f"then run the task done step ({cmd}the issue goes to Done)"}[action]
     lines.append(f"- Current task {cur.number} of {len(spec.tasks)} «{t(cur.title, 100)}» "
                  f"({_issue(cur.issue)}): next action {action}: {what}.")
     lines.append("- After each task: check its box, run its done step, then start the next "

@@ -192,6 +192,15 @@ def test_lead_may_still_drive_the_workflow(guard, codex):
         assert denied(v, "GW807"), command
 
 
+def test_lead_drives_the_workflow_commands_and_teammates_read_them(guard, codex):
+    for command in ("gateway breezing start --range x --yes", "gateway breezing finish",
+                    "gateway breezing finish --cleanup", "gateway resume --yes"):
+        assert no_objection(guard("Bash", {"command": command})), command
+        assert denied(guard("Bash", {"command": command}, agent_id="agent-sub"), "GW807")
+    for command in ("gateway breezing next", "gateway crew status", "gateway orch status"):
+        assert no_objection(guard("Bash", {"command": command}, agent_id="agent-sub")), command
+
+
 # --- when the mode is off -------------------------------------------------------------------
 
 @pytest.mark.parametrize("impl_mode", ["standard", None])

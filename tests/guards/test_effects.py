@@ -205,6 +205,33 @@ def test_gateway_state_operations(command, op):
     assert analyze(command, CWD).gateway_ops == [op]
 
 
+@pytest.mark.parametrize("command,op", [
+    ("gateway breezing start --range x --yes", "breezing start"),
+    ("gateway breezing abort", "breezing abort"), ("gateway breezing verify", "breezing verify"),
+    ("gateway breezing finish --cleanup", "breezing finish"),
+    ("gateway spec done 541", "spec done"), ("gateway spec start 541", "spec start"),
+    ("gateway resume --yes", "resume --yes"), ("gateway resume -y", "resume --yes")])
+def test_gateway_workflow_steps_are_state_operations(command, op):
+    eff = analyze(command, CWD)
+    assert eff.gateway_ops == [op] and not eff.unknown
+
+
+@pytest.mark.parametrize("command", [
+    "gateway breezing next", "gateway breezing verify --dry-run", "gateway crew plan p.md",
+    "gateway crew validate-result r.md coder", "gateway crew status", "gateway orch status",
+    "gateway orch info planner-x", "gateway orch resume --list", "gateway spec status",
+    "gateway resume", "gateway resume --json", "gateway breezing start --help"])
+def test_gateway_workflow_views_are_read_only(command):
+    eff = analyze(command, CWD)
+    assert eff.readonly, (command, eff.reasons())
+
+
+@pytest.mark.parametrize("command", ["gateway crew new", "gateway breezing frobnicate",
+                                     "gateway spec close 1"])
+def test_other_gateway_verbs_are_not_known_read_only(command):
+    assert analyze(command, CWD).unknown
+
+
 def test_gateway_install_rewrites_the_settings():
     eff = analyze("gateway install", CWD)
     assert eff.surface_ops and not eff.readonly

@@ -137,8 +137,9 @@ def test_restore_text_for_the_seed_spec(project):
     assert lines[0].endswith(f"Z): spec «セッション再開時にワークフロー状態が引き継がれない» "
                              f"({SPEC_ID}), phase implementation, 0 of 13 tasks checked.")
     assert lines[1] == ("- Current task 1 of 13 «schema.ts に WorkflowStateTable 型定義を追加» "
-                        "(issue #541): next action task_start: run the task start step (the "
-                        "issue goes to In Progress) before implementing it.")
+                        "(issue #541): next action task_start: run the task start step "
+                        "(`gateway spec start 541`; the issue goes to In Progress) before "
+                        "implementing it.")
     assert lines[2].startswith("- After each task: check its box, run its done step")
 
 
@@ -154,7 +155,7 @@ def test_restore_names_a_due_done_step_first(project):
     lines = text.split("\n")
     assert lines[1] == ("- DUE FIRST: task 1 «schema.ts に WorkflowStateTable 型定義を追加» is "
                         "checked but its done step has not run: run the task done step for "
-                        "issue #541 now.")
+                        "issue #541 now (`gateway spec done 541`).")
     assert lines[2].startswith("- Current task 2 of 13 «workflow_state テーブル作成マイグレーション"
                                "を追加» (issue #542): next action task_start")
     with workflow.open_store(project) as st:
@@ -170,7 +171,8 @@ def test_restore_reports_a_task_checked_since_the_save(project):
     text, _ = workflow.restore(project)
     assert ("- Task 1 «schema.ts に WorkflowStateTable 型定義を追加» was the current task when "
             "the state was saved and is checked now: if its done step has not run (issue "
-            "#541), run it before anything else.") in text.split("\n")
+            "#541), run it (`gateway spec done 541`) before anything else.") in \
+        text.split("\n")
     # the new current task starts fresh: never "task_done" for a task nobody started
     assert "Current task 2 of 13" in text and "next action task_start" in text
 

@@ -27,8 +27,11 @@ the home directory. The result, `Effects`, says:
              code it cannot see (a shell reading its input, `sh -c "$X"`, `eval "$X"`), and an
              unparseable command or interpreter code that names git and commit/push.
 * `gateway_ops` the gateway's own state changes (`gateway breezing phase X`, `gateway state
-             clean`, `gateway hook ...`), and `surface_ops` commands that rewrite the agent's
-             settings (`gateway install|uninstall`).
+             clean`, `gateway hook ...`, the workflow steps `gateway breezing start|abort|
+             verify|finish`, `gateway spec start|done`, `gateway resume --yes`; their views --
+             `breezing next`, `crew plan|validate-result|status`, `orch`, `spec status` --
+             are read-only), and `surface_ops` commands that rewrite the agent's settings
+             (`gateway install|uninstall`).
 
 `Effects.readonly` is true only when none of these apply. What it refuses (never read-only):
 any program not in the read-only table below, every interpreter except a bare --version,

@@ -22,6 +22,10 @@ from gateway.paths import lexical, real
 
 # --- the gateway itself -----------------------------------------------------------------------
 
+_WORKFLOW_VIEWS = frozenset({("breezing", "next"), ("crew", "plan"), ("crew", "validate-result"),
+                             ("crew", "status"), ("spec", "status")})
+
+
 def _gateway(eff, words, env, trusted=True):
     if not _literal(eff, words[1:], "gateway"):
         eff.gateway_ops.append("(computed arguments)")
@@ -59,6 +63,22 @@ def _gateway_verb(eff, argv):
         return
     if verb == "hook":
         eff.gateway_ops.append("hook " + " ".join(rest[:1]))
+        return
+    if any(a in ("-h", "--help") for a in rest):
+        return
+    sub = rest[0] if rest else ""
+    # the workflow commands (docs/breezing.md, crew-cli.md, orch.md, spec-sync.md): views are
+    # read-only; steps that change the workflow state are the Lead's state operations
+    if (verb, sub) in _WORKFLOW_VIEWS or verb == "orch" or (
+            verb == "breezing" and sub == "verify" and "--dry-run" in rest) or (
+            verb == "resume" and not {"--yes", "-y"} & set(rest)):
+        return
+    if (verb == "breezing" and sub in ("start", "abort", "verify", "finish")) or (
+            verb == "spec" and sub in ("start", "done")):
+        eff.gateway_ops.append(f"{verb} {sub}")
+        return
+    if verb == "resume":
+        eff.gateway_ops.append("resume --yes")
         return
     if verb in ("install", "uninstall"):
         eff.surface_ops.append(f"gateway {verb} rewrites the Claude Code settings (hooks)")

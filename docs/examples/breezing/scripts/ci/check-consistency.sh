@@ -1,0 +1,3 @@
+#!/bin/bash
+# A stand-in for a consistency check: harmless and fast.
+test -f Plans.md && echo "check-consistency: Plans.md present"
