@@ -52,10 +52,11 @@ try:
 except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b
 
-_FORMAT = 11  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
+_FORMAT = 13  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
 #               6: `config_flags`; 7: `prints_contents`; 8: `verified`, cached rules errors;
 #               9: `autorun`; 10: `edit`; 11: `into_directory`; 12: `options`,
-#               secrets.backup_suffixes, allowlists (optional_flags, info_flags, reads)
+#               secrets.backup_suffixes, allowlists (optional_flags, info_flags, reads);
+#               13: one line per catalogue entry, decoded on use
 #: Policies loaded by this process: cache path -> (sources, Policy). Bounded.
 _LOADED = {}
 _LOADED_MAX = 16
@@ -134,7 +135,7 @@ def _read_cache(path: str, sources, verified: bool):
                 and header.get("digest") == blake2b(body, digest_size=20).hexdigest()
                 and (header.get("verified") is True or not verified)):
             return None
-        value = json.loads(body)
+        value = _decode(body, header.get("kind"))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
     if header.get("kind") == "errors":
@@ -151,11 +152,49 @@ def _read_cache(path: str, sources, verified: bool):
     return None
 
 
+def _encode(value, kind: str) -> bytes:
+    """The body of a cache file. A policy is its JSON without the catalogue on the first line,
+    then one line per catalogue entry (the name and the entry, both JSON, joined by a tab):
+    a hook call decodes only the entries of the commands it meets (the catalogue is most of
+    the file; decoding all of it was most of the load)."""
+    if kind != "policy":
+        return json.dumps(value, separators=(",", ":")).encode("utf-8")
+    if not isinstance(value.get("catalogue"), dict):
+        raise TypeError("a policy without its catalogue")  # not cached
+    rest = {k: v for k, v in value.items() if k != "catalogue"}
+    lines = [json.dumps(rest, separators=(",", ":"))]
+    for name, entry in value["catalogue"].items():
+        lines.append(json.dumps(name) + "\t" + json.dumps(entry, separators=(",", ":")))
+    return "\n".join(lines).encode("utf-8")
+
+
+def _decode(body: bytes, kind):
+    """The inverse of _encode; catalogue entries stay bytes until Policy.command decodes one.
+    Raises ValueError on any line that is not what _encode writes."""
+    if kind != "policy":
+        return json.loads(body)
+    first, *entries = body.split(b"\n")
+    value = json.loads(first)
+    if not isinstance(value, dict) or "catalogue" in value:
+        raise ValueError("not a policy")
+    catalogue = {}
+    for line in entries:
+        name, tab, entry = line.partition(b"\t")
+        if not tab:
+            raise ValueError("a catalogue line without its entry")
+        name = json.loads(name)
+        if not isinstance(name, str) or name in catalogue:
+            raise ValueError("a catalogue name that is not a new string")
+        catalogue[name] = entry
+    value["catalogue"] = catalogue
+    return value
+
+
 def _write_cache(path: str, sources, value, kind: str, verified: bool) -> None:
     tmp = None
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        body = json.dumps(value, separators=(",", ":")).encode("utf-8")
+        body = _encode(value, kind)
         head = json.dumps({"format": _FORMAT, "gateway": __version__, "sources": sources,
                            "kind": kind, "verified": verified, "size": len(body),
                            "digest": blake2b(body, digest_size=20).hexdigest()},

@@ -198,6 +198,12 @@ class Policy:
             raw = self._catalogue.get(name)
             if raw is None:
                 return None
+            if isinstance(raw, bytes):  # as the cache keeps it (gateway.policy.cache)
+                import json
+
+                raw = json.loads(raw)
+                if not isinstance(raw, dict):
+                    raise ValueError(f"catalogue entry {name!r} is not a mapping")
             spec = self._specs[name] = CommandSpec(name, raw)
         return spec
 
