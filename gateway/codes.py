@@ -420,7 +420,12 @@ CODES = {
     "GW834": ("guard:files", "deny", "write to a gateway-maintained state file",
               "breezing-session-roles.json and gateway-breezing-phase.json are written only by "
               "the gateway (role registration, `gateway breezing phase`, `gateway state "
-              "clean`); a direct write would register a role without the escalation check.",
+              "clean`); a direct write would register a role without the escalation check. "
+              "So are the team's stores: the workflow state .claude/state/gateway-workflow."
+              "sqlite3 (and its journals), the Phase C records gateway-breezing-verify.json "
+              "and gateway-breezing-finish.json, and the orchestrator store agent-coord/ "
+              "(`gateway spec`, `gateway breezing verify|finish`, the orchestrator); "
+              "`gateway state repair` fixes them.",
               "Write .claude/state/breezing-session-roles.json"),
     "GW835": ("guard:files", "deny", "Bash writes a protected path",
               "A Bash command writes (or removes a tree containing) a path of GW832-GW834, as "

@@ -2,8 +2,12 @@
 """Run the ```console examples of the docs and compare their output with what the page shows.
 
     python3 docs/tools/run_examples.py                  # check every page listed below
-    python3 docs/tools/run_examples.py docs/guards.md   # check one page
-    python3 docs/tools/run_examples.py --fill docs/guards.md   # rewrite its outputs
+    python3 docs/tools/run_examples.py --check docs/guards.md   # check one page (the default)
+    python3 docs/tools/run_examples.py --fill docs/guards.md    # rewrite its outputs
+    python3 docs/tools/run_examples.py --list           # the pages it knows
+
+Exit status: 0 every page printed what it shows (or was filled); 1 a page differs or its
+session ended early; 2 a usage error or a page without a known set-up.
 
 In a ```console block, lines starting with "$ " are commands (a trailing backslash continues a
 command on the next line) and the lines after one are its expected output (stdout and stderr
@@ -47,6 +51,7 @@ PRELUDES = {
     "guards.md": _VENV,
     "state.md": _VENV,
     "rules.md": _VENV + "mkdir -p /tmp/team/.claude && cd /tmp/team && git init -q\n",
+    "phases.md": _VENV,
 }
 # the orchestration pages: a scratch project, and python3 = the venv's (gateway importable)
 _ORCHESTRATION = _VENV + f"export PATH={WORK}/venv/bin:$PATH\n" + \
@@ -181,10 +186,32 @@ def run(page, fill=False):
 
 
 def main(argv):
-    fill = "--fill" in argv
-    pages = [a for a in argv if a != "--fill"] or [
-        os.path.join(REPO, "docs", p) for p in PRELUDES]
-    return max(run(p, fill) for p in pages)
+    import argparse
+    import fcntl
+
+    ap = argparse.ArgumentParser(
+        prog="run_examples.py", description=__doc__.split("\n\n")[0],
+        epilog="The scratch paths are shared: concurrent runs wait for each other (a lock "
+               "on /tmp/gateway-docs.lock).")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true",
+                      help="compare each command's output with the page (the default)")
+    mode.add_argument("--fill", action="store_true",
+                      help="rewrite the pages' outputs with what the commands print")
+    mode.add_argument("--list", action="store_true", help="print the pages it knows")
+    ap.add_argument("pages", nargs="*", metavar="PAGE",
+                    help="docs pages (default: every page it knows)")
+    args = ap.parse_args(argv)
+    known = [os.path.join(REPO, "docs", p) for p in PRELUDES]
+    if args.list:
+        print("\n".join(os.path.relpath(p, REPO) for p in known))
+        return 0
+    for p in args.pages:
+        if os.path.basename(p) not in PRELUDES:
+            ap.error(f"{p}: no set-up known for this page (see PRELUDES)")
+    with open(WORK + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return max(run(p, args.fill) for p in args.pages or known)
 
 
 if __name__ == "__main__":

@@ -62,8 +62,8 @@ def start(ctx, range_text, codex, parallel, planner_max_parallel, no_discuss, ye
 
     Step 0 writes .claude/state/breezing-active.json at once (impl_mode codex with --codex,
     else standard). Agent Teams must be enabled (CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS in the
-    environment or the "env" of a settings file). The range is read from Plans.md: "AからBま
-    で" (from the first task matching A through the last matching B), a keyword, a comma
+    environment or the "env" of a settings file). The range is read from Plans.md:
+    "AからBまで" (from the first task matching A through the last matching B), a keyword, a comma
     list, 全部やって (every unfinished task); 続きやって resumes the recorded session (the
     same as `gateway resume`). Tasks that touch the same file wait for each other (V5).
     Any failure after Step 0 removes breezing-active.json again (early abort); so does

@@ -218,6 +218,9 @@ def status(cmd, project, as_json):
     if fb["state"] == "due":
         click.echo(f"Feedback loop: {round(fb['rate'] * 100)} % partial/failure: re-decompose "
                    f"the failed tasks (plan_retry.md), once")
+    elif st["summary"]:
+        click.echo(f"Feedback loop: not needed ({round(fb['rate'] * 100)} % partial/failure, "
+                   f"under 50 %)")
     elif fb["state"] == "used":
         click.echo(f"Feedback loop: already used (plan_retry.md exists); "
                    f"{round(fb['rate'] * 100)} % partial/failure again: aggregate and record "

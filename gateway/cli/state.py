@@ -1,4 +1,5 @@
-"""`gateway state show | validate | repair | clean [--all]`: the breezing state files."""
+"""`gateway state show | validate | repair | clean [--all]`: the breezing state files, the
+workflow database and the orchestrator store."""
 
 import json
 import os
@@ -61,7 +62,8 @@ def show(project):
 def validate(project, as_json):
     """Check every state file against its schema, and everything else that makes the
     guards deny (GW890): the state directory (a link, a file, no permission) and lock files
-    that are not regular files. Exit 0 when all is well, 1 when anything is broken; each
+    that are not regular files; also the workflow database (gateway-workflow.sqlite3) and
+    the orchestrator store (agent-coord/) when they exist. Exit 0 when all is well, 1 when anything is broken; each
     problem is printed with how to repair it (docs/state.md#recovering-from-a-corrupt-file).
 
     \b
@@ -89,7 +91,12 @@ def _print_check(r, as_json=False, err=False):
 
 
 def _report(root, res) -> None:
+    from gateway.state.cleanup import ASIDE
+
     for p, why in res.removed:
+        if why.startswith(ASIDE):
+            click.echo(f"set aside {os.path.relpath(p, root)}: {why[len(ASIDE):]}")
+            continue
         click.echo(f"removed {os.path.relpath(p, root)}" + (f" ({why})" if why != "state file"
                                                             else ""))
     for exc in res.problems:
@@ -102,9 +109,13 @@ def repair(project):
     """Remove only what is broken and keep the breezing session: temp files of writers
     that died, lock files that are not regular files, and an unusable
     breezing-session-roles.json (the teammates register again) or gateway-breezing-phase.json
-    (record the phase again). Files people or the Lead write are never removed; what is
-    still broken is printed with its repair. Exit 0 when the state is valid afterwards, 1
-    when something is still broken.
+    (record the phase again). Sets aside, keeping them: the unreadable lines of the signals
+    and timeline logs (moved to <log>.unreadable; a torn line no longer holds up the
+    hand-over) and an unusable workflow database gateway-workflow.sqlite3 (renamed to
+    .unusable-<time>; the next PreCompact hook writes a new one). Files people or the Lead
+    write, and the orchestrator store agent-coord/, are never changed; what is still broken
+    is printed with its repair. Exit 0 when the state is valid afterwards, 1 when something
+    is still broken.
 
     \b
     Examples:

@@ -12,7 +12,9 @@ payload's cwd (`..` removed) and really (every symlink resolved). Decisions:
          installed copy of the gateway;
 * GW833  secrets (the rules' `secrets`, plus `*id_rsa*` and `*id_ed25519*`);
 * GW834  the state files only the gateway writes (breezing-session-roles.json,
-         gateway-breezing-phase.json and their lock files);
+         gateway-breezing-phase.json, the workflow state gateway-workflow.sqlite3 and its
+         journals, the Phase C records, their lock files) and the orchestrator store
+         agent-coord/;
 * GW836  (ask, not deny) files whose content runs later without review: the rules'
          `autorun` (sitecustomize.py, *.pth in site-packages, shell start-up files).
 
@@ -32,9 +34,18 @@ FILE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path
 STATE_REL = STATE_DIR.replace(os.sep, "/")
 ACTIVE_REL = STATE_REL + "/breezing-active.json"
 #: Written only by the gateway (and their lock files): an agent that could write them could
-#: register itself with any role or end delegate mode.
-MAINTAINED = tuple(f"{STATE_REL}/{n}" for n in (SESSION_ROLES, PHASE)) + tuple(
-    f"{STATE_REL}/.{n}.lock" for n in (SESSION_ROLES, PHASE))
+#: register itself with any role, end delegate mode, or make the team's stores say what it
+#: likes (the workflow state of seed 002 -- SQLite with its journal files --, the Phase C
+#: records of `gateway breezing verify|finish`).
+_DB = "gateway-workflow.sqlite3"
+_GATEWAY_WRITTEN = (SESSION_ROLES, PHASE, _DB, "gateway-breezing-verify.json",
+                    "gateway-breezing-finish.json")
+MAINTAINED = tuple(f"{STATE_REL}/{n}" for n in _GATEWAY_WRITTEN) + tuple(
+    f"{STATE_REL}/{_DB}{x}" for x in ("-journal", "-wal", "-shm")) + tuple(
+    f"{STATE_REL}/.{n}.lock" for n in _GATEWAY_WRITTEN)
+#: Directories only the gateway (the orchestrator store of seed 003) writes: every task, run
+#: and session file below, and its CAS locks.
+MAINTAINED_TREES = ("agent-coord",)
 EXTRA_SECRET_GLOBS = ("*id_rsa*", "*id_ed25519*")
 #: The one surface hit that asks instead of denying: a human may mean to write such a file.
 AUTORUN_CODE = "GW836"
@@ -169,6 +180,11 @@ class Surface:
                 return ("GW834", below, "a path below the gateway's own state file")
             if tree and any(m.startswith(low + "/") or low == "" for m in MAINTAINED):
                 return ("GW834", MAINTAINED[0], "it contains the gateway's role registrations")
+            for t in MAINTAINED_TREES:
+                if low == t or low.startswith(t + "/") or (
+                        tree and (low == "" or t.startswith(low + "/"))):
+                    return ("GW834", t + "/", "the orchestrator store, written only by the "
+                            "gateway")
         # the project as a whole (rm -rf . / of a parent)
         if tree:
             for p in forms:

@@ -70,7 +70,10 @@ def restore(project: str, source: str, env, transcript_path=None) -> lc.Outcome:
             from gateway.state import files
 
             active = files.load_active(lay)
-            taken = signals.take_signals(lay, active.session_id if active else None)
+            warnings: list[str] = []
+            taken = signals.take_signals(lay, active.session_id if active else None,
+                                         warnings=warnings)
+            messages.extend(warnings)
             if taken:
                 parts.append(signals.describe(taken, active))
         except StateError as exc:

@@ -40,11 +40,13 @@ def decide(raw: bytes, env) -> tuple:
             active = files.load_active(lay)
             if active is None:
                 return lc.Outcome(), payload
-            taken = signals.take_signals(lay, active.session_id)
+            warnings: list[str] = []
+            taken = signals.take_signals(lay, active.session_id, warnings=warnings)
         except StateError as exc:
             return lc.Outcome(message=f"gateway: the breezing signals were not handed over: "
                                       f"{exc}"), payload
-        return lc.Outcome(signals.describe(taken, active) or None), payload
+        return lc.Outcome(signals.describe(taken, active) or None,
+                          "\n".join(warnings) or None), payload
     except Exception as exc:
         return lc.internal_error(EVENT, exc), payload
 

@@ -169,10 +169,7 @@ def record_task_completed(project_dir, *, task_id: str, subject: str | None = No
         due = prog.due()
         if not due:
             return Recorded([], prog)
-        existing = files.read_signals(lay)
-        if existing.errors:
-            err = store.JsonlRead(existing.path, errors=existing.errors).error()
-            return Recorded([], prog, err)
+        existing = files.read_signals(lay)    # unreadable lines are skipped (torn writes)
         seen = {_signal_key(r) for r in existing.records if r.known}
         for sig in due:
             if (sig, active.session_id, prog.batch) in seen:
@@ -213,10 +210,15 @@ def record_teammate_idle(project_dir, *, teammate: str | None, team: str | None 
 
 
 def take_signals(project_dir, session_id: str | None, *, consume: bool = True,
-                 now: str | None = None) -> list:
+                 now: str | None = None, warnings: list | None = None) -> list:
     """The unconsumed signals for ``session_id`` (and those carrying no session, such as CI
     failures), as models in file order; marked consumed unless ``consume=False``. Raises
-    ``StateError`` (a corrupt signals file is never half-consumed)."""
+    ``StateError``.
+
+    A line that cannot be read (a torn write, a hand edit) raises, unless ``warnings`` is a
+    list: then the line is skipped and kept as it is in the file (never erased, never handed
+    over), the readable signals are handed over, and one sentence naming the bad lines and
+    their repair is appended to ``warnings``."""
     lay = layout(project_dir)
     if not os.path.lexists(lay.signals):
         return []
@@ -247,13 +249,28 @@ def take_signals(project_dir, session_id: str | None, *, consume: bool = True,
             out.append(raw)
         return out
 
-    res = store.read_jsonl(lay.signals).raise_for_errors()
+    res = store.read_jsonl(lay.signals)
+    if warnings is None:
+        res.raise_for_errors()
     if not consume or not any(mine(r) for r in res.records):
         fn(res.records)                 # nothing to mark: no rewrite of the file
-        return picked
-    picked.clear()
-    store.update_jsonl(lay.signals, fn)     # re-reads under the lock: none lost or doubled
+    else:
+        picked.clear()
+        # re-reads under the lock: none lost or doubled; bad lines stay as they are
+        store.update_jsonl(lay.signals, fn, keep_bad=warnings is not None)
+    if warnings is not None and res.errors:
+        warnings.append(bad_lines_warning(res))
     return picked
+
+
+def bad_lines_warning(res) -> str:
+    """One sentence for the user about the unreadable lines of a signals read."""
+    n = len(res.errors)
+    where = ", ".join(f"line {e.lineno}" + (" (an interrupted write)" if e.torn else "")
+                      for e in res.errors[:5]) + (f" and {n - 5} more" if n > 5 else "")
+    return (f"gateway: {n} line(s) of {res.path} cannot be read and were skipped ({where}); "
+            f"the other signals were handed over. To repair: `gateway state repair` sets the "
+            f"unreadable lines aside")
 
 
 def _sections(active, batch_no) -> list[str]:

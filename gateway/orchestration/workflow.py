@@ -234,8 +234,9 @@ CREATE TABLE workflow_state (
 CREATE INDEX workflow_state_updated ON workflow_state(updated_at);
 """
 
-_REPAIR = ("remove it (`rm {path}`); the next PreCompact hook writes it again (only the "
-           "saved position in the spec is lost; the specs themselves are untouched)")
+_REPAIR = ("`gateway state repair` sets it aside (renamed to {path}.unusable-<time>); the "
+           "next PreCompact hook writes a new one (only the saved position in the spec is "
+           "lost; the specs themselves are untouched)")
 
 
 def _stamp() -> str:

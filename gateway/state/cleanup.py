@@ -289,4 +289,34 @@ def repair(project_dir) -> Result:
                     res.removed.append((sd.full(name), f"unusable {name}"))
             except StateError as e:
                 res.problems.append(e)
+    _repair_stores(layout(project_dir), res)
     return res
+
+
+#: ``Result.removed`` entries whose file was repaired in place or renamed, not removed
+ASIDE = "set aside: "
+
+
+def _repair_stores(lay, res: Result) -> None:
+    """The unreadable lines of the JSONL logs and an unusable workflow database, set aside
+    (``gateway.state.stores``); never removed."""
+    from . import stores
+
+    for name in stores.JSONL_LOGS:
+        try:
+            moved = stores.set_aside_bad_lines(lay, name)
+        except StateError as e:
+            res.problems.append(e)
+            continue
+        if moved:
+            res.removed.append((lay.path(name), f"{ASIDE}{moved[1]} unreadable line(s) moved "
+                                f"to {os.path.basename(moved[0])}"))
+    try:
+        new = stores.set_aside_workflow(lay)
+    except StateError as e:
+        res.problems.append(e)
+        return
+    if new:
+        res.removed.append((lay.path(stores.WORKFLOW_DB), f"{ASIDE}unusable, renamed to "
+                            f"{os.path.basename(new)}; the next PreCompact hook writes a new "
+                            f"one"))

@@ -433,7 +433,23 @@ def validate(project_dir) -> list[CheckResult]:
             out.append(CheckResult(_rel(lay, tmp), False,
                                    f"state file {tmp}: temp file left by a writer that died. "
                                    f"To repair: {repair_hint('temp', tmp)}"))
+    _check_stores(lay, out)
     return out
+
+
+def _check_stores(lay: StateLayout, out: list) -> None:
+    """The workflow database and the orchestrator store (``gateway.state.stores``)."""
+    from . import stores
+
+    for where, check in ((lay.path(stores.WORKFLOW_DB), lambda: stores.check_workflow(lay)),
+                         (os.path.join(lay.project_dir, stores.COORD_DIR),
+                          lambda: stores.check_coord(lay.project_dir))):
+        try:
+            res = check()
+        except StateError as e:
+            res = (False, str(e))
+        if res is not None:
+            out.append(CheckResult(_rel(lay, where), res[0], res[1]))
 
 
 def _check_files(lay: StateLayout, out: list, names) -> None:
@@ -555,6 +571,16 @@ def show(project_dir) -> str:
         elif not res.missing:
             extra = f", {len(res.errors)} bad line(s)" if res.errors else ""
             lines.append(f"{name}: {len(res.records)} record(s){extra}")
+    from . import stores
+
+    for label, check in (("workflow state (" + stores.WORKFLOW_DB + ")",
+                          lambda: stores.check_workflow(lay)),
+                         ("orchestrator store (" + stores.COORD_DIR + "/)",
+                          lambda: stores.check_coord(lay.project_dir))):
+        res, err = safe(check)
+        if err or res is not None:
+            lines.append(f"{label}: " + (f"ERROR {err}" if err else
+                                         res[1] if res[0] else f"ERROR {res[1]}"))
     bad = [r for r in validate(lay) if not r.ok]
     if bad:
         lines.append(f"problems: {len(bad)} (`gateway state validate` lists each with its "

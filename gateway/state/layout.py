@@ -63,8 +63,10 @@ _REPAIR = {
                    'is then skipped and the normal confirmation runs)',
     PHASE: "record the phase again with `gateway breezing phase A|B|C`, or "
            + _REPAIR_HINT + " and no phase is in effect until one is recorded",
-    SIGNALS: "run `gateway state validate`; delete or fix the listed lines in {path}",
-    TIMELINE: "run `gateway state validate`; delete or fix the listed lines in {path}",
+    SIGNALS: "`gateway state repair` moves the listed lines to {path}.unreadable (the other "
+             "lines are intact), or delete or fix them in {path}",
+    TIMELINE: "`gateway state repair` moves the listed lines to {path}.unreadable (the other "
+              "lines are intact), or delete or fix them in {path}",
     "temp": _REPAIR_HINT,
 }
 

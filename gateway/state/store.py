@@ -885,17 +885,33 @@ def rotate_jsonl(path, max_lines: int, keep_lines: int, *,
 
 
 def update_jsonl(path, fn, *, timeout: float = DEFAULT_LOCK_TIMEOUT,
-                 max_bytes: int = MAX_JSONL_BYTES) -> list[dict]:
+                 max_bytes: int = MAX_JSONL_BYTES, keep_bad: bool = False) -> list[dict]:
     """Rewrite a JSONL file as ``fn(records) -> records`` under the lock, atomically (e.g. to mark
-    signals consumed). Refuses with ``StateCorrupt`` if any line is bad (never erases evidence)."""
+    signals consumed). Refuses with ``StateCorrupt`` if any line is bad (never erases evidence),
+    unless ``keep_bad``: then ``fn`` must return one record for each record it is given, and
+    every bad line is written back byte for byte, in its place, on a line of its own."""
     path = os.fspath(path)
     with FileLock(path, timeout=timeout):
         res = read_jsonl(path, max_bytes=max_bytes, lock=False)
-        res.raise_for_errors()
-        new = list(fn(list(res.records)))
-        if res.missing and not new:
+        if not keep_bad or not res.errors:
+            res.raise_for_errors()
+            new = list(fn(list(res.records)))
+            if res.missing and not new:
+                return new
+            atomic_write_bytes(path, b"".join(_dumps_line(r) for r in new))
             return new
-        atomic_write_bytes(path, b"".join(_dumps_line(r) for r in new))
+        new = list(fn(list(res.records)))
+        if len(new) != len(res.records):
+            raise ValueError("update_jsonl(keep_bad=True): fn must keep the number of records")
+        raw = read_bytes(path, max_bytes).split(b"\n")
+        by_line = dict(zip(res.lines, new, strict=True))
+        out = []
+        for i, line in enumerate(raw, 1):
+            if i in by_line:
+                out.append(_dumps_line(by_line[i]))
+            elif line.strip():
+                out.append(line + b"\n")
+        atomic_write_bytes(path, b"".join(out))
         return new
 
 

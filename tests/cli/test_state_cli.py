@@ -352,3 +352,104 @@ def test_only_the_lead_may_run_repair_inside_claude_code(exe, env, proj):
     reason = hook(exe, env, payload)
     assert reason is not None and reason.startswith("gateway GW807: ")
     assert "(gateway state repair)" in reason
+
+
+# --- the team's other stores (issue 15's leftover) ----------------------------------------------
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "docs",
+                        "examples")
+
+
+def test_validate_and_repair_know_the_workflow_database(exe, env, proj):
+    db = state(proj, "gateway-workflow.sqlite3")
+    with open(db, "wb") as fh:
+        fh.write(b"not a database" * 100)
+    p = run(exe, env, "state", "validate")
+    assert p.returncode == 1
+    assert (f"BAD .claude/state/gateway-workflow.sqlite3: state file {db}: is not a usable "
+            f"SQLite database (file is not a database). To repair: `gateway state repair` sets "
+            f"it aside (renamed to {db}.unusable-<time>); the next PreCompact hook writes a new "
+            f"one (only the saved position in the spec is lost; the specs themselves are "
+            f"untouched)\n") in p.stdout
+    assert "workflow state (gateway-workflow.sqlite3): ERROR state file " in \
+        run(exe, env, "state", "show").stdout
+    p = run(exe, env, "state", "repair")
+    assert p.returncode == 0, p.stderr
+    aside = [n for n in os.listdir(state(proj)) if n.startswith("gateway-workflow.sqlite3.")]
+    assert len(aside) == 1 and aside[0].startswith("gateway-workflow.sqlite3.unusable-")
+    assert p.stdout == (f"set aside .claude/state/gateway-workflow.sqlite3: unusable, renamed "
+                        f"to {aside[0]}; the next PreCompact hook writes a new one\n"
+                        f"the state is valid; the breezing session continues\n")
+    assert open(state(proj, aside[0]), "rb").read() == b"not a database" * 100   # kept
+    assert not os.path.exists(db)
+    assert run(exe, env, "state", "validate").returncode == 0
+
+
+def test_a_usable_workflow_database_is_reported_and_kept(exe, env, proj):
+    from gateway.orchestration import workflow
+
+    with workflow.open_store(proj) as st:
+        st.save(spec_id="s-1", spec_path="specs/s-1.md", task_number=2, task_title="t",
+                next_action="task_start", issue=542)
+    p = run(exe, env, "state", "validate")
+    assert p.returncode == 0, p.stdout
+    assert ("ok  .claude/state/gateway-workflow.sqlite3: 1 saved spec position(s), latest s-1 "
+            "task 2 (task_start)\n") in p.stdout
+    assert run(exe, env, "state", "repair").stdout == "nothing to repair: the state is valid\n"
+    assert os.path.exists(state(proj, "gateway-workflow.sqlite3"))
+
+
+def test_validate_reads_the_orchestrator_store(exe, env, proj):
+    shutil.copytree(os.path.join(EXAMPLES, "orch", "agent-coord"),
+                    os.path.join(proj, "agent-coord"))
+    p = run(exe, env, "state", "validate")
+    assert p.returncode == 0, p.stdout
+    assert "ok  agent-coord: 2 session(s), 3 task(s), 3 run(s)\n" in p.stdout
+    assert "orchestrator store (agent-coord/): 2 session(s), 3 task(s), 3 run(s)" in \
+        run(exe, env, "state", "show").stdout
+    bad = os.path.join(proj, "agent-coord", "tasks", "task-7682b3a8-9.json")
+    with open(bad, "w") as fh:
+        fh.write('{"id": "task-7682b3a8-9", ')
+    p = run(exe, env, "state", "validate")
+    assert p.returncode == 1
+    line = next(x for x in p.stdout.splitlines() if x.startswith("BAD agent-coord: "))
+    assert line.startswith(f"BAD agent-coord: orchestrator store {proj}/agent-coord: 1 file(s) "
+                           f"cannot be read: task task-7682b3a8-9: ends early")
+    assert "(2 session(s), 3 task(s), 3 run(s) readable). To repair: " in line
+    p = run(exe, env, "state", "repair")        # the orchestrator's files: reported, not changed
+    assert p.returncode == 1 and p.stdout == ""
+    assert "still broken (1)" in p.stderr and "BAD agent-coord: " in p.stderr
+    assert open(bad).read() == '{"id": "task-7682b3a8-9", '
+
+
+def test_a_linked_orchestrator_store_is_refused(exe, env, proj, tmp_path):
+    os.makedirs(tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", os.path.join(proj, "agent-coord"))
+    p = run(exe, env, "state", "validate")
+    assert p.returncode == 1
+    assert (f"BAD agent-coord: orchestrator store {proj}/agent-coord: is a symbolic link or not "
+            f"a directory") in p.stdout
+
+
+@pytest.mark.parametrize("name", ["breezing-signals.jsonl", "breezing-timeline.jsonl"])
+def test_repair_sets_unreadable_jsonl_lines_aside(exe, env, proj, name):
+    path = state(proj, name)
+    good = ('{"signal": "partial_review_recommended", "session_id": "S1", "completed": 2, '
+            '"total": 4}' if "signals" in name else
+            '{"event": "task_completed", "task_id": "1", "timestamp": "2026-02-06T03:10:00Z"}')
+    with open(path, "w") as fh:
+        fh.write(good + "\n{not json\n" + good + "\n" + '{"torn": "li')
+    p = run(exe, env, "state", "validate")
+    assert p.returncode == 1
+    assert (f"has 2 bad line(s): line 2: ") in p.stdout and "line 4: incomplete last line" in \
+        p.stdout
+    assert (f"To repair: `gateway state repair` moves the listed lines to {path}.unreadable "
+            f"(the other lines are intact), or delete or fix them in {path}") in p.stdout
+    p = run(exe, env, "state", "repair")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == (f"set aside .claude/state/{name}: 2 unreadable line(s) moved to "
+                        f"{name}.unreadable\nthe state is valid; the breezing session "
+                        f"continues\n")
+    assert open(path).read() == good + "\n" + good + "\n"
+    assert open(path + ".unreadable").read() == '{not json\n{"torn": "li\n'
+    assert run(exe, env, "state", "validate").returncode == 0

@@ -155,15 +155,46 @@ def test_a_corrupt_breezing_active_is_reported_not_obeyed(run_hook, project, env
     assert not _state(project, "breezing-signals.jsonl").exists()
 
 
-def test_a_corrupt_signals_file_is_reported_to_the_user(run_hook, project, env):
+def test_a_bad_signals_line_is_reported_to_the_user(run_hook, project, env):
     _active(project)
-    _state(project, "breezing-signals.jsonl").write_text('{"signal": "x"\n')
+    path = _state(project, "breezing-signals.jsonl")
+    path.write_text('{"signal": "x"\n')
     prompt = _base(project, "UserPromptSubmit", prompt="hi")
     out = _ok(run_hook("user-prompt-submit", prompt, env))
-    assert "hookSpecificOutput" not in out
-    assert out["systemMessage"].startswith("gateway: the breezing signals were not handed "
-                                           "over: state file ")
-    assert "line 1" in out["systemMessage"]
+    assert out == {"systemMessage": (
+        f"gateway: 1 line(s) of {path} cannot be read and were skipped (line 1); the other "
+        f"signals were handed over. To repair: `gateway state repair` sets the unreadable "
+        f"lines aside")}
+    assert path.read_text() == '{"signal": "x"\n'        # kept, never erased
+
+
+@pytest.mark.parametrize("event", ["user-prompt-submit", "session-start"])
+def test_a_torn_signals_line_does_not_hold_up_the_hand_over(run_hook, project, env, event):
+    # a writer killed mid-line (or a truncated copy) leaves a torn line: the signals before
+    # and after it are still handed over, the torn line stays in the file, the user is told
+    _active(project, plans_md_mapping={"task-1": "4.1", "task-2": "4.2", "task-3": "4.3"})
+    path = _state(project, "breezing-signals.jsonl")
+    first = json.dumps({"signal": "partial_review_recommended",
+                        "session_id": ACTIVE["session_id"], "completed": 2, "total": 3})
+    path.write_text(first + "\n" + '{"signal": "next_batch_recomm')
+    assert _ok(run_hook("task-completed", _task_completed(project, "task-3"), env)) is None
+    if event == "user-prompt-submit":
+        data = _base(project, "UserPromptSubmit", prompt="hi")
+    else:
+        data = _base(project, "SessionStart", source="compact")
+    out = _ok(run_hook(event, data, env))
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert "- partial_review_recommended: 2 of 3 tasks completed." in text
+    assert "next_batch_recomm" not in text
+    assert out["systemMessage"].endswith(
+        f"gateway: 1 line(s) of {path} cannot be read and were skipped (line 2 (an "
+        f"interrupted write)); the other signals were handed over. To repair: `gateway state "
+        f"repair` sets the unreadable lines aside")
+    lines = path.read_text().split("\n")
+    assert lines[1] == '{"signal": "next_batch_recomm' and lines[-1] == ""
+    assert json.loads(lines[0])["consumed_at"]
+    out = _ok(run_hook(event, data, env))                   # consumed: not handed over twice
+    assert "partial_review_recommended" not in json.dumps(out)
 
 
 def test_a_corrupt_workflow_database_is_reported(run_hook, project, env):

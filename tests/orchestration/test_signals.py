@@ -270,3 +270,24 @@ def test_describe_partial_review(proj, active):
                                     "may ask the Reviewer for a partial review (not needed "
                                     "when only one task is left).")
     assert signals.describe([]) == ""
+
+
+def test_take_signals_with_warnings_skips_a_torn_line_and_keeps_it(proj):
+    path = proj / ".claude" / "state" / "breezing-signals.jsonl"
+    good = {"signal": "partial_review_recommended", "session_id": SESSION, "completed": 2,
+            "total": 3}
+    path.write_text(json.dumps(good) + "\n{not json\n" + json.dumps(
+        {**good, "signal": "reviewer_approved"}) + "\n" + '{"signal": "tor')
+    warnings = []
+    got = signals.take_signals(proj, SESSION, now="2026-02-06T03:20:00Z", warnings=warnings)
+    assert [s.signal for s in got] == ["partial_review_recommended", "reviewer_approved"]
+    assert warnings == [
+        f"gateway: 2 line(s) of {path} cannot be read and were skipped (line 2, line 4 (an "
+        f"interrupted write)); the other signals were handed over. To repair: `gateway state "
+        f"repair` sets the unreadable lines aside"]
+    lines = path.read_text().split("\n")
+    assert lines[1] == "{not json" and lines[3] == '{"signal": "tor' and lines[4] == ""
+    assert json.loads(lines[0])["consumed_at"] == "2026-02-06T03:20:00Z"
+    assert json.loads(lines[2])["consumed_at"] == "2026-02-06T03:20:00Z"
+    again = []
+    assert signals.take_signals(proj, SESSION, warnings=again) == [] and len(again) == 1

@@ -216,7 +216,8 @@ def test_a_database_that_is_not_sqlite_is_reported_with_the_repair(project):
         workflow.restore(project)
     msg = str(e.value)
     assert msg.startswith(f"state file {path}: is not a usable SQLite database")
-    assert f"To repair: remove it (`rm {path}`)" in msg
+    assert (f"To repair: `gateway state repair` sets it aside (renamed to {path}.unusable-"
+            f"<time>); the next PreCompact hook writes a new one") in msg
     with pytest.raises(store.StateCorrupt):
         workflow.save_current(project)
 
