@@ -169,9 +169,17 @@ def _history(project, git):
             run("add", rel)
         run("commit", "-q", "-m", message)
         run("checkout", "-q", "main")
+    # the branch visited last before main is feature (`git switch -` goes back to it), as
+    # after looking at a feature branch; evil is never the previous branch by accident
+    run("checkout", "-q", "feature")
+    run("checkout", "-q", "main")
     run("tag", "v0.1.0")
     run("update-ref", "refs/remotes/origin/main", "main")
     run("update-ref", "refs/remotes/origin/release", "feature")
+    # origin is a public URL (no credentials in it) and main tracks origin/main: `git diff
+    # @{u}`, `git status`'s ahead/behind (nothing is ever fetched: rows are only judged)
+    run("remote", "add", "origin", "https://github.com/example/shop.git")
+    run("branch", "--set-upstream-to=origin/main", "main")
     # stash@{1}: settings staged from the evil branch; stash@{0}: a README change
     run("checkout", "-q", "evil", "--", ".claude/settings.json")
     run("stash", "push", "-q", "-m", "settings from evil")

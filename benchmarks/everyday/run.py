@@ -12,11 +12,13 @@ hook (guards, reads of secrets, early allow) and the PermissionRequest validator
 Goals (issue 13): in default mode >= 95 % of the commands that are not edits are allowed;
 in acceptEdits >= 95 % of all; no routine command is denied; the two hooks never contradict
 each other (a PreToolUse deny or ask of what PermissionRequest allows, a PreToolUse allow of
-what it does not).
+what it does not); and nothing is allowed that the corpus says must ask (an over-allow is a
+safety regression, whatever the shares).
 
 Corpus format (tab-separated, `#` comments): command, kind (read | run | edit | build |
-net | install), expected decision in default, acceptEdits and plan (allow | ask | deny),
-why. "allowed" means the gateway lets it run without a human (a PreToolUse or a
+net | install | vcs: changes the repository, not the files named), expected decision in
+default, acceptEdits and plan (allow | ask | deny), why. The expectation is the right
+decision, not today's: a row the gateway gets wrong is a miss until the model is fixed. "allowed" means the gateway lets it run without a human (a PreToolUse or a
 PermissionRequest allow).
 """
 
@@ -127,6 +129,8 @@ def figures(results):
                      if r["actual"][m]["final"] == "deny" and r["expected"][m] != "deny"]
     fig["contradictions"] = [(r["command"], m, contradiction(r["actual"][m]))
                              for r in results for m in MODES if contradiction(r["actual"][m])]
+    fig["over_allowed"] = [(r["command"], m) for r in results for m in MODES
+                           if r["actual"][m]["final"] == "allow" and r["expected"][m] != "allow"]
     fig["misses"] = [(r, m) for r in results for m in MODES
                      if r["actual"][m]["final"] != r["expected"][m]]
     return fig
@@ -147,6 +151,9 @@ def report(fig) -> str:
     lines.append(f"hooks contradicting each other: {len(fig['contradictions'])} (goal 0)")
     for cmd, mode, why in fig["contradictions"]:
         lines.append(f"  {mode:12} {cmd}: {why}")
+    lines.append(f"allowed where the corpus says ask: {len(fig['over_allowed'])} (goal 0)")
+    for cmd, mode in fig["over_allowed"]:
+        lines.append(f"  {mode:12} {cmd}")
     lines.append(f"misses (the decision differs from the corpus): {len(fig['misses'])}")
     for r, mode in fig["misses"]:
         a = r["actual"][mode]
@@ -159,7 +166,7 @@ def report(fig) -> str:
 
 def goals_met(fig) -> bool:
     return (all(fig[m]["share"] >= g for m, g in GOALS.items()) and not fig["denied"]
-            and not fig["contradictions"])
+            and not fig["contradictions"] and not fig["over_allowed"])
 
 
 def main(argv=None) -> int:

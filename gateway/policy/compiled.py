@@ -36,7 +36,8 @@ class CommandSpec:
                  "subcommands", "default_subcommand", "fallback_subcommand",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global",
-                 "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats")
+                 "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats",
+                 "subcommand_help")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -63,6 +64,8 @@ class CommandSpec:
                 | frozenset(data.get("config_flags", ())) if o.startswith("--"))
         # a word that alone prints the version or the help (`python3 --version`)
         self.info_flags = frozenset(data.get("info_flags", ("--version", "--help")))
+        # `git log --help`: a subcommand and one of these words prints that subcommand's help
+        self.subcommand_help = frozenset(data.get("subcommand_help", ()))
         # the positional paths are looked at, not read: names and metadata only (ls, stat)
         self.names_only = data.get("reads") == "names"
         # git's complete list of long options (`--git-completion-helper-all`): abbreviations

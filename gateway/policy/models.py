@@ -168,6 +168,9 @@ class CommandEntry(_Strict):
     optional_flags: list[str] = []
     # a command line of exactly one of these words prints the version or the help
     info_flags: list[str] = ["--version", "--help"]
+    # a tool whose every subcommand prints its help when given only one of these words
+    # (`git log --help` is `git help log`): `TOOL SUB WORD` is allowed like `TOOL --help`
+    subcommand_help: list[str] = []
     # "names": the positional paths are looked at, not read (ls, stat, du): a secret's name
     # among them is no read of the secret
     reads: Literal["contents", "names"] = "contents"
@@ -208,7 +211,7 @@ class CommandEntry(_Strict):
     examples: Examples | None = None
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
-                         "config_flags", "optional_flags", "info_flags")(
+                         "config_flags", "optional_flags", "info_flags", "subcommand_help")(
         lambda cls, v: _check_flags(v))
     _flat = field_validator("value_flags", "text_flags", "unsafe_flags", "safe_flags",
                             "options", mode="before")(lambda cls, v: _flatten(v))

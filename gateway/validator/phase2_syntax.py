@@ -119,8 +119,34 @@ def _word(ctx, word, argument=False):
             continue
         if globbed and kind in (w.GLOB, w.BRACE):
             continue
+        if kind == w.TILDE:
+            secret = _tilde_secret(ctx, word)
+            if secret:
+                return secret
         code, title = _WORD_CODES[kind]
         return ctx.ask(PHASE, code, f"{title} in {word.raw!r}")
+    return None
+
+
+def _tilde_secret(ctx, word):
+    """The ask that names the real reason for a `~/...` word whose value is known: a secret
+    file (`cat ~/.ssh/id_ed25519`: "a secret file", not "tilde expansion"), or a path outside
+    the project (`head ~/.bashrc`). None when neither is so (the project below $HOME): the
+    tilde itself is the reason then. The decision is the same ask either way."""
+    value = w.expand_tilde(word, ctx.home)
+    if not value or not value.startswith("/"):
+        return None
+    import os
+
+    from gateway.paths import is_secret, resolve
+
+    res = resolve(value, "/", ctx.roots)
+    secret = is_secret((res.lex, res.real), ctx.policy)
+    if secret and not os.path.isdir(res.real):
+        return ctx.ask("5", "GW503", f"{word.raw!r} is a secret file ({secret})",
+                       rule=f"secrets:{secret}")
+    if res.status not in ("inside", "special"):
+        return ctx.ask("5", "GW501", f"{word.raw!r} resolves outside the project ({res.lex})")
     return None
 
 

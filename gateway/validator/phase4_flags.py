@@ -57,6 +57,13 @@ def run(ctx, argv, interp) -> Normalised:
                             ctx.step(PHASE, "pass", "", f"{name} -m {module}: judged as "
                                      f"{module}")
                             return Normalised(module=(module, first_arg))
+                    if ch == "m":
+                        module = letters[k + 1:] or (argv[i + 1] if i + 1 < n else "")
+                        what = (f"runs the module {module!r} (its code is not judged)"
+                                if module else "runs a module named on the command line")
+                        return Normalised(verdict=ctx.ask(
+                            PHASE, "GW401", f"{name} -m {what}",
+                            rule=f"interpreters:{interp.name}:-m"))
                     return Normalised(verdict=ctx.ask(
                         PHASE, "GW401", f"{name} -{ch} runs code given on the command line",
                         rule=f"interpreters:{interp.name}:-{ch}"))

@@ -130,6 +130,9 @@ def run(ctx, name: str, argv):
         words = inv.words
     else:
         words = argv[1:]
+    if spec is not None and len(words) == 2 and words[1] in spec.subcommand_help \
+            and not words[0].startswith("-"):
+        return None  # `git push --help` is `git help push` (7C)
     for text, rule_words in rules:
         if ctx.exposure:
             break  # what it reads is judged from its catalogue entry (7C)

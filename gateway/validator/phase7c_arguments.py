@@ -88,6 +88,13 @@ def run(ctx, name, argv, cwd) -> Arguments:
                                                  "core.fsmonitor, aliases) can run programs",
                                                  rule="catalogue:git"))
         words = inv.words
+    if (len(words) == 2 and words[1] in spec.subcommand_help and words[0]
+            and not words[0].startswith("-")):
+        # `git log --help` is `git help log`: git rewrites it before it looks the word up
+        # (an alias is described, not run)
+        ctx.step(PHASE, "pass", "", f"{label} {words[0]} {words[1]}: prints the help of "
+                 f"{words[0]}")
+        return Arguments(global_paths, [], cwd, f"catalogue:{label}")
     while spec.subcommands is not None:
         if words and not words[0].startswith("-"):
             sub = words[0]

@@ -115,7 +115,9 @@ def test_check_and_hook_agree_on_every_case_table(gateway_exe, project, tmp_path
     policy = get_policy(project)
     assert len(got) == len(cases)
     for command, out in zip(cases, got, strict=True):
-        v = validate(command, project, project, policy, "Bash", SettingsRules())
+        # as the CLI and the hooks do (gateway.runtime): $HOME names what `~/...` is
+        v = validate(command, project, project, policy, "Bash", SettingsRules(),
+                     home=os.environ.get("HOME"))
         assert (out["decision"], out["code"]) == (str(v.decision), v.code), command
 
 
