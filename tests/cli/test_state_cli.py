@@ -441,7 +441,7 @@ def test_repair_sets_unreadable_jsonl_lines_aside(exe, env, proj, name):
         fh.write(good + "\n{not json\n" + good + "\n" + '{"torn": "li')
     p = run(exe, env, "state", "validate")
     assert p.returncode == 1
-    assert (f"has 2 bad line(s): line 2: ") in p.stdout and "line 4: incomplete last line" in \
+    assert ("has 2 bad line(s): line 2: ") in p.stdout and "line 4: incomplete last line" in \
         p.stdout
     assert (f"To repair: `gateway state repair` moves the listed lines to {path}.unreadable "
             f"(the other lines are intact), or delete or fix them in {path}") in p.stdout

@@ -10,7 +10,15 @@ import os
 import pytest
 
 from tests.e2e.test_hook_pre_tool_use import (  # noqa: F401  (fixtures)
-    bash, denied, event, hook, policy_cache, proj, silent, write)
+    bash,
+    denied,
+    event,
+    hook,
+    policy_cache,
+    proj,
+    silent,
+    write,
+)
 
 DB = ".claude/state/gateway-workflow.sqlite3"
 
@@ -65,7 +73,7 @@ def test_a_tree_holding_the_stores_is_denied(hook, proj):
 
 
 @pytest.mark.parametrize("command", [
-    f"ls -la .claude/state agent-coord/tasks", "cat agent-coord/tasks/task-7682b3a8-1.json",
+    "ls -la .claude/state agent-coord/tasks", "cat agent-coord/tasks/task-7682b3a8-1.json",
     "gateway orch status", "gateway spec status"])
 def test_reading_the_stores_is_not_refused(hook, proj, command):
     out = hook(bash(command, proj, agent_id="agent-a"))
