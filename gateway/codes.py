@@ -439,6 +439,16 @@ CODES = {
               "the home directory. Any tool, every permission mode: the client writes such a "
               "file in acceptEdits without a dialog, so the hook asks.",
               "echo 'import os' > .venv/lib/python3.12/site-packages/sitecustomize.py"),
+    "GW837": ("guard:files", "ask", "a filtered write over a tree that holds a protected path",
+              "The command changes or removes files below a directory, choosing them by a "
+              "filter the gateway does not reproduce (find ... -delete, git clean, git "
+              "restore, git checkout of a path), and a protected path (GW832-GW834) exists "
+              "below that directory. Whether the filter reaches it is not certain, so the "
+              "hook asks instead of denying. A tree write whose every protected pattern "
+              "matches nothing on disk is no reason to ask; one that removes everything "
+              "below (rm -r, mv) of a directory holding a protected file is denied (GW835). "
+              "More than 5000 entries below the directory are not walked: asked.",
+              "find . -name '*.pyc' -delete   (the project holds .claude/settings.json)"),
     "GW840": ("guard:reads", "ask", "what the command reads cannot be known",
               "The command may read a secret and the gateway cannot prove it does not: an "
               "unknown program, code given on the command line, an expansion whose value is "

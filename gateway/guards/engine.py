@@ -291,6 +291,7 @@ def _bash_judged(req, state):
     effects = analyze(command, req.cwd)
     surface = files.Surface(req.roots, policy, req.env)
     autorun = None
+    tree_ask = None
     for w in effects.writes:
         where = w.paths
         unknown_dir = not where and not w.target.startswith("/")
@@ -306,6 +307,24 @@ def _bash_judged(req, state):
                                       f"{w.target!r} ({p}): {hit[2]} ({hit[1]})",
                                       rule=f"autorun:{hit[1]}")
                 continue
+            removal = files.removal(w.via) if hit and w.tree else ""
+            if (removal and not (hit[1] == "project" and removal == "all")
+                    and surface.check(p, real(p)) is None):
+                # a removal, and the hit is something the tree may hold: look at what is there
+                found = files.below(surface, real(p))
+                if found is None:
+                    continue  # the protected patterns match nothing on disk below it
+                if found is files.UNKNOWN or removal == "filtered":
+                    what = ("more than it can look at" if found is files.UNKNOWN
+                            else f"{found[1]}: {found[2]}")
+                    if tree_ask is None:
+                        tree_ask = req.ask("guard:files", "GW837", f"{w.via} changes files "
+                                           f"below {w.target!r} ({p}) chosen by a filter "
+                                           f"the gateway does not reproduce, and the tree "
+                                           f"holds a protected path ({what}) [{found[0] or 'GW832'}]",
+                                           rule=f"protected-below:{found[1] or p}")
+                    continue
+                hit = found
             if hit:
                 code, rule, what = hit
                 return req.deny("guard:files", "GW835", f"{w.via} writes {w.target!r} "
@@ -325,6 +344,8 @@ def _bash_judged(req, state):
         return verdict
     if autorun is not None:
         return autorun
+    if tree_ask is not None:
+        return tree_ask
     if exposure.decision is not ALLOW:
         return reads.bash_exposure(req, exposure)
     return reads.early_allow(req, core) or req.passed()

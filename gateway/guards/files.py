@@ -252,6 +252,61 @@ class Surface:
         return None
 
 
+#: Tree writes that only remove what is there: a protected pattern that matches nothing on
+#: disk below them is no reason to object. Those that remove everything below the directory
+#: they name are denied when something protected is there; those that choose by a filter the
+#: gateway does not reproduce (find -delete, find -exec rm, git clean) are asked.
+_REMOVE_ALL = ("rm", "rmdir", "unlink", "shred", "mv (source)", "git mv (source)", "git rm")
+_REMOVE_FILTERED = ("find -delete", "git clean", "find -exec rm", "find -execdir rm",
+                    "find -ok rm", "find -okdir rm")
+#: Entries below a tree the on-disk look walks before it gives up (then: not certain).
+TREE_WALK_LIMIT = 5000
+#: below()'s answer when the walk could not finish.
+UNKNOWN = ("", "", "")
+
+
+def removal(via: str) -> str:
+    """"all", "filtered" or "" (not a pure removal: it may create or rewrite files, such as
+    cp/mv destinations, ln -s targets, git restore/checkout)."""
+    if via in _REMOVE_ALL:
+        return "all"
+    if via in _REMOVE_FILTERED:
+        return "filtered"
+    return ""
+
+
+def below(surface, top: str):
+    """The surface hit of the first entry that exists below directory `top` (not following
+    links, at most TREE_WALK_LIMIT entries), None when nothing there is protected, UNKNOWN
+    when the walk could not finish. A tree write's patterns that match nothing on disk are
+    no reason to object to it."""
+    if not os.path.isdir(top) or os.path.islink(top):
+        return None
+    seen = 0
+    stack = [top]
+    while stack:
+        d = stack.pop()
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError:
+            return UNKNOWN
+        for e in entries:
+            seen += 1
+            if seen > TREE_WALK_LIMIT:
+                return UNKNOWN
+            path = e.path
+            hit = surface.check(path, paths.real(path))
+            if hit and hit[0] != AUTORUN_CODE:
+                return hit
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(path)
+            except OSError:
+                return UNKNOWN
+    return None
+
+
 # --- owns globs --------------------------------------------------------------------------------
 
 _owns_cache = {}

@@ -65,9 +65,16 @@ def test_bash_writing_a_store_is_denied(hook, proj, command, target, what, agent
 
 
 def test_a_tree_holding_the_stores_is_denied(hook, proj):
+    os.makedirs(os.path.join(proj, ".claude", "state"), exist_ok=True)
+    with open(os.path.join(proj, DB), "wb") as fh:
+        fh.write(b"SQLite format 3\0")
     reason = denied(hook(bash("rm -rf .claude/state", proj, agent_id="agent-a")), "GW835")
-    assert reason.endswith("[GW834]")
+    assert reason.endswith("[GW834]") and "gateway-workflow.sqlite3" in reason, reason
     os.makedirs(os.path.join(proj, "agent-coord", "tasks"))
+    with open(os.path.join(proj, "agent-coord", "tasks", "task-7682b3a8-1.json"), "w") as fh:
+        fh.write("{}")
+    reason = denied(hook(bash("rm -rf agent-coord", proj)), "GW835")
+    assert reason.endswith("[GW834]") and "agent-coord" in reason, reason
     reason = denied(hook(bash("rm -rf ./*", proj)), "GW835")
     assert "[GW83" in reason
 

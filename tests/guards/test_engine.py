@@ -90,13 +90,27 @@ def test_bash_never_writes_the_settings(guard, team, command):
     "echo '{}' > ~/.claude/settings.json", "echo x > $HOME/.claude/settings.json",
     "echo x > \"$HOME/.claude/settings.local.json\"", "echo x > ${HOME}/.claude/settings.json",
     "cp a.txt ~/.claude/settings.json", "touch ~/.claude/settings.local.json",
-    "rm -rf ~/.claude", "mv ~/.claude/hooks /tmp/x",
+    "mv ~/.claude/hooks /tmp/x",
 ])
 def test_bash_never_writes_the_user_settings(guard, proj, command):
     v = guard("Bash", {"command": command})
     assert denied(v, "GW835"), (command, v.code, v.message)
     v = guard("Bash", {"command": command}, agent_id="agent-sub")
     assert denied(v, "GW835"), (command, v.code, v.message)
+
+
+def test_removing_the_user_claude_dir_is_denied_when_it_holds_settings(guard, proj, tmp_path,
+                                                                       monkeypatch):
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    env = {"HOME": str(home)}
+    v = guard("Bash", {"command": "rm -rf ~/.claude"}, env=env)
+    assert v.code != "GW835", (v.code, v.message)  # nothing protected in it yet
+    (home / ".claude" / "settings.json").write_text("{}")
+    for ident in ({}, {"agent_id": "agent-sub"}):
+        v = guard("Bash", {"command": "rm -rf ~/.claude"}, env=env, **ident)
+        assert denied(v, "GW835") and ".claude/settings" in v.message, (v.code, v.message)
 
 
 @pytest.mark.parametrize("command", [

@@ -79,13 +79,22 @@ def test_other_files_outside_the_project_get_no_decision(guard, proj, tmp_path, 
 
 
 def test_removing_another_projects_claude_dir_is_denied(guard, proj, tmp_path):
-    v = guard("Bash", {"command": f"rm -rf {tmp_path}/other/.claude"})
-    assert denied(v, "GW835"), (v.code, v.message)
+    other = tmp_path / "other" / ".claude"
+    # nothing there yet: removing what does not exist is no reason to object (issue 13)
+    v = guard("Bash", {"command": f"rm -rf {other}"})
+    assert v.code != "GW835", (v.code, v.message)
+    other.mkdir(parents=True)
+    (other / "settings.json").write_text("{}")
+    v = guard("Bash", {"command": f"rm -rf {other}"})
+    assert denied(v, "GW835") and ".claude/settings" in v.message, (v.code, v.message)
 
 
 @pytest.mark.parametrize("command", ["cp x {t}/other/.git/modules/s/hooks/post-checkout",
                                      "rm -rf {t}/other/.git/modules/s"])
 def test_bash_writes_to_a_submodules_git_dir_are_denied(guard, proj, tmp_path, command):
+    hooks = tmp_path / "other" / ".git" / "modules" / "s" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "post-checkout").write_text("#!/bin/sh\n")
     v = guard("Bash", {"command": command.format(t=tmp_path)})
     assert denied(v, "GW835") and v.rule == "protected:*/.git/hooks/**", (v.code, v.rule)
 
@@ -190,14 +199,61 @@ def test_notebook_edit_uses_notebook_path(guard, proj):
     "sed -i s/a/b/ .claude/settings.json", "git config core.hooksPath /tmp/h",
     "git config alias.st status", "echo x >> .env", "dd if=x of=.env",
     "rm .claude/state/breezing-session-roles.json",
-    "echo {} > .claude/state/gateway-breezing-phase.json", "rm -rf .claude/state",
-    "find .claude -delete", "rm -rf .", "git clean -fdx", "gateway install",
+    "echo {} > .claude/state/gateway-breezing-phase.json", "rm -rf .", "gateway install",
     "bash -c 'rm .claude/settings.json'", "perl -pi -e s/x/y/ .claude/settings.json",
     "touch .claude/settings.json", "chmod -R 777 .git",
 ])
 def test_bash_writes_to_protected_paths_are_denied(guard, proj, command):
     v = guard("Bash", {"command": command})
     assert denied(v, "GW835"), (command, v.code, v.message)
+
+
+# --- tree removals: judged by what is on disk below the tree (issues 12 and 13) ------------
+
+def test_removing_a_tree_is_denied_only_when_a_protected_file_is_there(guard, proj):
+    state = os.path.join(proj, ".claude", "state")
+    v = guard("Bash", {"command": "rm -rf .claude/state"})
+    assert v.code not in ("GW835", "GW837"), (v.code, v.message)  # an empty directory
+    with open(os.path.join(state, "breezing-session-roles.json"), "w") as fh:
+        fh.write("{}")
+    v = guard("Bash", {"command": "rm -rf .claude/state"})
+    assert denied(v, "GW835") and v.message.endswith("[GW834]"), (v.code, v.message)
+    assert "breezing-session-roles.json" in v.message, v.message
+
+
+@pytest.mark.parametrize("command", ["find .claude -delete", "git clean -fdx",
+                                     "find . -name '*.pyc' -delete", "git clean -fd .claude",
+                                     "find . -type f -exec rm {} +"])
+def test_a_filtered_removal_over_a_protected_file_asks(guard, proj, command):
+    # the project holds .claude/settings.json: whether the filter reaches it is not certain
+    with open(os.path.join(proj, ".claude", "settings.json"), "w") as fh:
+        fh.write("{}")
+    v = guard("Bash", {"command": command})
+    assert (v.decision.name, v.code) == ("ASK", "GW837"), (command, v.code, v.message)
+    assert "[GW832]" in v.message or "[GW833]" in v.message, v.message
+
+
+@pytest.mark.parametrize("command", ["git clean -fd build", "find build -name '*.o' -delete",
+                                     "rm -rf build", "find build -delete"])
+def test_a_removal_below_which_nothing_is_protected_is_not_refused(guard, proj, command):
+    os.makedirs(os.path.join(proj, "build", "obj"), exist_ok=True)
+    with open(os.path.join(proj, "build", "obj", "a.o"), "w") as fh:
+        fh.write("x")
+    v = guard("Bash", {"command": command})
+    assert v.code not in ("GW835", "GW837"), (command, v.code, v.message)
+    assert v.decision.name != "DENY", (command, v.code, v.message)
+
+
+def test_a_removal_over_a_tree_too_large_to_walk_asks(guard, proj):
+    # more than the walk looks at: not certain either way
+    from gateway.guards import files
+
+    big = os.path.join(proj, "build")
+    os.makedirs(big, exist_ok=True)
+    for i in range(files.TREE_WALK_LIMIT + 1):
+        open(os.path.join(big, f"f{i}"), "w").close()
+    v = guard("Bash", {"command": "find . -name '*.o' -delete"})
+    assert (v.decision.name, v.code) == ("ASK", "GW837"), (v.code, v.message)
 
 
 @pytest.mark.parametrize("command", [

@@ -104,9 +104,11 @@ def test_implementer_bash_symlink_out_of_its_owns(guard, proj, impl):
 
 
 @pytest.mark.parametrize("command,code", [
-    # trees that contain the gateway's own files are refused for everyone first (GW835)
-    ("git clean -fd", "GW835"), ("git restore .claude", "GW835"),
-    ("find . -exec rm {} +", "GW835"), ("echo {} > .claude/state/breezing-session-roles.json",
+    # trees that contain the gateway's own files are refused for everyone first (GW835);
+    # a filtered removal over the project only asks for the surface (GW837), and the
+    # implementer's owns refuse it (GW803)
+    ("git clean -fd", "GW803"), ("git restore .claude", "GW835"),
+    ("find . -exec rm {} +", "GW803"), ("echo {} > .claude/state/breezing-session-roles.json",
                                          "GW835"),
     ("echo {} > .claude/state/breezing-active.json", "GW807"),
     ("git checkout -- .claude/settings.json", "GW835"), ("git rm .claude/settings.json", "GW835"),

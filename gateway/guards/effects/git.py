@@ -209,8 +209,12 @@ def _git_sub(eff, sub, args, env, label):
     if sub == "clean" and not any(a in ("-n", "--dry-run") or
                                   (a.startswith("-") and not a.startswith("--") and "n" in a)
                                   for a in args):
-        for d in (env.cwds or ()):
-            eff.writes.append(Write(".", "git clean", True, (d,)))
+        # literal pathspecs name the trees it cleans (git clean -fd build); magic, globs or
+        # none: the working directory
+        if not _pathspecs(eff, [a for a in args if a != "--"], env, "git clean",
+                          frozenset(("-e", "--exclude"))):
+            for d in (env.cwds or ()):
+                eff.writes.append(Write(".", "git clean", True, (d,)))
     _git_worktree(eff, sub, args, env, label)
     eff.git.append(label)
 
