@@ -98,3 +98,19 @@ def test_plain_extraction_stays_allowed_in_accept_edits(gateway_exe, env, sample
     decision, reason = hook(gateway_exe, env, sample, "PreToolUse",
                             "tar xf dist/shop-0.1.0.tar.gz", "acceptEdits")
     assert (decision, code_of(reason)) == ("allow", "GW700"), reason
+
+
+DELETES_HOME = ["pytest --basetemp=$HOME tests", "pytest --basetemp ~ tests",
+                "python3 -m venv --clear ~", "cargo clean --target-dir ~",
+                "git --work-tree=$HOME clean -fdx"]
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "auto", "bypassPermissions"])
+@pytest.mark.parametrize("command", DELETES_HOME)
+def test_options_that_delete_home_are_denied_by_both_hooks(gateway_exe, env, sample, command,
+                                                           mode):
+    for event in ("PreToolUse", "PermissionRequest"):
+        decision, reason = hook(gateway_exe, env, sample, event, command, mode)
+        assert decision == "deny", (event, reason)
+        if event == "PreToolUse":
+            assert code_of(reason) == "GW750", reason
