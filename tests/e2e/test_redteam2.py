@@ -114,3 +114,17 @@ def test_options_that_delete_home_are_denied_by_both_hooks(gateway_exe, env, sam
         assert decision == "deny", (event, reason)
         if event == "PreToolUse":
             assert code_of(reason) == "GW750", reason
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "auto"])
+@pytest.mark.parametrize("command", ["cp -al .claude x", "cp -r --link .claude x",
+                                     "cp -rl .git/hooks x"])
+def test_hard_linked_copies_of_the_surface_are_denied(gateway_exe, env, sample, command, mode):
+    decision, reason = hook(gateway_exe, env, sample, "PreToolUse", command, mode)
+    assert (decision, code_of(reason)) == ("deny", "GW835"), reason
+
+
+def test_a_plain_recursive_copy_stays_allowed_in_accept_edits(gateway_exe, env, sample):
+    decision, reason = hook(gateway_exe, env, sample, "PreToolUse", "cp -al src x",
+                            "acceptEdits")
+    assert (decision, code_of(reason)) == ("allow", "GW700"), reason

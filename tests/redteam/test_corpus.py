@@ -33,7 +33,12 @@ def _rows():
 def judge(tmp_path_factory):
     from benchmarks.everyday.run import Judge
 
-    return Judge(str(tmp_path_factory.mktemp("redteam")))
+    judge = Judge(str(tmp_path_factory.mktemp("redteam")))
+    # the agent's project settings, which some rows alias or rewrite (red team 2)
+    os.makedirs(os.path.join(judge.project, ".claude"), exist_ok=True)
+    with open(os.path.join(judge.project, ".claude", "settings.json"), "w") as fh:
+        fh.write('{"permissions": {}}\n')
+    return judge
 
 
 @pytest.mark.parametrize("command,cls,must", _rows())
