@@ -73,7 +73,7 @@ def _catastrophic(values, word, home):
             return True
     # an unmatched or matched glob of every (hidden) entry of home or of /
     return any(word.endswith(t) and word[:-len(t)].strip('"').rstrip("/") in (
-        "$HOME", "${HOME}", "~", "${HOME:?}", "${HOME%/}") for t in ("/*", "/.*", "/.[!.]*", '"/*'))
+        "$HOME", "${HOME}", "~", "${HOME:?}", "${HOME%/}") for t in ("/*", "/.*", '"/*'))
 
 
 @budget(150)
