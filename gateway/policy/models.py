@@ -258,6 +258,9 @@ class DenyRule(_Strict):
     flags_any: list[str] = []
     words_any: list[str] = []
     targets: list[str] = []
+    # options whose value (glued or the next word) is the target: with it, `targets` are
+    # compared with those values only, and one of the options must be given
+    option_targets: list[str] = []
     arg_globs: list[str] = []
     redirect_globs: list[str] = []
     pipe_from: list[str] = []

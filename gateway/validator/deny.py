@@ -279,6 +279,7 @@ def _argv_matches(rule, argv, home, cwds=()) -> bool:
     if not (rule.get("command") or rule.get("command_prefix")):
         return False
     rest = argv[1:]
+    words = rest  # each word with its spellings (option values are the word after the option)
     if rest and any(hasattr(w, "alts") for w in rest) and (rule.get("targets")
                                                            or rule.get("arg_globs")):
         # each spelling a word's expansions may take: an unset variable is empty, so
@@ -292,6 +293,10 @@ def _argv_matches(rule, argv, home, cwds=()) -> bool:
             return False
     if rule.get("words_any") and not any(w in rule["words_any"] for w in rest):
         return False
+    if rule.get("option_targets"):
+        values = _option_values(words, rule["option_targets"])
+        targets = set(rule.get("targets") or ())
+        return any(_hits_target(_norm_target(v, home, cwds), targets) for v in values)
     if rule.get("targets"):
         targets = {t for t in rule["targets"]}
         if not any(_hits_target(_norm_target(w, home, cwds), targets)
@@ -302,6 +307,25 @@ def _argv_matches(rule, argv, home, cwds=()) -> bool:
                    for g in rule["arg_globs"]):
             return False
     return True
+
+
+def _option_values(words, options) -> list:
+    """The values given to `options` in `words`: `--opt=V`, `--opt V`, an abbreviation of a
+    long option (`--basetem=V`, as argparse and getopt_long accept one), `-o V` and `-oV`."""
+    out = []
+    for i, word in enumerate(words):
+        after = list(_alts(words[i + 1])) if i + 1 < len(words) else []
+        for w in _alts(word):
+            for opt in options:
+                if opt.startswith("--"):
+                    name, eq, value = w.partition("=")
+                    if name.startswith("--") and argvmod.long_matches(name, opt):
+                        out.extend([value] if eq else after)
+                elif w == opt:
+                    out.extend(after)
+                elif w.startswith(opt) and len(w) > len(opt):
+                    out.append(w[len(opt):])
+    return out
 
 
 def _fold(path: str) -> str:

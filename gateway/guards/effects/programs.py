@@ -169,7 +169,11 @@ def _aliases(eff, name, opts, sources, dest, env):
                 else posixpath.join(link_dir or ".", src)
             _write(eff, target, f"{name} -s (what the link points to)", env, tree=True)
         elif hard:
-            _write(eff, src, f"{name} (the file the hard link shares)", env)
+            # cp -rl / -al links every file below a directory: each one is written through
+            # its new name as surely as through the old (`cp -al .claude x && echo > x/
+            # settings.json` rewrites .claude/settings.json)
+            tree = name == "cp" and _has(opts, "-R", "-r", "--recursive", "-a", "--archive")
+            _write(eff, src, f"{name} (the file the hard link shares)", env, tree=tree)
         else:
             for d in dirs:
                 if os.path.islink(lexical(src, d)):

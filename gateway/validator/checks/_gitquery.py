@@ -165,11 +165,15 @@ def names(output) -> set:
     return out
 
 
-def object_types(cwd, git_dir, revs, globals_=()):
-    """{rev: type after peeling tags ("commit", "tree", "blob", "missing")} or None."""
+def object_types(cwd, git_dir, revs, globals_=(), peel=True):
+    """{rev: type after peeling tags ("commit", "tree", "blob", "missing")} or None. Without
+    `peel` the names are asked as written (after <rev>:<path> or :/<text> a `^{}` would be
+    part of the path or the text)."""
     if not revs:
         return {}
-    data = "".join(f"{r}^{{}}\n" for r in revs).encode()
+    if any("\n" in r for r in revs):
+        return None
+    data = "".join(f"{r}^{{}}\n" if peel else f"{r}\n" for r in revs).encode()
     out = run(cwd, git_dir, ["cat-file", "--batch-check=%(objecttype)"], globals_, stdin=data)
     if out is None:
         return None

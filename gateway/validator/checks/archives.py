@@ -146,6 +146,12 @@ def tar(ctx, spec, words, cwd):
     if why:
         return ctx.ask(PHASE, "GW712", f"tar -x: the members of {archive!r} cannot be "
                        f"listed ({why})", rule="catalogue:tar"), [], []
+    renamed = [o.name for o in args.options if o.name in _TAR_RENAMES]
+    if renamed and not to_stdout:
+        # a sed expression rewrites every member's name: where each lands is not modelled
+        return ctx.ask(PHASE, "GW712", f"tar -x {renamed[0]}: the members' names are "
+                       "rewritten by a sed expression, so where they land cannot be judged",
+                       rule="catalogue:tar"), [], []
     strip = 0
     for opt in args.options:
         if opt.name == "--strip-components":
@@ -153,7 +159,13 @@ def tar(ctx, spec, words, cwd):
                 strip = int(opt.value or "0")
             except ValueError:
                 return _unsafe(ctx, "tar --strip-components", "not a number"), [], []
-    base = where
+    bases = [where]
+    for opt in args.options:
+        if opt.name == "--one-top-level":
+            # every member below DIR (default: the archive's name without its suffixes);
+            # a member already named DIR/... is not nested again: both places count
+            top = opt.value if opt.value else _archive_stem(archive)
+            bases.append(posixpath.join(where, top) if where else top)
     out = []
     for name, link in members:
         parts = [p for p in name.lstrip("/").split("/") if p not in ("", ".")]
@@ -161,7 +173,8 @@ def tar(ctx, spec, words, cwd):
         if not parts:
             continue
         rel = "/".join(parts)
-        out.append(posixpath.join(base, rel) if base else rel)
+        for base in bases:
+            out.append(posixpath.join(base, rel) if base else rel)
         if link is not None:
             if to_stdout:
                 continue
@@ -171,6 +184,20 @@ def tar(ctx, spec, words, cwd):
     if to_stdout:
         return None, cands + [archive] + out, []  # the members are printed: read
     return None, cands + [archive] + out, out
+
+
+#: Options that rewrite the names of the members extracted (sed expressions).
+_TAR_RENAMES = frozenset(("--transform", "--xform"))
+
+
+def _archive_stem(archive):
+    """tar --one-top-level's default directory: the archive's base name without the
+    compression suffixes tar recognises."""
+    base = posixpath.basename(archive)
+    for suffix in sorted(_ARCHIVE_SUFFIXES, key=len, reverse=True):
+        if base.endswith(suffix) and len(base) > len(suffix):
+            return base[:-len(suffix)]
+    return base.rsplit(".", 1)[0] if "." in base[1:] else base
 
 
 def _tar_positions(words, args, spec):
@@ -184,11 +211,13 @@ def _tar_positions(words, args, spec):
         if w == "--":
             seq.extend(("name", p) for p in words[i + 1:])
             break
-        if w in ("-C", "--directory") and i + 1 < n:
-            seq.append(("dir", words[i + 1]))
+        long_name = argvmod.resolve_long(w.split("=", 1)[0], spec.long_options or ()) \
+            if w.startswith("--") else ""
+        if (w == "-C" or (long_name == "--directory" and "=" not in w)) and i + 1 < n:
+            seq.append(("dir", words[i + 1]))  # --dir DIR abbreviates --directory DIR
             i += 2
             continue
-        if w.startswith("--directory="):
+        if long_name == "--directory" and "=" in w:
             seq.append(("dir", w.split("=", 1)[1]))
         elif w.startswith("-C") and len(w) > 2:
             seq.append(("dir", w[2:]))

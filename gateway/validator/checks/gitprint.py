@@ -189,6 +189,36 @@ def _blob_by_id(ctx, label, repo, revs):
     return None
 
 
+def _by_path(repo, revs):
+    """({revisions that name a blob by path: <rev>:<path>, :<path>}, {those naming a tree:
+    word -> its path}), asked of git; (None, None) when git cannot say. A word with a colon
+    is not always <rev>:<path>: `:/text` is the newest commit whose message matches,
+    `HEAD@{2024-01-01 12:00}` a commit by date."""
+    colon = [r for r in revs if ":" in r and not r.startswith("-")]
+    if not colon:
+        return set(), {}
+    types = gq.object_types(repo.cwd, repo.git_dir, colon, repo.globals, peel=False)
+    if types is None:
+        return None, None
+    blobs = {r for r in colon if types.get(r) == "blob"}
+    trees = {r: r.split(":", 1)[1] if not r.startswith(":/") else ""
+             for r in colon if types.get(r) == "tree"}
+    return blobs, trees
+
+
+def _under(found, trees):
+    """Names git printed for a diff of trees are relative to each tree: the tree's own path
+    is put before them too (a secret directory, deploy/.ssh, counts by its whole path)."""
+    if found is None or not trees:
+        return found
+    out = set(found)
+    for path in trees.values():
+        path = path.strip("/")
+        if path and path != ".":
+            out.update(f"{path}/{n}" for n in found)
+    return out
+
+
 def _printed(ctx, label, spec, words, cwd, repo):
     """(names of the files whose contents the command prints, relative to the work tree, or
     None when git could not say; an ask verdict or None). "fallback" instead of a set: the
@@ -216,9 +246,13 @@ def _printed(ctx, label, spec, words, cwd, repo):
         verdict = _blob_by_id(ctx, label, repo, revs)
         if verdict is not None:
             return None, verdict
-        if revs and all(":" in r for r in revs):
+        by_path, trees = _by_path(repo, revs)
+        if by_path is None:
+            return None, None
+        if revs and all(r in by_path for r in revs):
             return set(), None  # blobs named by path (checked)
-        return repo.names(["diff", *_with(words, _DIFF_NAMES)], ok=(0, 1)), None
+        found = repo.names(["diff", *_with(words, _DIFF_NAMES)], ok=(0, 1))
+        return _under(found, trees), None
     if sub in ("diff-tree", "diff-index", "diff-files"):
         extra = _DIFF_NAMES + (("--no-commit-id", "-r") if sub == "diff-tree" else ())
         return repo.names([sub, *_with(words, extra)], ok=(0, 1)), None
@@ -226,9 +260,15 @@ def _printed(ctx, label, spec, words, cwd, repo):
         verdict = _blob_by_id(ctx, label, repo, revs)
         if verdict is not None:
             return None, verdict
-        # blobs and trees named by path are printed as they are (their path was checked)
-        keep = [w for w in words if not (w in revs and ":" in w)]
-        if revs and all(":" in r for r in revs):
+        # blobs named by path are printed as they are (their path was checked), trees as a
+        # list of names; anything else with a colon (`:/text`, a commit found by its message;
+        # `HEAD@{12:00}`) is a commit whose diff is printed
+        by_path, trees = _by_path(repo, revs)
+        if by_path is None:
+            return None, None
+        by_path = by_path | set(trees)
+        keep = [w for w in words if w not in by_path]
+        if revs and all(r in by_path for r in revs):
             return set(), None
         return repo.names(["show", *_with(keep, _LOG_NAMES)], ok=(0, 1)), None
     if sub == "stash show":
