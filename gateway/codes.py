@@ -449,6 +449,14 @@ CODES = {
               "below (rm -r, mv) of a directory holding a protected file is denied (GW835). "
               "More than 5000 entries below the directory are not walked: asked.",
               "find . -name '*.pyc' -delete   (the project holds .claude/settings.json)"),
+    "GW838": ("guard:files", "ask", "the catalogue says the command writes a protected path",
+              "The validator, judging the command with the catalogue, found that it writes the "
+              "permission surface or a file that runs later (GW504, GW741, GW763, GW765): an "
+              "option that names an output file (pytest --junitxml=.git/hooks/pre-commit), a "
+              "side output, members of an archive, a git operation that changes a protected "
+              "file. PermissionRequest asks for it too, but the client may run a command "
+              "without PermissionRequest (auto mode's classifier), so PreToolUse asks.",
+              "pytest --junitxml=.git/hooks/pre-commit tests"),
     "GW840": ("guard:reads", "ask", "what the command reads cannot be known",
               "The command may read a secret and the gateway cannot prove it does not: an "
               "unknown program, code given on the command line, an expansion whose value is "

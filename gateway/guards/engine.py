@@ -234,6 +234,11 @@ def _file_target(req, state, target):
             or autorun)
 
 
+#: The validator's reasons that name a write to the permission surface or to a file that
+#: runs later: PreToolUse asks for them too (GW838).
+_SURFACE_WRITES = frozenset(("GW504", "GW741", "GW763", "GW765"))
+
+
 def _bash(req, state):
     from gateway.validator.checks._gitquery import session
 
@@ -346,6 +351,11 @@ def _bash_judged(req, state):
         return autorun
     if tree_ask is not None:
         return tree_ask
+    if core.code in _SURFACE_WRITES:
+        # the catalogue knows a write the analyzer does not name (an option's output file, a
+        # side output, archive members): never without a human, whatever the client's mode
+        return req.ask("guard:files", "GW838", f"the command writes a protected path "
+                       f"({core.code}: {core.message})", rule=core.rule or core.code)
     if exposure.decision is not ALLOW:
         return reads.bash_exposure(req, exposure)
     return reads.early_allow(req, core) or req.passed()

@@ -467,3 +467,16 @@ def test_an_internal_error_in_the_deny_rules_denies(guard, proj, monkeypatch):
     monkeypatch.setattr(deny, "scan", boom)
     v = guard("Bash", {"command": "ls"})
     assert denied(v, "GW893") and "KeyError" in v.message, (v.code, v.message)
+
+
+@pytest.mark.parametrize("command,code", [
+    ("pytest --junitxml=.git/hooks/pre-commit src", "GW504"),
+    ("pytest --junitxml .claude/settings.json src", "GW504"),
+])
+def test_a_surface_write_only_the_catalogue_knows_asks_in_pre_tool_use(guard, proj, command,
+                                                                       code):
+    # the analyzer cannot name an option's output file; the validator can (GW838)
+    for ident in ({}, {"agent_id": "agent-sub"}):
+        v = guard("Bash", {"command": command}, **ident)
+        assert (v.decision.name, v.code) == ("ASK", "GW838"), (command, v.code, v.message)
+        assert f"({code}: " in v.message, v.message

@@ -48,7 +48,7 @@ def _aliases_surface(root, cmd):
     os.makedirs(os.path.join(root, "build"), exist_ok=True)
     subprocess.run(["bash", "-c", cmd], cwd=root, capture_output=True, timeout=20)
     surface = {os.stat(os.path.join(root, rel)).st_ino for rel in SURFACE}
-    for d, dirs, files in os.walk(root):
+    for d, _dirs, files in os.walk(root):
         rel = os.path.relpath(d, root)
         if rel.split(os.sep)[0] in (".claude", ".git"):
             continue  # the originals

@@ -21,10 +21,6 @@ MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions
 OPEN = {
     "tar -C ~ -xf vendor/theme.tar": "PreToolUse does not see archive members: the guards' "
     "effects (gateway/guards/effects) do not derive from the catalogue yet (issue 13)",
-    "pytest --junitxml=.git/hooks/pre-commit tests": "PreToolUse does not see build tools' "
-    "write options: the guards' effects do not derive from the catalogue yet (issue 13)",
-    "rm -rf ${HOME:?}/.[!.]*": "the deny rules get no spellings for ${HOME:?} next to a "
-    "bracket glob (gateway/validator/deny.py _argv_of): phase 2 asks (GW202)",
 }
 
 
