@@ -228,6 +228,34 @@ def glob_match(pattern: str, path: str) -> bool:
     return _glob_regex(pattern).match(path) is not None
 
 
+class _GroupMatcher:
+    """match(text) like one compiled regex of `patterns` (case-insensitive, whole string),
+    with the patterns that hold no wildcard looked up in a set: most secret names are
+    literal, and compiling them into the regex cost several ms of every hook call."""
+
+    __slots__ = ("literal", "split", "rx")
+
+    def __init__(self, patterns):
+        self.literal = frozenset(p.lower() for p in patterns if "*" not in p and "?" not in p)
+        # one `*` (not `**`), no `?`: a prefix and a suffix around a part without "/"
+        self.split = tuple(tuple(p.lower().split("*")) for p in patterns
+                           if p.count("*") == 1 and "?" not in p)
+        globs = [p for p in patterns if ("*" in p or "?" in p)
+                 and not (p.count("*") == 1 and "?" not in p)]
+        self.rx = _compile_globs(globs) if globs else None
+
+    def match(self, text):
+        low = text.lower()
+        if low in self.literal:
+            return True
+        n = len(low)
+        for pre, suf in self.split:
+            if (n >= len(pre) + len(suf) and low.startswith(pre) and low.endswith(suf)
+                    and "/" not in low[len(pre):n - len(suf)]):
+                return True
+        return None if self.rx is None else self.rx.match(text)
+
+
 def _secret_prefilter(policy):
     """((n, regex) per number of trailing components, lower-cased secret dirs), built once per
     policy object: one regex match per path instead of one per pattern. It only answers
@@ -243,7 +271,7 @@ def _secret_prefilter(policy):
     for pat in patterns:
         # 0: a pattern with ** matches any trailing part of the path (.git/**/config)
         groups.setdefault(0 if "**" in pat else pat.count("/") + 1, []).append(pat)
-    fast = (tuple((n, _compile_globs(pats)) for n, pats in sorted(groups.items())),
+    fast = (tuple((n, _GroupMatcher(pats)) for n, pats in sorted(groups.items())),
             frozenset(d.lower() for d in dirs))
     try:
         policy._gw_secret_prefilter = (patterns, dirs, fast)
