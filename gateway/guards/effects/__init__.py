@@ -46,10 +46,9 @@ Stdlib only (hook path); it does not need the policy.
 
 The package:
 
-* `_core`     `analyze`, `Effects`, `Write`, the routing tables (`PURE`, `WRAPPERS`, `RUNNERS`,
-              `SHELLS`, `INTERPRETERS`, `CODE_BUILTINS`, `GIT_COMMIT_LIKE`/`GIT_PUSH_LIKE`...),
-              cd following, redirections, recorded writes, brace and glob expansion, and the
-              dispatch of each simple command (`_argv`)
+* `_core`     `analyze`, `Effects`, `Write`, cd following, redirections, recorded writes,
+              brace and glob expansion, the dispatch of each simple command (`_argv`, routed
+              by the rules' effects model) and the `flags` derivation of catalogue entries
 * `git`       git: global options, read-only subcommands and forms, commit/push, `git config`,
               working-tree rewrites (`GIT_COMMANDS` and the other git tables)
 * `programs`  programs whose effect depends on their arguments (rm, cp/mv/ln/install, dd, tee,
@@ -61,24 +60,14 @@ only), so the PreToolUse hook loads no more than the commands it sees.
 """
 
 from gateway.guards.effects._core import (
-    AGENT_PROGRAMS,
-    CODE_BUILTINS,
-    GIT_COMMIT_LIKE,
-    GIT_PUSH_LIKE,
-    INTERPRETERS,
     MAX_COMMAND,
-    PURE,
-    RUNNERS,
-    SHELLS,
-    SYSTEM_DIRS,
-    WRAPPERS,
     Effects,
     Write,
     analyze,
+    default_model,
     gateway_paths,
     trusted_program,
 )
 
-__all__ = ["AGENT_PROGRAMS", "CODE_BUILTINS", "GIT_COMMIT_LIKE", "GIT_PUSH_LIKE", "INTERPRETERS",
-           "MAX_COMMAND", "PURE", "RUNNERS", "SHELLS", "SYSTEM_DIRS", "WRAPPERS", "Effects",
-           "Write", "analyze", "gateway_paths", "trusted_program"]
+__all__ = ["MAX_COMMAND", "Effects", "Write", "analyze", "default_model", "gateway_paths",
+           "trusted_program"]
