@@ -9,7 +9,7 @@ wrappers.py for wrappers, runners, shells and interpreters."""
 import os
 import posixpath
 
-from gateway.paths import lexical, physical
+from gateway.paths import SPECIAL_OK, lexical, physical
 
 # --- tables ---------------------------------------------------------------------------------
 # The command knowledge (which programs are read-only, what writers write, wrappers, runners,
@@ -19,7 +19,6 @@ from gateway.paths import lexical, physical
 # the shell: redirections, cd following, expansions.
 
 _OUTPUT_OPS = frozenset((">", ">>", ">|", "&>", "&>>", "<>", ">&"))
-_HARMLESS_TARGETS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"))
 _MAX_DEPTH = 4
 #: Longer commands are not parsed: bashlex needs seconds and hundreds of MB per MB of text
 #: (a hook that times out gives no decision). The core asks for them anyway (GW003).
@@ -582,7 +581,7 @@ def _redirect(eff, r, env):
         expanded = _expand_words([target], env) if value is None else None
         if expanded:
             for v in expanded:
-                if v not in _HARMLESS_TARGETS:
+                if v not in SPECIAL_OK:
                     _write(eff, v, f"redirection {r.op}", env)
             return
         if value is None:
@@ -591,7 +590,7 @@ def _redirect(eff, r, env):
             eff.unresolved.append(why)
             return
         return _write(eff, value, f"redirection {r.op}", env)
-    if target.value in _HARMLESS_TARGETS or target.value.startswith("/dev/fd/"):
+    if target.value in SPECIAL_OK or target.value.startswith("/dev/fd/"):
         return
     _write(eff, target.value, f"redirection {r.op}", env)
 
@@ -599,6 +598,8 @@ def _redirect(eff, r, env):
 def _write(eff, target, via, env, tree=False, into=()):
     """Record a write of `target`; `into`: basenames that land inside it when it is a
     directory (cp/mv/ln/install into a directory)."""
+    if target in SPECIAL_OK:
+        return  # the devices the validator lets anything write (gateway.paths.SPECIAL_OK)
     if env.cwds is None and not target.startswith("/"):
         eff.writes.append(Write(target, via, tree, ()))
         eff.unknown.append(f"{via} writes {target!r} in a directory that cannot be known")
