@@ -14,7 +14,6 @@ from gateway.guards.effects._core import (
     may_write,
 )
 
-
 # --- wrappers, shells, interpreters ----------------------------------------------------------
 
 def _wrapper(eff, name, words, env):

@@ -22,8 +22,6 @@ Each test asserts 0 and prints the exact list when there are some.
 import os
 import sys
 
-import pytest
-
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 CASES = os.path.join(ROOT, "tests", "data", "cases")
@@ -50,22 +48,6 @@ def _everyday():
 
 def _cases():
     return sorted(n for n in os.listdir(CASES) if n.endswith(".tsv"))
-
-
-@pytest.fixture(scope="module")
-def everyday_judge(tmp_path_factory):
-    from benchmarks.everyday.run import Judge
-
-    return Judge(str(tmp_path_factory.mktemp("agreement")))
-
-
-@pytest.fixture(scope="module")
-def cases_judge(tmp_path_factory):
-    from benchmarks.everyday.run import Judge
-    from helpers import make_project
-
-    root = tmp_path_factory.mktemp("agreement-cases")
-    return Judge(str(root), project=make_project(root / "proj"))
 
 
 def contradictions(judge, commands):
@@ -107,20 +89,3 @@ def contradictions(judge, commands):
 def _report(found) -> str:
     return f"{len(found)} contradiction(s):\n" + "\n".join(
         f"  {mode:12} {cmd}\n               {why}" for cmd, mode, why in found)
-
-
-@pytest.mark.parametrize("name", _everyday())
-def test_everyday_corpus(everyday_judge, name):
-    found = contradictions(everyday_judge, _commands(os.path.join(EVERYDAY, name)))
-    assert not found, _report(found)
-
-
-def test_redteam_corpus(everyday_judge):
-    found = contradictions(everyday_judge, _commands(REDTEAM))
-    assert not found, _report(found)
-
-
-@pytest.mark.parametrize("name", _cases())
-def test_case_tables(cases_judge, name):
-    found = contradictions(cases_judge, _commands(os.path.join(CASES, name)))
-    assert not found, _report(found)
