@@ -56,6 +56,7 @@ PARSING = {
     "wait": "evaluates a subscript (wait -n 'a[$(cmd)]') (_core)",
     "let": "evaluates arithmetic (_core)",
     "locale": "a word-issue kind of the shell parser ($\"text\"), not the program (_core)",
+    "script": "a field of Effects (the top-level parse), not the program",
     "tree": "a field of Effects.as_dict (a write covers a whole tree), not the program",
     # how a wrapper's own options work
     "env": "env -S runs a command line, env -C changes directory, NAME=value (wrappers)",
