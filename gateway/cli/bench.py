@@ -347,6 +347,7 @@ def measure_batch(project, lines, rounds=3) -> dict:
     saved = sys.stdout
     for _ in range(rounds):
         phase2_syntax._MEMO.clear()
+        phase2_syntax._MEMO_LONG.clear()
         sys.stdout = _Null()
         try:
             t0, c0 = time.perf_counter(), time.process_time()
@@ -389,6 +390,7 @@ def measure_growth(project, sizes_kb=(1, 2, 4, 8, 16, 30)) -> dict:
             best = None
             for _ in range(2 if kb >= 16 else 3):
                 phase2_syntax._MEMO.clear()
+                phase2_syntax._MEMO_LONG.clear()
                 t0 = time.perf_counter()
                 v = validate(cmd, project, project, policy, "Bash", settings)
                 d = time.perf_counter() - t0

@@ -68,7 +68,8 @@ def _argv_of(cmd, home):
         if w.literal:
             out.append(w.value)
             continue
-        kinds = {k for k, _ in w.issues}
+        # a `!` is literal in the non-interactive bash the client runs (no history expansion)
+        kinds = {k for k, _ in w.issues} - {sw.HISTORY}
         alts = None
         if sw.PARAM in kinds and kinds <= {sw.PARAM, sw.TILDE, sw.GLOB, sw.BRACE}:
             # (an unquoted ${...} also reports a brace)

@@ -45,17 +45,28 @@ _DEV_NULL = "/dev/null"
 
 # Parses of recent texts, for long-running callers (`check --batch`, `serve`): a Script is a
 # pure function of the text and nothing downstream mutates it, and bashlex is most of the cost
-# of a decision. Bounded in entries and in the length of the texts it keeps.
+# of a decision. Bounded in entries and in the length of the texts it keeps; a longer text
+# (up to the hooks' MAX_COMMAND) is kept in a slot of its own, the last two only, so that one
+# hook call that judges it twice (PreToolUse: the validator, then the guards' analysis) parses
+# it once.
 _MEMO = {}
 _MEMO_ENTRIES = 1024
 _MEMO_MAX_TEXT = 2048
+_MEMO_LONG = {}
+_MEMO_LONG_ENTRIES = 2
+
+
+def memo_get(text):
+    """The kept parse of exactly this text (a Script or a ShellParseError), or None."""
+    hit = _MEMO.get(text)
+    return hit if hit is not None else _MEMO_LONG.get(text)
 
 
 def parse(ctx):
     """Parse ctx.text once; the result (or the error) stays on ctx."""
     if ctx.script is None and ctx.parse_error is None:
         text = ctx.text
-        hit = _MEMO.get(text)
+        hit = memo_get(text)
         if hit is None:
             try:
                 hit = shell.parse(text)
@@ -63,10 +74,11 @@ def parse(ctx):
                 hit = exc
                 # only its message and kind are used: keep no parser frames alive
                 hit.__traceback__ = hit.__context__ = hit.__cause__ = None
-            if len(text) <= _MEMO_MAX_TEXT:
-                if len(_MEMO) >= _MEMO_ENTRIES:
-                    _MEMO.pop(next(iter(_MEMO)), None)  # the oldest entry
-                _MEMO[text] = hit
+            memo, limit = ((_MEMO, _MEMO_ENTRIES) if len(text) <= _MEMO_MAX_TEXT
+                           else (_MEMO_LONG, _MEMO_LONG_ENTRIES))
+            if len(memo) >= limit:
+                memo.pop(next(iter(memo)), None)  # the oldest entry
+            memo[text] = hit
         if isinstance(hit, shell.ShellParseError):
             ctx.parse_error = hit
         else:

@@ -22,6 +22,7 @@ def _calls(judge, command) -> int:
     from gateway.validator import phase2_syntax
 
     phase2_syntax._MEMO.clear()
+    phase2_syntax._MEMO_LONG.clear()
     count = 0
 
     def prof(frame, event, arg):

@@ -71,9 +71,11 @@ def _catastrophic(values, word, home):
         norm = "/" + os.path.normpath(v).lstrip("/") if v.startswith("/") else v
         if norm in (h, "/"):
             return True
-    # an unmatched or matched glob of every (hidden) entry of home or of /
+    # an unmatched or matched glob of every (hidden) entry of home or of / (`.[!.]*` is every
+    # hidden entry but those starting with two dots: ~/.ssh, ~/.config... all of them)
     return any(word.endswith(t) and word[:-len(t)].strip('"').rstrip("/") in (
-        "$HOME", "${HOME}", "~", "${HOME:?}", "${HOME%/}") for t in ("/*", "/.*", '"/*'))
+        "$HOME", "${HOME}", "~", "${HOME:?}", "${HOME%/}")
+        for t in ("/*", "/.*", '"/*', "/.[!.]*"))
 
 
 @budget(150)

@@ -278,8 +278,8 @@ def _validators_parse(command):
     import sys
 
     phase2 = sys.modules.get("gateway.validator.phase2_syntax")
-    memo = getattr(phase2, "_MEMO", None)
-    return memo.get(command) if isinstance(memo, dict) else None
+    memo_get = getattr(phase2, "memo_get", None)
+    return memo_get(command) if callable(memo_get) else None
 
 
 _DIR_BUILTINS = ("cd", "pushd", "popd")

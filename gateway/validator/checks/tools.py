@@ -92,7 +92,11 @@ def ln(ctx, spec, words, cwd):
                        if o.name in ("-t", "--target-directory") and o.value), None)
     if not pos:
         return ctx.ask(PHASE, "GW712", "ln without a target", rule="catalogue:ln"), [], []
+    # a directory the links are made in gets a new entry: it is written (like cp -t DIR),
+    # so the protected paths apply to it (ln -s -t .claude x)
+    into = []
     if target_dir is not None:
+        into = [target_dir]
         targets, links = pos, [os.path.join(target_dir, os.path.basename(t.rstrip("/")))
                                for t in pos]
     elif len(pos) == 1:
@@ -102,6 +106,7 @@ def ln(ctx, spec, words, cwd):
         targets, links = pos[:1], pos[1:]
     else:
         targets = pos[:-1]
+        into = [pos[-1]]
         links = [os.path.join(pos[-1], os.path.basename(t.rstrip("/"))) for t in targets]
     cands = []
     for t, link in zip(targets, links, strict=True):
@@ -111,7 +116,7 @@ def ln(ctx, spec, words, cwd):
             cands.append(t)
     cands += [o.value for o in args.options if o.value is not None
               and o.name not in spec.text_flags]
-    return None, cands + links, list(links)
+    return None, cands + links + into, list(links) + into
 
 
 # --- make --------------------------------------------------------------------------------
