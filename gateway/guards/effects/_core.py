@@ -971,6 +971,10 @@ def _argv(eff, words, env):
             argv = [lname] + expanded
         if env.extra and not pure(spec):
             eff.unknown.append(f"{lname} gets more arguments at run time (xargs, find -exec)")
+        if pure(spec) and not writer:
+            # no option of it writes or runs a program: whatever a computed word expands to
+            # (`echo "$HOME"`), it reads and prints; its literal options are still judged
+            return check(eff, [lname] + [w.value for w in words[1:] if w.literal], env, spec)
         if not _literal(eff, words[1:], lname):
             # a writer (or a command that writes with these options) whose targets may be
             # any of the computed words (an unquoted one may even be several)
