@@ -61,10 +61,12 @@ def load_corpus(only=None):
 class Judge:
     """Both hooks' decisions for a command in the sample project."""
 
-    def __init__(self, root):
+    def __init__(self, root, project=None):
         from benchmarks.everyday.project import build
 
-        self.project = build(root)
+        # `project`: judge in an existing project instead (tests/agreement: the test cases'
+        # sample project)
+        self.project = project or build(root)
         home = os.path.join(os.path.realpath(root), "home")
         self.env = dict(os.environ, HOME=home, GATEWAY_AUDIT_LOG="off",
                         GATEWAY_USER_RULES=os.path.join(home, "no-rules.yaml"),

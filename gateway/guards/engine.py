@@ -293,7 +293,7 @@ def _bash_judged(req, state):
              + ("every file it reads is known, no secret among them"
                 if exposure.decision is ALLOW
                 else f"it may read a secret ({exposure.code}: {exposure.message})"))
-    effects = analyze(command, req.cwd)
+    effects = analyze(command, req.cwd, policy=policy)
     surface = files.Surface(req.roots, policy, req.env)
     autorun = None
     tree_ask = None

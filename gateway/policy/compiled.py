@@ -37,7 +37,7 @@ class CommandSpec:
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global",
                  "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats",
-                 "subcommand_help")
+                 "subcommand_help", "effects", "output_flags", "tree_flags")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -84,6 +84,12 @@ class CommandSpec:
         self.shared = data.get("shared")
         # a formatter's or fixer's file types (base-name globs): what it rewrites in a tree
         self.formats = tuple(data.get("formats", ()))
+        # the effects analysis: how it reads this entry (None: not known to be read-only),
+        # options whose value is written even where the validator asks for them, and options
+        # that make the positional writes cover whole trees
+        self.effects = data.get("effects")
+        self.output_flags = frozenset(data.get("output_flags", ()))
+        self.tree_flags = frozenset(data.get("tree_flags", ()))
         subs = data.get("subcommands")
         self.subcommands = _SubSpecs(name, subs, self.shared) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")
@@ -193,6 +199,16 @@ class Policy:
         self._catalogue = data["catalogue"]
         self._specs = {}
         self.deny_rules = tuple(data["deny"])
+        self._effects = None
+
+    @property
+    def effects(self):
+        """The effects model (gateway.policy.effects.Model) of this policy, built once."""
+        if self._effects is None:
+            from gateway.policy.effects import Model
+
+            self._effects = Model(self)
+        return self._effects
 
     def command(self, name: str):
         """The catalogue entry for `name`, or None when the command is unknown."""

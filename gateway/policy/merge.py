@@ -20,6 +20,7 @@ _LOOSENING = {
     "catalogue": "adds commands that run without asking",
     "floors": "changes the security floors",
     "remove": "removes entries",
+    "effects": "changes what commands are known to write",
 }
 
 
@@ -44,6 +45,13 @@ def empty() -> dict:
         "autorun": [],
         "catalogue": {},
         "deny": [],
+        "effects": {"programs": {}, "runners": {}, "shells": [], "interpreters": [],
+                    "interpreter_prefixes": [], "code_builtins": [], "agents": [],
+                    "agent_info": [], "version_words": [],
+                    "git": {"commands": [], "commits": [], "publishes": [], "worktree": [],
+                            "read": [], "unsafe_options": [], "output_options": [],
+                            "global_value_flags": [],
+                            "global_flags": []}},
     }
 
 
@@ -153,6 +161,27 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
             _collect_examples(m, layer, name, data)
             p["catalogue"][name] = data
             m.provenance[f"catalogue:{name}"] = origin
+    if model.effects is not None:  # built-in and user layers only (_LOOSENING)
+        eff = p["effects"]
+        fields = model.effects.model_fields_set
+        for name, entry in model.effects.programs.items():
+            data = entry.model_dump(by_alias=True, exclude_none=True)
+            data.pop("examples", None)
+            eff["programs"][name] = data
+            m.provenance[f"effects.programs:{name}"] = origin
+        for name, w in model.effects.runners.items():
+            eff["runners"][name] = w.model_dump()
+        for key in ("shells", "interpreters", "interpreter_prefixes", "code_builtins",
+                    "agents", "version_words"):
+            if key in fields:
+                _union(eff[key], getattr(model.effects, key), f"effects.{key}", origin,
+                       m.provenance)
+        for info in model.effects.agent_info:
+            if info not in eff["agent_info"]:
+                eff["agent_info"].append(list(info))
+        if "git" in fields:
+            for key, value in model.effects.git.model_dump().items():
+                _union(eff["git"][key], value, f"effects.git.{key}", origin, m.provenance)
     if model.deny is not None:
         ids = {r["id"] for r in p["deny"]}
         for i, rule in enumerate(model.deny):

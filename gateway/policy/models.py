@@ -95,6 +95,11 @@ class Wrapper(_Strict):
     value_flags: list[str] = []
     skip_positionals: int = Field(default=0, ge=0, le=4)
     skip_assignments: bool = False
+    # never read-only itself (other privileges, lifetime or process image: sudo, nohup,
+    # watch): the effects analysis still looks at the command it runs
+    runner: bool = False
+    # its arguments are joined by spaces and run as shell code (eval, watch)
+    joined: bool = False
 
     _v = field_validator("value_flags")(lambda cls, v: _check_flags(v))
 
@@ -145,6 +150,14 @@ CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-a
           # build, test and package tools (checks/build.py)
           "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
           "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install")
+
+# How the effects analysis (gateway/guards/effects/) reads an entry: `flags` derives what the
+# command writes from the entry's own lists (writes/edit, write_flags, output_flags,
+# tree_flags, unsafe_flags, the safe_flags allowlist); `read` reads and prints only,
+# whatever its options; the others name a handler in gateway/guards/effects/ (parsing that
+# cannot be data: cp's destinations, sed's in-place option, find's actions, git).
+EFFECTS = ("flags", "read", "copy", "move", "link", "install", "dd", "sed", "awk", "find",
+           "xxd", "uniq", "git", "gateway")
 
 
 class CommandEntry(_Strict):
@@ -208,10 +221,19 @@ class CommandEntry(_Strict):
     # a formatter's (or fixer's) file types, as base-name globs: what it rewrites below the
     # directories it is given (checks/build.py)
     formats: list[str] = []
+    # what the effects analysis (both hooks) derives from this entry; absent: the command is
+    # not known to be read-only (see EFFECTS)
+    effects: str | None = None
+    # options whose value is a file the command writes, also where the validator does not
+    # allow them (they are in unsafe_flags too: sort -o): the guards see the write
+    output_flags: list[str] = []
+    # options that make the writes of the positional paths cover whole trees (rm -r, chmod -R)
+    tree_flags: list[str] = []
     examples: Examples | None = None
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
-                         "config_flags", "optional_flags", "info_flags", "subcommand_help")(
+                         "config_flags", "optional_flags", "info_flags", "subcommand_help",
+                         "output_flags", "tree_flags")(
         lambda cls, v: _check_flags(v))
     _flat = field_validator("value_flags", "text_flags", "unsafe_flags", "safe_flags",
                             "options", mode="before")(lambda cls, v: _flatten(v))
@@ -220,6 +242,13 @@ class CommandEntry(_Strict):
     @classmethod
     def _flags_or_none(cls, v):
         return v if v is None else _check_flags(v)
+
+    @field_validator("effects")
+    @classmethod
+    def _known_effects(cls, v):
+        if v is not None and v not in EFFECTS:
+            raise ValueError(f"unknown effects {v!r}; known: {', '.join(EFFECTS)}")
+        return v
 
     @field_validator("check")
     @classmethod
@@ -243,6 +272,50 @@ class CommandEntry(_Strict):
             # text flags take a value too; list them in value_flags as well
             object.__setattr__(self, "value_flags", list(self.value_flags) + sorted(missing))
         return self
+
+
+class GitEffects(_Strict):
+    """What git's subcommands do, beyond the catalogue's git entry (which lists the ones the
+    validator may allow): every git command, the ones that create or publish commits, the
+    ones that rewrite working-tree files, and options of read-only ones that run a program."""
+
+    commands: list[str] = []
+    commits: list[str] = []
+    publishes: list[str] = []
+    worktree: list[str] = []
+    # read-only whatever their arguments (apart from unsafe_options), not in the catalogue
+    read: list[str] = []
+    unsafe_options: list[str] = []
+    output_options: list[str] = []
+    # global options (before the subcommand) beyond the catalogue's git `global` block
+    global_value_flags: list[str] = []
+    global_flags: list[str] = []
+
+
+class Effects(_Strict):
+    """The effects model's own data (rules/effects.yaml): what the catalogue does not
+    describe. A name is described here or in the catalogue, never both."""
+
+    # programs the catalogue does not list (the validator asks for them), described with the
+    # catalogue's fields; each has `effects`
+    programs: dict[str, CommandEntry] = {}
+    # programs that run a command given in their arguments and are never read-only themselves
+    # and that are not among the `wrappers`: name -> the same fields as a wrapper
+    runners: dict[str, Wrapper] = {}
+    # shells: `-c CODE` is analysed, a script or standard input is not visible
+    shells: list[str] = []
+    # interpreters beyond the `interpreters` table (never read-only but for --version), and
+    # name prefixes that are interpreters too (python3.14, ruby3.2)
+    interpreters: list[str] = []
+    interpreter_prefixes: list[str] = []
+    # builtins beyond `shell_builtins` that run code or change how later commands run
+    code_builtins: list[str] = []
+    # programs that start another agent session, and their arguments that only print
+    agents: list[str] = []
+    agent_info: list[list[str]] = []
+    # words that alone print an interpreter's version (`node --version`)
+    version_words: list[str] = []
+    git: GitEffects = GitEffects()
 
 
 class DenyExamples(_Strict):
@@ -337,6 +410,7 @@ class RulesFile(BaseModel):
     catalogue: dict[str, CommandEntry] | None = None
     deny: list[DenyRule] | None = None
     remove: Removals | None = None
+    effects: Effects | None = None
 
     @field_validator("containment_dirs", "project_bin_dirs")
     @classmethod

@@ -48,7 +48,7 @@ def apply(ctx, verdict, mode):
         return verdict
     from gateway.guards.effects import analyze
 
-    effects = analyze(ctx.text, ctx.cwd)
+    effects = analyze(ctx.text, ctx.cwd, policy=ctx.policy)
     if effects.readonly:
         ctx.step("mode", "pass", "", f"{mode or 'plan'} mode: the command writes nothing")
         return verdict

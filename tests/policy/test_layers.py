@@ -43,7 +43,7 @@ def _decide(policy, command, project):
 
 def test_builtin_rules_load():
     m = merge(None, {"GATEWAY_USER_RULES": "/nonexistent"})
-    assert [layer for layer, _ in m.sources] == ["builtin", "builtin", "builtin"]
+    assert [layer for layer, _ in m.sources] == ["builtin"] * 4  # default, catalogue, deny, effects
     assert "git" in m.policy["catalogue"]
 
 

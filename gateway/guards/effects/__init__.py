@@ -34,7 +34,8 @@ the home directory. The result, `Effects`, says:
              (`gateway install|uninstall`).
 
 `Effects.readonly` is true only when none of these apply. What it refuses (never read-only):
-any program not in the read-only table below, every interpreter except a bare --version,
+any program the rules do not describe, an option a catalogue entry marks unsafe or does not
+list in its allowlist, every interpreter except a bare --version,
 `sh -c` with a computed string, here-documents fed to an interpreter or shell, `source`,
 `eval`, `exec`, functions, `export`/`declare`, assignments, `sudo` and friends, `nohup`,
 `watch`, `flock`, `strace`, tar/zip/curl/wget/make/npm and every build tool, git subcommands
@@ -42,18 +43,22 @@ outside the read-only list, options that make a reader write or run programs (`s
 `sort --compress-program`, `rg --pre`, `find -exec` of a writer, `date -s`, `file -C`,
 `git diff --ext-diff`, `git grep -O`...), and anything it cannot parse.
 
-Stdlib only (hook path); it does not need the policy.
+What programs do is data, not code: `analyze(command, cwd, policy=...)` reads the policy the
+validator uses (rules/catalogue.yaml entries' `effects`, `output_flags`, `tree_flags`;
+rules/default.yaml's wrappers, interpreters, builtins and system directories; rules/
+effects.yaml for what the validator never allows) through `policy.effects`
+(gateway.policy.effects.Model). Without a policy it loads the built-in and user rules; when
+they cannot be loaded nothing is known (every program unknown). Stdlib only (hook path).
 
 The package:
 
-* `_core`     `analyze`, `Effects`, `Write`, the routing tables (`PURE`, `WRAPPERS`, `RUNNERS`,
-              `SHELLS`, `INTERPRETERS`, `CODE_BUILTINS`, `GIT_COMMIT_LIKE`/`GIT_PUSH_LIKE`...),
-              cd following, redirections, recorded writes, brace and glob expansion, and the
-              dispatch of each simple command (`_argv`)
+* `_core`     `analyze`, `Effects`, `Write`, cd following, redirections, recorded writes,
+              brace and glob expansion, the dispatch of each simple command (`_argv`, routed
+              by the rules' effects model) and the `flags` derivation of catalogue entries
 * `git`       git: global options, read-only subcommands and forms, commit/push, `git config`,
-              working-tree rewrites (`GIT_COMMANDS` and the other git tables)
-* `programs`  programs whose effect depends on their arguments (rm, cp/mv/ln/install, dd, tee,
-              sed, awk, find, sort, uniq, xxd, tree, date, hostname, file, rg...) and `gateway`
+              working-tree rewrites (the names from the rules)
+* `programs`  the handlers an entry's `effects` names: cp/mv/ln/install, dd, sed, awk, find,
+              xxd, uniq, and `gateway`
 * `wrappers`  wrappers, runners, shells and interpreters
 
 The handler modules are imported when a command first needs one (a `git status` loads `git`
@@ -61,24 +66,14 @@ only), so the PreToolUse hook loads no more than the commands it sees.
 """
 
 from gateway.guards.effects._core import (
-    AGENT_PROGRAMS,
-    CODE_BUILTINS,
-    GIT_COMMIT_LIKE,
-    GIT_PUSH_LIKE,
-    INTERPRETERS,
     MAX_COMMAND,
-    PURE,
-    RUNNERS,
-    SHELLS,
-    SYSTEM_DIRS,
-    WRAPPERS,
     Effects,
     Write,
     analyze,
+    default_model,
     gateway_paths,
     trusted_program,
 )
 
-__all__ = ["AGENT_PROGRAMS", "CODE_BUILTINS", "GIT_COMMIT_LIKE", "GIT_PUSH_LIKE", "INTERPRETERS",
-           "MAX_COMMAND", "PURE", "RUNNERS", "SHELLS", "SYSTEM_DIRS", "WRAPPERS", "Effects",
-           "Write", "analyze", "gateway_paths", "trusted_program"]
+__all__ = ["MAX_COMMAND", "Effects", "Write", "analyze", "default_model", "gateway_paths",
+           "trusted_program"]

@@ -9,86 +9,16 @@ wrappers.py for wrappers, runners, shells and interpreters."""
 import os
 import posixpath
 
-from gateway.paths import lexical, physical
+from gateway.paths import SPECIAL_OK, lexical, physical
 
 # --- tables ---------------------------------------------------------------------------------
-
-#: Programs that cannot write files or run other programs, whatever their arguments.
-PURE = frozenset("""
-ls cat head tail wc stat du df realpath readlink basename dirname sha1sum sha224sum sha256sum
-sha384sum sha512sum md5sum b2sum cksum sum od hexdump strings nl cmp comm join paste column rev
-tac fold expand unexpand cut tr fmt echo printf true false : pwd whoami id groups uname nproc
-sleep seq test [ which whereis type grep egrep fgrep zgrep diff diff3 jq yes printenv locale
-getconf tty logname arch zcat bzcat xzcat lsblk free uptime cd pushd popd set unset wait
-""".split())
-
-#: An absolute command path in these directories is judged as its basename.
-SYSTEM_DIRS = frozenset(("/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin",
-                         "/opt/homebrew/bin", "/opt/local/bin", "/usr/lib/git-core",
-                         "/usr/libexec/git-core"))
-
-#: Wrappers that run the command after their own options (name -> options taking a value).
-WRAPPERS = {
-    "command": frozenset(),
-    "builtin": frozenset(),
-    "nice": frozenset(("-n", "--adjustment")),
-    "ionice": frozenset(("-c", "-n", "-p", "-P", "-u", "--class", "--classdata")),
-    "time": frozenset(("-f", "--format", "-o", "--output")),
-    "timeout": frozenset(("-s", "--signal", "-k", "--kill-after")),
-    "stdbuf": frozenset(("-i", "-o", "-e", "--input", "--output", "--error")),
-    "setsid": frozenset(),
-    "unbuffer": frozenset(),
-    "caffeinate": frozenset(("-t", "-w")),
-    "env": frozenset(("-u", "--unset")),
-    "xargs": frozenset(("-a", "-d", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "-P", "-s",
-                        "--arg-file", "--delimiter", "--max-args", "--max-procs",
-                        "--max-lines", "--replace", "--eof", "--process-slot-var")),
-}
-
-SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh",
-                    "tcsh", "busybox", "posh"))
-INTERPRETERS = frozenset(("python", "python2", "python3", "pypy", "pypy3", "node", "nodejs",
-                          "deno", "bun", "perl", "ruby", "php", "lua", "luajit", "tclsh",
-                          "wish", "rscript", "r", "julia", "osascript", "powershell", "pwsh",
-                          "expect", "guile", "racket", "sbcl", "ghci", "runghc", "scala",
-                          "groovy", "jshell", "irb", "erl", "elixir", "iex", "swift"))
-
-#: Programs that run a command given in their arguments but are never read-only themselves
-#: (other privileges, lifetime or process image): name -> (options taking a value, whether
-#: the arguments are joined into shell code, as eval and watch do). The command they run is
-#: analysed as well, so what it writes, commits or pushes is seen.
-RUNNERS = {
-    "exec": (frozenset(("-a",)), False),
-    "nohup": (frozenset(), False),
-    "sudo": (frozenset(("-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R",
-                        "--user", "--group", "--host", "--prompt", "--close-from", "--chdir",
-                        "--role", "--type", "--other-user", "--command-timeout", "--chroot")),
-             False),
-    "doas": (frozenset(("-u", "-C")), False),
-    "chronic": (frozenset(), False),
-    "eval": (frozenset(), True),
-    "watch": (frozenset(("-n", "--interval", "-d", "-q", "--equexit", "--differences")), True),
-}
-
-#: Programs that start another agent session (which would carry no registered role).
-AGENT_PROGRAMS = frozenset(("claude", "claude-code"))
-_AGENT_INFO = (["--version"], ["-v"], ["--help"], ["-h"])
-
-#: Commands that run code given to them, or change how later commands run.
-CODE_BUILTINS = frozenset(("source", ".", "eval", "exec", "trap", "alias", "unalias",
-                           "enable", "export", "declare", "typeset", "local", "readonly",
-                           "shopt", "hash", "coproc", "fc", "history", "bind", "complete",
-                           "function"))
-
-#: Git subcommands that create commits on a branch (or rewrite them) ...
-GIT_COMMIT_LIKE = frozenset(("commit", "commit-tree", "merge", "pull", "rebase", "cherry-pick",
-                             "revert", "am", "update-ref", "filter-branch", "filter-repo",
-                             "replace", "fast-import", "replay", "quiltimport"))
-#: ... or publish them.
-GIT_PUSH_LIKE = frozenset(("push", "send-pack", "http-push", "svn", "p4", "send-email"))
+# The command knowledge (which programs are read-only, what writers write, wrappers, runners,
+# shells, interpreters, builtins, git's subcommands) is data: rules/catalogue.yaml,
+# rules/default.yaml and rules/effects.yaml, compiled into the policy the validator uses and
+# read here through its effects model (gateway.policy.effects.Model). What stays here is
+# the shell: redirections, cd following, expansions.
 
 _OUTPUT_OPS = frozenset((">", ">>", ">|", "&>", "&>>", "<>", ">&"))
-_HARMLESS_TARGETS = frozenset(("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"))
 _MAX_DEPTH = 4
 #: Longer commands are not parsed: bashlex needs seconds and hundreds of MB per MB of text
 #: (a hook that times out gives no decision). The core asks for them anyway (GW003).
@@ -177,32 +107,42 @@ class Effects:
 class _Env:
     """Where a command runs and how it was reached."""
 
-    __slots__ = ("cwds", "depth", "extra", "home")
+    __slots__ = ("cwds", "depth", "extra", "home", "model")
 
-    def __init__(self, cwds, depth=0, extra=False, home="/"):
+    def __init__(self, cwds, depth=0, extra=False, home="/", model=None):
         self.cwds = cwds  # tuple of absolute directories, or None when unknown
         self.depth = depth
         self.extra = extra  # more arguments arrive at run time (xargs, find -exec)
         self.home = home
+        self.model = model  # gateway.policy.effects.Model: what the rules say commands do
 
     def derive(self, cwds=False, extra=None):
         return _Env(self.cwds if cwds is False else cwds, self.depth,
-                    self.extra if extra is None else extra, self.home)
+                    self.extra if extra is None else extra, self.home, self.model)
+
+    def nested(self, cwds=False):
+        """The environment of code this command runs (one level deeper)."""
+        return _Env(self.cwds if cwds is False else cwds, self.depth + 1, self.extra,
+                    self.home, self.model)
 
 
 _UNSET = object()
 
 
-def analyze(command, cwd, home=None, _depth=0, _cwds=_UNSET) -> Effects:
+def analyze(command, cwd, home=None, _depth=0, _cwds=_UNSET, policy=None,
+            _model=None) -> Effects:
     """The effects of running `command` (a Bash command string) in directory `cwd` (None:
-    unknown, so relative write targets have no known location)."""
+    unknown, so relative write targets have no known location), as the rules of `policy`
+    (the compiled Policy the validator uses; None: the built-in and user rules) describe
+    the commands it runs."""
     eff = Effects(command if isinstance(command, str) else "")
     if not isinstance(command, str):
         eff.unknown.append("the command is not text")
         return eff
     home = home or posixpath.normpath(os.path.expanduser("~"))
     try:
-        _analyze(eff, command, cwd, home, _depth, _cwds)
+        model = _model or (policy.effects if policy is not None else default_model())
+        _analyze(eff, command, cwd, home, _depth, _cwds, model)
     except RecursionError:
         eff.unknown.append("the command nests too deeply to analyse")
         eff.commit_push_maybe.append("the command nests too deeply to analyse, so it may "
@@ -214,7 +154,20 @@ def analyze(command, cwd, home=None, _depth=0, _cwds=_UNSET) -> Effects:
     return eff
 
 
-def _analyze(eff, command, cwd, home, depth, cwds):
+def default_model():
+    """The effects model of the built-in and user rules (for callers without a policy); the
+    empty model, where nothing is known (fail closed), when the rules cannot be loaded."""
+    from gateway.policy.effects import empty
+
+    try:
+        from gateway.policy.cache import load_policy
+
+        return load_policy(None).effects
+    except Exception:
+        return empty()
+
+
+def _analyze(eff, command, cwd, home, depth, cwds, model):
     from gateway.shell.parse import ShellParseError, parse
 
     if "\x00" in command:
@@ -235,13 +188,13 @@ def _analyze(eff, command, cwd, home, depth, cwds):
     if isinstance(script, ShellParseError):
         note = f"the command cannot be parsed ({script})"
         eff.unknown.append(note)
-        if _mentions_commit_push(command):
+        if _mentions_commit_push(command, model):
             eff.commit_push_maybe.append("the command cannot be parsed and mentions git and a "
                                          "subcommand that commits or pushes")
         if cwds is _UNSET:
             cwds = (posixpath.normpath(cwd),) if cwd else None
         unresolved = len(eff.unresolved)
-        _fragments(eff, command, cwds, home, depth)
+        _fragments(eff, command, cwds, home, depth, model)
         if len(eff.unresolved) == unresolved:
             # every fragment was analysed (or is a bare test or a closing keyword): its
             # effects are what the fragments' commands do (`[[ -f x ]] && cat x` reads)
@@ -257,12 +210,12 @@ def _analyze(eff, command, cwd, home, depth, cwds):
     chain = _and_chain_cwds(script, cwds, home)
     if chain is not None:
         for cmd, where in chain:
-            _command(eff, cmd, _Env(where, depth, False, home))
+            _command(eff, cmd, _Env(where, depth, False, home, model))
         if any("${!" in w.raw or "@P}" in w.raw for c in commands for w in c.words):
             _evaluated_text(eff, [w.value for c in commands for w in c.words if w.literal],
-                            _Env(cwds, depth, False, home))
+                            _Env(cwds, depth, False, home, model))
         return
-    env = _Env(_follow_cd(script, commands, cwds, home), depth, False, home)
+    env = _Env(_follow_cd(script, commands, cwds, home), depth, False, home, model)
     for cmd in commands:
         _command(eff, cmd, env)
     if any("${!" in w.raw or "@P}" in w.raw for c in commands for w in c.words):
@@ -274,7 +227,7 @@ def _analyze(eff, command, cwd, home, depth, cwds):
 _SURFACE_WORDS = (".claude", ".git", "breezing", "gateway", "settings", "hooks")
 
 
-def _fragments(eff, command, cwds, home, depth):
+def _fragments(eff, command, cwds, home, depth, model):
     """A command bashlex cannot parse (`[[ ]]`, `time`, `case`, `for ((...))`): bash still
     runs its parts. Each top-level fragment (gateway.shell.fragments) is parsed on its own,
     after its leading compound-command words (`then`, `do`, `time`...), and its writes are
@@ -311,7 +264,7 @@ def _fragments(eff, command, cwds, home, depth):
     commands = [c for sc in scripts for c in sorted(sc.all_commands, key=lambda c: c.start)]
     if any(_dir_change(c) is not None or _unsettles_cd(c) for c in commands):
         cwds = None
-    env = _Env(cwds, depth, False, home)
+    env = _Env(cwds, depth, False, home, model)
     for cmd in commands:
         _command(eff, cmd, env)
 
@@ -614,7 +567,7 @@ def _heredoc_substitutions(eff, body, env):
 
     for code in substitutions(body):
         eff.unknown.append("a here-document runs a command substitution")
-        eff.merge(analyze(code, None, env.home, env.depth + 1, env.cwds))
+        eff.merge(analyze(code, None, env.home, env.depth + 1, env.cwds, _model=env.model))
 
 
 def _redirect(eff, r, env):
@@ -628,7 +581,7 @@ def _redirect(eff, r, env):
         expanded = _expand_words([target], env) if value is None else None
         if expanded:
             for v in expanded:
-                if v not in _HARMLESS_TARGETS:
+                if v not in SPECIAL_OK:
                     _write(eff, v, f"redirection {r.op}", env)
             return
         if value is None:
@@ -637,7 +590,7 @@ def _redirect(eff, r, env):
             eff.unresolved.append(why)
             return
         return _write(eff, value, f"redirection {r.op}", env)
-    if target.value in _HARMLESS_TARGETS or target.value.startswith("/dev/fd/"):
+    if target.value in SPECIAL_OK or target.value.startswith("/dev/fd/"):
         return
     _write(eff, target.value, f"redirection {r.op}", env)
 
@@ -645,6 +598,8 @@ def _redirect(eff, r, env):
 def _write(eff, target, via, env, tree=False, into=()):
     """Record a write of `target`; `into`: basenames that land inside it when it is a
     directory (cp/mv/ln/install into a directory)."""
+    if target in SPECIAL_OK:
+        return  # the devices the validator lets anything write (gateway.paths.SPECIAL_OK)
     if env.cwds is None and not target.startswith("/"):
         eff.writes.append(Write(target, via, tree, ()))
         eff.unknown.append(f"{via} writes {target!r} in a directory that cannot be known")
@@ -888,23 +843,17 @@ def _home_value(word, home):
     return None
 
 
-_COMMIT_PUSH_WORDS = None
-
-
-def _mentions_commit_push(text) -> bool:
+def _mentions_commit_push(text, model) -> bool:
     """Text that names git and a subcommand that commits or pushes (code the analyzer cannot
     see into: an unparseable command, an interpreter's inline code)."""
     import re
 
-    global _COMMIT_PUSH_WORDS
-    if _COMMIT_PUSH_WORDS is None:
-        _COMMIT_PUSH_WORDS = GIT_COMMIT_LIKE | GIT_PUSH_LIKE
     if not isinstance(text, str) or "git" not in text.lower():
         return False
     words = set(re.findall(r"[a-z][a-z0-9_-]*", text.lower()))
     if "git" in words:
-        return bool(words & _COMMIT_PUSH_WORDS)
-    return any(w.startswith("git-") and w[4:] in _COMMIT_PUSH_WORDS for w in words)
+        return bool(words & model.git_commit_words)
+    return any(w.startswith("git-") and w[4:] in model.git_commit_words for w in words)
 
 
 def gateway_paths():
@@ -917,13 +866,15 @@ def gateway_paths():
     return out
 
 
-def trusted_program(word) -> bool:
+def trusted_program(word, model=None) -> bool:
     """A command word that names a system program (or the gateway itself), not a file an
-    agent could have written: a bare name, or an absolute path in a system directory."""
+    agent could have written: a bare name, or an absolute path in a system directory (the
+    rules' `system_bin_dirs`)."""
     if "/" not in word:
         return True
     norm = posixpath.normpath(word)
-    return posixpath.dirname(norm) in SYSTEM_DIRS or norm in gateway_paths()
+    dirs = (model or default_model()).system_dirs
+    return posixpath.dirname(norm) in dirs or norm in gateway_paths()
 
 
 def _argv(eff, words, env):
@@ -956,10 +907,11 @@ def _argv(eff, words, env):
         eff.commit_push_maybe.append(why)
         _evaluated_text(eff, [w.value for w in words[1:] if w.literal], env)
         return
+    model = env.model
     if not first.literal:
         eff.unknown.append(f"the command name {first.raw!r} is computed")
         for w in words[1:]:  # `$GIT commit`, `$(echo git) push`
-            if w.literal and w.value.lower() in GIT_COMMIT_LIKE | GIT_PUSH_LIKE:
+            if w.literal and w.value.lower() in model.git_commit_words:
                 eff.commit_push_maybe.append(f"the computed command {first.raw!r} with "
                                              f"{w.value!r} may be git {w.value.lower()}")
                 break
@@ -967,85 +919,197 @@ def _argv(eff, words, env):
     word = first.value
     name = posixpath.basename(word) if "/" in word else word
     lname = name.lower()
-    if (lname in AGENT_PROGRAMS and [w.value for w in words[1:]] not in _AGENT_INFO) or any(
+    if (lname in model.agents and [w.value for w in words[1:]] not in model.agent_info) or any(
             w.literal and "@anthropic-ai/claude-code" in w.value for w in words[1:]):
         # a new session: no agent_id, its own session_id, so no registered role
         eff.agents.append(f"{name} starts another agent session")
-    if lname == "git" or (lname.startswith("git-") and len(lname) > 4):
-        # git-commit (a git program run directly) is `git commit`; a git elsewhere than the
-        # system directories is judged as git too (for commit/push) and is never read-only
+    spec = model.program(lname)
+    dashed = None
+    if spec is None and lname.startswith("git-") and len(lname) > 4:
+        dashed = model.program("git")  # git-commit (a git program run directly) is git commit
+        if dashed is not None and dashed.effects == "git":
+            spec = dashed
+    kind = spec.effects if spec is not None else None
+    if kind == "git":
+        # a git elsewhere than the system directories is judged as git too (for commit and
+        # push) and is never read-only
         from gateway.guards.effects.git import _git
 
-        if not trusted_program(word):
+        if not trusted_program(word, model):
             eff.unknown.append(f"{word!r} is not the system git")
-        if lname == "git":
+        if dashed is None:
             return _git(eff, words, env)
         return _git(eff, [first, _W(name[4:])] + words[1:], env)
-    if lname == "gateway":
+    if kind == "gateway":
         from gateway.guards.effects.programs import _gateway
 
-        return _gateway(eff, words, env, trusted_program(word))
-    if not trusted_program(word):
+        return _gateway(eff, words, env, trusted_program(word, model))
+    if not trusted_program(word, model):
         eff.unknown.append(f"{word!r} runs a program that is not a system command (its "
                            "effects are not visible)")
         return
     argv = [lname] + [w.value for w in words[1:]]
-    if lname in RUNNERS:
+    if lname in model.runners:
         from gateway.guards.effects.wrappers import _runner
 
         return _runner(eff, lname, words, env)
-    if lname in WRAPPERS:
+    if lname in model.wrappers:
         from gateway.guards.effects.wrappers import _wrapper
 
         return _wrapper(eff, lname, words, env)
-    if lname in PURE:
+    if kind == "read":
         return
-    if lname in CODE_BUILTINS:
+    if lname in model.code_builtins:
         eff.unknown.append(f"{lname} runs code or changes how later commands run")
         return
-    from gateway.guards.effects.programs import _CHECKS, _EXTRA_OK, _WRITERS
-
-    check = _CHECKS.get(lname)
-    if check is not None:
+    if kind is not None:
+        check = _handler(kind)
+        writer = writes_arguments(spec)
         expanded = _expand_words(words[1:], env)
         if expanded is not None:  # globs and braces: the words bash will pass
             words = [first] + [_W(v) for v in expanded]
             argv = [lname] + expanded
-        if env.extra and lname not in _EXTRA_OK:
+        if env.extra and not pure(spec):
             eff.unknown.append(f"{lname} gets more arguments at run time (xargs, find -exec)")
+        if pure(spec) and not writer:
+            # no option of it writes or runs a program: whatever a computed word expands to
+            # (`echo "$HOME"`), it reads and prints; its literal options are still judged
+            return check(eff, [lname] + [w.value for w in words[1:] if w.literal], env, spec)
         if not _literal(eff, words[1:], lname):
             # a writer (or a command that writes with these options) whose targets may be
             # any of the computed words (an unquoted one may even be several)
             trial = Effects()
             check(trial, [lname] + [w.value if w.literal else _COMPUTED for w in words[1:]],
-                  env)
-            if lname in _WRITERS or trial.writes or trial.unresolved:
+                  env, spec)
+            if writer or trial.writes or trial.unresolved:
                 bad = next(w for w in words[1:] if not w.literal)
                 eff.unresolved.append(f"{lname} has a computed argument {bad.raw!r}, so what "
                                       "it writes is not known")
-            if lname in _WRITERS:  # still record the targets that are known
+            if writer:  # still record the targets that are known
                 known = [w.value if w.literal else _home_value(w, env.home) for w in words[1:]]
-                check(eff, [lname] + [v for v in known if v is not None], env)
+                check(eff, [lname] + [v for v in known if v is not None], env, spec)
             return
         if env.extra == "xargs":
             trial = Effects()
-            check(trial, argv, env)
+            check(trial, argv, env, spec)
             eff.merge(trial)
-            if lname in _WRITERS or trial.writes or trial.unresolved:
+            if writer or trial.writes or trial.unresolved:
                 eff.unresolved.append(f"xargs gives {lname} more arguments at run time, so "
                                       "what it writes is not known")
             return
-        return check(eff, argv, env)
-    if lname in SHELLS:
+        return check(eff, argv, env, spec)
+    if lname in model.shells:
         from gateway.guards.effects.wrappers import _shell
 
         return _shell(eff, lname, words, env)
-    if lname in INTERPRETERS or lname.startswith(("python", "pypy", "ruby", "perl", "php",
-                                                  "node", "lua")):
+    if lname in model.interpreters or lname.startswith(model.interpreter_prefixes):
         from gateway.guards.effects.wrappers import _interpreter
 
         return _interpreter(eff, lname, words, env)
     eff.unknown.append(f"{name} is not known to be read-only")
+
+
+#: Handlers whose arguments are the files written (their computed words are targets).
+_WRITING_KINDS = frozenset(("copy", "move", "link", "install", "dd"))
+
+
+def writes_arguments(spec) -> bool:
+    """Does the entry write the files its arguments name (rm, cp, tee, mkdir, dd...)?"""
+    return spec is not None and (spec.effects in _WRITING_KINDS or (
+        spec.effects == "flags" and (spec.writes or spec.edit)))
+
+
+def pure(spec) -> bool:
+    """An entry that no option makes write or run a program: it reads and prints only, so
+    arguments added at run time (xargs, find -exec) change nothing of that."""
+    return spec.effects == "read" or (
+        spec.effects == "flags" and not (spec.writes or spec.edit or spec.write_flags
+                                         or spec.output_flags or spec.unsafe_flags))
+
+
+def may_write(model, name) -> bool:
+    """May the program `name` write files its arguments name, with some option (sed -i,
+    sort -o, perl -i as well as the writers)? Unknown programs count as such."""
+    spec = model.program(name)
+    if spec is None:
+        return True
+    return writes_arguments(spec) or bool(spec.write_flags or spec.output_flags) \
+        or spec.effects in ("sed", "awk", "find", "xxd", "uniq")
+
+
+def _handler(kind):
+    if kind == "flags":
+        return _flags
+    from gateway.guards.effects import programs
+
+    return programs.HANDLERS[kind]
+
+
+def options_known(eff, spec, args, words) -> bool:
+    """Record as unknown an option of `args` (parsed from `words`) the entry marks unsafe
+    or does not list in its allowlist; True when every option is described as safe."""
+    from gateway.validator import argv as argvmod
+
+    label = spec.name
+    checked = argvmod.Args()
+    checked.options = [o for o in args.options if o.name not in spec.output_flags]
+    bad = argvmod.first_unsafe(checked, spec.unsafe_flags, [
+        w for w in words if w.split("=", 1)[0] not in spec.output_flags])
+    if bad:
+        eff.unknown.append(f"{label} {bad}: not a read-only use of {label}")
+        return False
+    if spec.safe_flags is not None:
+        for opt in args.options:
+            if opt.name in spec.output_flags:
+                continue
+            if opt.name not in spec.safe_flags and not argvmod.abbreviates_only(
+                    opt.name, spec.options, spec.safe_flags):
+                eff.unknown.append(f"{label} {opt.name}: an option the rules do not "
+                                   "describe")
+                return False
+    return True
+
+
+def parse_options(spec, words):
+    """The words parsed as the entry reads them (output flags take a value too)."""
+    from gateway.validator import argv as argvmod
+
+    return argvmod.parse(words, spec.value_flags | spec.output_flags, spec.long_options,
+                         spec.optional_flags)
+
+
+def _flags(eff, argv, env, spec):
+    """An entry whose effects follow from its own lists: the options it writes through
+    (write_flags, output_flags), the positional paths it writes (writes/edit, the whole tree
+    with a tree_flag), and every option not described as safe (unsafe_flags, outside the
+    safe_flags allowlist) unknown."""
+    from gateway.validator import argv as argvmod
+
+    label = spec.name
+    words = argv[1:]
+    if len(words) == 1 and words[0] in spec.info_flags:
+        return
+    args = parse_options(spec, words)
+    outputs = spec.write_flags | spec.output_flags
+    for opt in args.options:
+        if opt.name in outputs or (opt.name.startswith("--") and any(
+                argvmod.long_matches(opt.name, f) for f in outputs if f.startswith("--"))):
+            if opt.value is not None:
+                _write(eff, opt.value, f"{label} {opt.name}", env)
+            else:
+                eff.unknown.append(f"{label} {opt.name} writes a file it does not name")
+    options_known(eff, spec, args, words)
+    pos = args.positionals
+    if (spec.args == "none" and pos) or (spec.max_positionals is not None
+                                         and len(pos) > spec.max_positionals):
+        eff.unknown.append(f"{label} with more arguments than the rules describe")
+    if spec.writes or spec.edit:
+        targets = pos[1:] if spec.args == "text_then_paths" else pos
+        tree = any(o.name in spec.tree_flags for o in args.options)
+        for p in targets:
+            _write(eff, p, label, env, tree=tree)
+        if not targets:
+            eff.unknown.append(f"{label} without a target")
 
 
 def _evaluated_text(eff, values, env):
@@ -1056,7 +1120,7 @@ def _evaluated_text(eff, values, env):
     for v in values:
         if "$(" in v or "`" in v:
             for code in substitutions(v):
-                eff.merge(analyze(code, None, env.home, env.depth + 1, env.cwds))
+                eff.merge(analyze(code, None, env.home, env.depth + 1, env.cwds, _model=env.model))
 
 
 #: Builtins that evaluate a name with an array subscript given as an argument.

@@ -1,15 +1,22 @@
 """git: the global options, the subcommands that only read (whatever their arguments, or in
 some forms), the ones that create or publish commits, `git config` and `--output=` writes, and
 the working-tree rewrites (`worktree`) an implementer may not run. Imported when a command is
-git."""
+git.
+
+The names are data: the global options come from the catalogue's git `global` block (plus
+rules/effects.yaml's git `global_value_flags`/`global_flags`), the read-only subcommands the
+catalogue lists say `effects: flags` there (their options judged against the entry's lists),
+and the rest (every git command, the ones that commit, publish or rewrite the working tree,
+the read-only ones outside the catalogue) is rules/effects.yaml's `git` section. What stays
+here is parsing: the read-only forms of branch, tag, stash, remote, config... (below)."""
 
 import os
 import posixpath
 
 from gateway.guards.effects._core import (
-    GIT_COMMIT_LIKE,
-    GIT_PUSH_LIKE,
+    Effects,
     Write,
+    _flags,
     _has,
     _long,
     _split,
@@ -18,57 +25,10 @@ from gateway.guards.effects._core import (
 )
 from gateway.paths import physical
 
-# --- tables ---------------------------------------------------------------------------------
-
-# Every git command (builtins and the commands shipped with git). A subcommand not in this
-# list is an alias or an external git-<name> program: it may commit or push.
-GIT_COMMANDS = frozenset("""
-add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr
-check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool
-clean clone column commit commit-graph commit-tree config count-objects credential
-credential-cache credential-store daemon describe diagnose diff diff-files diff-index diff-tree
-difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref
-for-each-repo format-patch fsck fsck-objects gc get-tar-commit-id grep gui hash-object help hook
-http-backend http-fetch http-push imap-send index-pack init init-db instaweb interpret-trailers
-log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file
-merge-index merge-one-file merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes
-p4 pack-objects pack-redundant pack-refs patch-id prune prune-packed pull push quiltimport
-range-diff read-tree rebase receive-pack reflog refs remote repack replace replay request-pull
-rerere reset restore rev-list rev-parse revert rm send-email send-pack shortlog show
-show-branch show-index show-ref sparse-checkout stage stash status stripspace submodule svn
-switch symbolic-ref tag unpack-file unpack-objects update-index update-ref update-server-info
-upload-archive upload-pack var verify-commit verify-pack verify-tag version whatchanged
-worktree write-tree
-""".split())
-
-#: Read-only whatever their arguments (apart from the options in _GIT_BAD_OPTIONS).
-_GIT_READ = frozenset("""
-status log show diff shortlog whatchanged diff-tree diff-index diff-files blame annotate
-rev-parse rev-list ls-files ls-tree ls-remote cat-file show-ref for-each-ref describe
-merge-base name-rev count-objects check-ignore check-attr check-ref-format check-mailmap var
-version help grep show-branch cherry range-diff verify-commit verify-tag verify-pack
-get-tar-commit-id patch-id column stripspace
-""".split())
-#: Options that make a read-only git subcommand write a file or run a program.
-_GIT_BAD_OPTIONS = ("--ext-diff", "--textconv", "--open-files-in-pager", "--filters",
-                    "--batch-command", "--upload-pack", "--receive-pack", "--exec",
-                    "--remote")
-_GIT_GLOBAL_VALUE = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace",
-                               "--config-env", "--super-prefix", "--exec-path",
-                               "--list-cmds", "--attr-source"))
-_GIT_GLOBAL_FLAGS = frozenset(("-p", "--paginate", "-P", "--no-pager", "--bare",
-                               "--no-replace-objects", "--literal-pathspecs",
-                               "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
-                               "--no-optional-locks", "--no-lazy-fetch", "--no-advice",
-                               "--html-path", "--man-path", "--info-path", "--version", "-v",
-                               "--help", "-h"))
-#: Global options that can make git run an arbitrary program or another command.
-_GIT_GLOBAL_RISKY = frozenset(("-c", "--config-env", "--exec-path", "--super-prefix"))
-
-
 # --- git --------------------------------------------------------------------------------------
 
 def _git(eff, words, env):
+    model = env.model
     values = [w.value if w.literal else None for w in words[1:]]
     i = 0
     n = len(values)
@@ -88,8 +48,8 @@ def _git(eff, words, env):
             break
         opt = v.split("=", 1)[0]
         short = v[:2] if not v.startswith("--") else opt
-        if opt in _GIT_GLOBAL_VALUE or short in _GIT_GLOBAL_VALUE:
-            if short in _GIT_GLOBAL_VALUE and short != opt and len(v) > 2 \
+        if opt in model.git_global_value or short in model.git_global_value:
+            if short in model.git_global_value and short != opt and len(v) > 2 \
                     and not v.startswith("--"):
                 value, step, key = v[2:], 1, short  # -Cdir
             elif "=" in v:
@@ -100,7 +60,7 @@ def _git(eff, words, env):
                     i += 1
                     continue
                 value, step = (values[i + 1] if i + 1 < n else None), 2
-            if key in _GIT_GLOBAL_RISKY:
+            if key in model.git_global_risky:
                 risky = risky or f"git {key} {value or ''}".strip()
             if key == "-C":
                 if value is None:
@@ -109,7 +69,7 @@ def _git(eff, words, env):
                     cwds = tuple(dict.fromkeys(physical(value, d) for d in cwds))
             i += step
             continue
-        if opt in _GIT_GLOBAL_FLAGS:
+        if opt in model.git_global_flags:
             i += 1
             continue
         risky = risky or f"git {opt}"
@@ -125,11 +85,11 @@ def _git(eff, words, env):
     sub = values[i]
     lsub = sub.lower()
     label = f"git {sub}"
-    if lsub in GIT_COMMIT_LIKE or lsub in GIT_PUSH_LIKE:
+    if lsub in model.git_commit_words:
         eff.commit_push.append(label)
         eff.git.append(label)
         return
-    if lsub not in GIT_COMMANDS:
+    if lsub not in model.git_commands:
         eff.git.append(label)
         eff.commit_push_maybe.append(f"{label}: not a git command, so an alias or an external "
                                      "git program that may commit or push")
@@ -168,26 +128,34 @@ def _git_sub(eff, sub, args, env, label):
                or a.startswith("-t") for a in args):
             eff.commit_push_maybe.append(f"{label} runs a program of your choice")
         return
-    if sub in _GIT_READ:
+    model = env.model
+    spec = model.git_sub(sub)
+    if spec is not None and spec.effects == "flags":
+        # a read-only subcommand of the catalogue: its options judged by its entry
+        trial = Effects()
+        _flags(trial, [label] + list(args), env, spec)
+        if trial.unknown:
+            eff.commit_push_maybe.append(f"{label} with an option the rules do not describe "
+                                         "as read-only, which may run a program")
+        eff.merge(trial)
+        return
+    if sub in model.git_read:
         for a in _git_opts(args):
-            for bad in _GIT_BAD_OPTIONS:
-                if _long(a, bad):
-                    eff.unknown.append(f"{label} {bad} runs a configured program")
+            for out in model.git_output_options:
+                if _long(a, out) and "=" in a:
+                    _write(eff, a.split("=", 1)[1], f"{label} {out}", env)
+                elif _long(a, out):
+                    k = args.index(a)
+                    if k + 1 < len(args):
+                        _write(eff, args[k + 1], f"{label} {out}", env)
+            for bad in model.git_unsafe_options:
+                if (bad.startswith("--") and _long(a, bad)) or (
+                        not bad.startswith("--") and not a.startswith("--")
+                        and bad[1:] in a[1:]):
+                    eff.unknown.append(f"{label} {bad} runs a program or writes a file")
                     eff.commit_push_maybe.append(f"{label} {bad} runs a program, which may "
                                                  "commit or push")
                     return
-            if sub == "grep" and a.startswith("-") and not a.startswith("--") and "O" in a:
-                eff.unknown.append("git grep -O runs a pager")
-                return
-            if sub == "ls-remote" and a.startswith("-u"):
-                eff.unknown.append("git ls-remote -u runs a program of your choice")
-                return
-            if _long(a, "--output") and "=" in a:
-                _write(eff, a.split("=", 1)[1], f"{label} --output", env)
-            elif _long(a, "--output"):
-                k = args.index(a)
-                if k + 1 < len(args):
-                    _write(eff, args[k + 1], f"{label} --output", env)
         return
     reader = _GIT_READ_FORMS.get(sub)
     if reader is not None and reader(args):
@@ -219,12 +187,6 @@ def _git_sub(eff, sub, args, env, label):
     eff.git.append(label)
 
 
-#: git subcommands that rewrite working-tree files, mostly ones they do not name.
-_GIT_WORKTREE = frozenset(("checkout", "switch", "restore", "reset", "stash", "apply",
-                           "read-tree", "checkout-index", "clone", "worktree", "submodule",
-                           "sparse-checkout", "merge-file", "rm", "mv", "init", "bisect"))
-
-
 def _pathspecs(eff, args, env, via, value_flags=frozenset()):
     """Record the literal pathspecs in `args` as tree writes; False when one cannot be
     named (pathspec magic, globs, --pathspec-from-file)."""
@@ -244,7 +206,7 @@ def _pathspecs(eff, args, env, via, value_flags=frozenset()):
 def _git_worktree(eff, sub, args, env, label):
     """Working-tree writes of a git subcommand: named targets become `writes`; the rest is
     recorded in `worktree` (an implementer may not run them: they may rewrite any file)."""
-    if sub not in _GIT_WORKTREE:
+    if sub not in env.model.git_worktree:
         return
     opts = _git_opts(args)
     if sub == "reset" and not any(_long(o, n) for o in opts

@@ -1,8 +1,12 @@
-"""Programs whose effect depends on their arguments: the writers (rm, cp, mv, ln, install, dd,
-tee, touch, mkdir, chmod...), the in-place editors (sed -i, awk -i inplace, sort -o), find's
--delete/-fprint/-exec, and readers with options that write or run programs (xxd, tree, date,
-hostname, file, rg); `_CHECKS` maps a program name to its handler. Also `gateway` itself (its
-own state changes and settings rewrites)."""
+"""The effects handlers: parsing that cannot be data, named by the `effects` field of a
+catalogue entry (or of an entry in rules/effects.yaml): cp/mv/ln/install's destinations and
+the links they make (`copy`, `move`, `link`, `install`), `dd` (of=), `sed` (-i), `awk`
+(-i inplace), `find` (-delete, -fprint, -exec), `xxd` and `uniq` (an output operand), and
+`gateway` itself (its own state changes and settings rewrites). `HANDLERS` maps the names to
+the functions; every name is one of gateway.policy.models.EFFECTS and used by the rules
+(tests/agreement/test_drift.py). Entries whose effects follow from their option lists
+(`flags`: rm, mkdir, touch, chmod, tee, sort -o, tree -o, date -s...) need no handler
+(_core._flags)."""
 
 import os
 import posixpath
@@ -17,6 +21,8 @@ from gateway.guards.effects._core import (
     _split,
     _values,
     _write,
+    options_known,
+    parse_options,
 )
 from gateway.paths import lexical, real
 
@@ -88,34 +94,16 @@ def _gateway_verb(eff, argv):
 
 # --- commands whose effect depends on their arguments -----------------------------------------
 
-def _targets(eff, name, argv, env, value_flags=(), recursive=("-r", "-R", "--recursive")):
-    opts, pos = _split(argv[1:], value_flags)
-    tree = _has(opts, *recursive) if recursive else False
-    for p in pos:
-        _write(eff, p, name, env, tree=tree)
-    if not pos:
-        eff.unknown.append(f"{name} without a target")
-
-
-def _rm(eff, argv, env):
-    _targets(eff, argv[0], argv, env)
-
-
-def _plain(value_flags=(), recursive=("-R", "--recursive")):
-    def check(eff, argv, env):
-        _targets(eff, argv[0].lower(), argv, env, value_flags, recursive)
-    return check
-
-
-def _copylike(eff, argv, env):
+def _copylike(eff, argv, env, spec):
+    """cp, mv, ln, install: the destination (a directory gets each source's base name), the
+    sources mv removes, and the links made (_aliases)."""
     name = argv[0].lower()
-    vf = {"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner",
-          "-g", "--group"} if name == "install" else {"-t", "--target-directory", "-S",
-                                                      "--suffix"}
-    opts, pos = _split(argv[1:], vf)
+    kind = spec.effects
+    options_known(eff, spec, parse_options(spec, argv[1:]), argv[1:])
+    opts, pos = _split(argv[1:], spec.value_flags)
     target_dirs = _values(opts, "-t", "--target-directory")
-    recursive = _has(opts, "-r", "-R", "--recursive", "-a", "--archive") or name == "mv"
-    if name == "install" and _has(opts, "-d", "--directory"):
+    recursive = kind == "move" or _has(opts, *spec.tree_flags)
+    if kind == "install" and _has(opts, "-d", "--directory"):
         for p in pos:
             _write(eff, p, "install -d", env)
         return
@@ -123,8 +111,8 @@ def _copylike(eff, argv, env):
         dest, sources = target_dirs[-1], pos
         into = tuple(posixpath.basename(s.rstrip("/")) or s for s in sources)
         _write(eff, dest.rstrip("/") + "/", name, env, tree=recursive, into=into)
-    elif len(pos) >= 2 or (name == "ln" and pos):
-        if name == "ln" and len(pos) == 1:
+    elif len(pos) >= 2 or (kind == "link" and pos):
+        if kind == "link" and len(pos) == 1:
             dest, sources = ".", pos
         else:
             dest, sources = pos[-1], pos[:-1]
@@ -136,28 +124,29 @@ def _copylike(eff, argv, env):
     else:
         eff.unknown.append(f"{name} without a destination")
         sources = []
-    if name == "mv":
+    if kind == "move":
         for s in sources:
-            _write(eff, s, "mv (source)", env, tree=True)
+            _write(eff, s, f"{name} (source)", env, tree=True)
     if sources:
-        _aliases(eff, name, opts, sources, dest if not target_dirs else dest.rstrip("/") + "/",
-                 env)
+        _aliases(eff, kind, name, opts, sources,
+                 dest if not target_dirs else dest.rstrip("/") + "/", env,
+                 tuple(getattr(spec, "tree_flags", None) or ()))
 
 
-def _aliases(eff, name, opts, sources, dest, env):
+def _aliases(eff, kind, name, opts, sources, dest, env, tree_flags=()):
     """A link made here is another name for what it points to: writing through it later
     (`ln -s ../../README.md src/auth/r && cp x src/auth/r`, even in the same command) writes
     that file, so the file linked to counts as written. ln and cp -s/-l make links; cp -P,
     -d, -a and -R copy a symbolic link as a link to where it points."""
     symbolic = _has(opts, "-s", "--symbolic", "--symbolic-link")
-    hard = name == "ln" and not symbolic or _has(opts, "-l", "--link")
-    copies_links = name == "cp" and _has(opts, "-P", "-d", "-a", "--no-dereference",
-                                         "--archive", "-R", "-r", "--recursive") \
+    hard = kind == "link" and not symbolic or _has(opts, "-l", "--link")
+    copies_links = kind == "copy" and _has(opts, "-P", "-d", "-a", "--no-dereference",
+                                           "--archive", "-R", "-r", "--recursive") \
         and not _has(opts, "-L", "--dereference")
     if not (symbolic or hard or copies_links):
         return
     dirs = env.cwds or ()
-    relative = _has(opts, "-r", "--relative") and name == "ln"
+    relative = _has(opts, "-r", "--relative") and kind == "link"
     for src in sources:
         if symbolic:
             # a relative symbolic link is resolved from the directory the link is in (with
@@ -172,7 +161,7 @@ def _aliases(eff, name, opts, sources, dest, env):
             # cp -rl / -al links every file below a directory: each one is written through
             # its new name as surely as through the old (`cp -al .claude x && echo > x/
             # settings.json` rewrites .claude/settings.json)
-            tree = name == "cp" and _has(opts, "-R", "-r", "--recursive", "-a", "--archive")
+            tree = bool(tree_flags) and _has(opts, *tree_flags)
             _write(eff, src, f"{name} (the file the hard link shares)", env, tree=tree)
         else:
             for d in dirs:
@@ -181,20 +170,13 @@ def _aliases(eff, name, opts, sources, dest, env):
                            env)
 
 
-def _dd(eff, argv, env):
+def _dd(eff, argv, env, spec):
     for a in argv[1:]:
         if a.startswith("of="):
             _write(eff, a[3:], "dd of=", env)
 
 
-def _tee(eff, argv, env):
-    opts, pos = _split(argv[1:], {"--output-error"})
-    for p in pos:
-        if p != "-":
-            _write(eff, p, "tee", env)
-
-
-def _sed(eff, argv, env):
+def _sed(eff, argv, env, spec):
     from gateway.validator.checks.programs import sed_program_problem
 
     opts, pos = _split(argv[1:], {"-e", "--expression", "-f", "--file", "-l",
@@ -229,7 +211,7 @@ def _sed(eff, argv, env):
             eff.unresolved.append("sed -i without files (they come from elsewhere)")
 
 
-def _awk(eff, argv, env):
+def _awk(eff, argv, env, spec):
     from gateway.validator.checks.programs import awk_program_problem
 
     opts, pos = _split(argv[1:], {"-F", "--field-separator", "-v", "--assign", "-f", "--file",
@@ -257,7 +239,7 @@ def _awk(eff, argv, env):
             eff.unresolved.append("awk -i inplace without files (they come from elsewhere)")
 
 
-def _find(eff, argv, env):
+def _find(eff, argv, env, spec):
     words = argv[1:]
     starts = []
     i = 0
@@ -298,26 +280,18 @@ def _find(eff, argv, env):
         k += 1
 
 
-def _sort(eff, argv, env):
-    opts, _pos = _split(argv[1:], {"-k", "--key", "-t", "--field-separator", "-S",
-                                   "--buffer-size", "-T", "--temporary-directory", "-o",
-                                   "--output", "--parallel", "--compress-program",
-                                   "--files0-from", "--batch-size", "--random-source"})
-    for out in _values(opts, "-o", "--output"):
-        _write(eff, out, "sort -o", env)
-    if _has(opts, "--compress-program"):
-        eff.unknown.append("sort --compress-program runs a program")
+def _uniq(eff, argv, env, spec):
+    """uniq [INPUT [OUTPUT]]: the second operand is written."""
+    args = parse_options(spec, argv[1:])
+    options_known(eff, spec, args, argv[1:])
+    pos = args.positionals
+    if len(pos) >= 2 and pos[1] != "-":
+        _write(eff, pos[1], spec.name, env)
+    if len(pos) > 2:
+        eff.unknown.append(f"{spec.name} with more than two operands")
 
 
-def _second_positional(name, value_flags):
-    def check(eff, argv, env):
-        _opts, pos = _split(argv[1:], value_flags)
-        if len(pos) >= 2 and pos[1] != "-":
-            _write(eff, pos[1], name, env)
-    return check
-
-
-def _xxd(eff, argv, env):
+def _xxd(eff, argv, env, spec):
     # xxd's options are words before the first file (-ps is one option); the second file
     # is written (`xxd in -x` writes a file named -x)
     from gateway.validator.argv import xxd_parse
@@ -327,93 +301,17 @@ def _xxd(eff, argv, env):
         _write(eff, pos[1], "xxd", env)
 
 
-def _tree(eff, argv, env):
-    opts, _pos = _split(argv[1:], {"-L", "-P", "-I", "-o", "--filelimit", "--charset", "-H",
-                                   "-T"})
-    for out in _values(opts, "-o"):
-        _write(eff, out, "tree -o", env)
-    if _has(opts, "-R"):
-        eff.unknown.append("tree -R writes HTML files")
-
-
-def _date(eff, argv, env):
-    opts, _pos = _split(argv[1:], {"-d", "--date", "-f", "--file", "-r", "--reference",
-                                   "-I", "--iso-8601"})
-    if _has(opts, "-s", "--set"):
-        eff.unknown.append("date -s sets the clock")
-
-
-def _hostname(eff, argv, env):
-    opts, pos = _split(argv[1:])
-    if pos or _has(opts, "-F", "--file", "-b", "--boot"):
-        eff.unknown.append("hostname with an argument sets the host name")
-
-
-def _file(eff, argv, env):
-    opts, _pos = _split(argv[1:], {"-m", "--magic-file", "-F", "--separator", "-P",
-                                   "--parameter", "-e", "--exclude"})
-    if _has(opts, "-C", "--compile"):
-        eff.unknown.append("file -C writes a compiled magic file")
-
-
-def _rg(eff, argv, env):
-    opts, _pos = _split(argv[1:], {"-e", "--regexp", "-f", "--file", "-g", "--glob",
-                                   "--iglob", "-t", "--type", "-T", "--type-not", "-A", "-B",
-                                   "-C", "-m", "--max-count", "-M", "--max-columns",
-                                   "--color", "--colors", "-j", "--threads", "--max-depth",
-                                   "-d", "--sort", "--sortr", "--type-add", "--ignore-file",
-                                   "--pre", "--pre-glob", "--hostname-bin", "-r",
-                                   "--replace", "--path-separator", "-E", "--encoding"})
-    for bad in ("--pre", "--hostname-bin"):
-        if _has(opts, bad):
-            eff.unknown.append(f"rg {bad} runs a program")
-
-
-_CHECKS = {
-    "rm": _rm,
-    "rmdir": _plain(recursive=()),
-    "unlink": _plain(recursive=()),
-    "shred": _plain(("-n", "--iterations", "-s", "--size", "--random-source"), ()),
-    "truncate": _plain(("-s", "--size", "-r", "--reference"), ()),
-    "touch": _plain(("-d", "--date", "-t", "-r", "--reference"), ()),
-    "mkdir": _plain(("-m", "--mode", "--context"), ()),
-    "mkfifo": _plain(("-m", "--mode", "--context"), ()),
-    "mknod": _plain(("-m", "--mode", "--context"), ()),
-    "chmod": _plain(("--reference",)),
-    "chown": _plain(("--reference", "--from")),
-    "chgrp": _plain(("--reference",)),
-    "chattr": _plain(("-v", "-p")),
-    "setfacl": _plain(("-m", "-M", "-x", "-X", "--modify", "--modify-file", "--remove",
-                       "--remove-file", "--set", "--set-file")),
-    "cp": _copylike,
-    "mv": _copylike,
+#: The handlers by the name an entry's `effects` field gives (gateway.policy.models.EFFECTS,
+#: but `flags` and `read`, which _core handles).
+HANDLERS = {
+    "copy": _copylike,
+    "move": _copylike,
+    "link": _copylike,
     "install": _copylike,
-    "ln": _copylike,
     "dd": _dd,
-    "tee": _tee,
     "sed": _sed,
-    "gsed": _sed,
     "awk": _awk,
-    "gawk": _awk,
-    "mawk": _awk,
-    "nawk": _awk,
     "find": _find,
-    "sort": _sort,
-    "uniq": _second_positional("uniq", {"-f", "-s", "-w", "--skip-fields", "--skip-chars",
-                                        "--check-chars"}),
     "xxd": _xxd,
-    "tree": _tree,
-    "date": _date,
-    "hostname": _hostname,
-    "file": _file,
-    "rg": _rg,
+    "uniq": _uniq,
 }
-
-#: The checkers above that only record targets (their arguments are written, not read).
-_WRITERS = frozenset(("rm", "rmdir", "unlink", "shred", "truncate", "touch", "mkdir", "mkfifo",
-                      "mknod", "chmod", "chown", "chgrp", "chattr", "setfacl", "cp", "mv",
-                      "install", "ln", "dd", "tee"))
-#: Programs that write the files they are given with an in-place option.
-_INPLACE = frozenset(("sed", "gsed", "awk", "gawk", "mawk", "nawk", "perl", "ruby", "sort"))
-#: Checkers whose verdict does not change when more arguments arrive at run time.
-_EXTRA_OK = frozenset()

@@ -7,32 +7,25 @@ import posixpath
 
 from gateway.guards.effects._core import (
     _CD_VARS,
-    RUNNERS,
-    WRAPPERS,
     _argv,
-    _Env,
     _mentions_commit_push,
     _write,
     analyze,
+    may_write,
 )
-
-_VERSION_ONLY = frozenset((("--version",), ("-V",), ("-v",), ("version",)))
-
 
 # --- wrappers, shells, interpreters ----------------------------------------------------------
 
 def _wrapper(eff, name, words, env):
-    value_flags = WRAPPERS[name]
+    value_flags = env.model.wrappers[name]
     i = 1
     n = len(words)
     while i < n:
         w = words[i]
         if not w.literal:
-            from gateway.guards.effects.programs import _INPLACE, _WRITERS
-
             eff.unknown.append(f"{name} has a computed argument {w.raw!r}")
-            writer = next((x.value for x in words[i + 1:] if x.literal and posixpath.basename(
-                x.value).lower() in _WRITERS | _INPLACE), None)
+            writer = next((x.value for x in words[i + 1:] if x.literal and may_write(
+                env.model, posixpath.basename(x.value).lower())), None)
             if writer:  # `xargs -I{} cp {} dir`: the command it runs may write anywhere
                 eff.unresolved.append(f"{name} has a computed argument {w.raw!r} and runs "
                                       f"{writer}, so what it writes is not known")
@@ -87,7 +80,7 @@ def _wrapper(eff, name, words, env):
 
 
 def _runner(eff, name, words, env):
-    value_flags, joined = RUNNERS[name]
+    value_flags, joined = env.model.runners[name]
     eff.unknown.append(f"{name} runs a command and is never read-only")
     i = 1
     n = len(words)
@@ -105,12 +98,12 @@ def _runner(eff, name, words, env):
     if joined:  # eval and watch run their arguments, joined by spaces, as shell code
         if all(w.literal for w in rest):
             eff.merge(analyze(" ".join(w.value for w in rest), None, env.home, env.depth + 1,
-                              env.cwds))
+                              env.cwds, _model=env.model))
         else:
             eff.commit_push_maybe.append(f"{name} runs computed shell code, which may commit "
                                          "or push")
         return
-    _argv(eff, rest, _Env(env.cwds, env.depth + 1, env.extra, env.home))
+    _argv(eff, rest, env.nested())
 
 
 def _shell(eff, name, words, env):
@@ -167,13 +160,14 @@ def _shell(eff, name, words, env):
         eff.commit_push_maybe.append(f"{name} -c runs code that is not visible, which may "
                                      "commit or push")
         return
-    inner = analyze(argv[code_index], None, env.home, env.depth + 1, env.cwds)
+    inner = analyze(argv[code_index], None, env.home, env.depth + 1, env.cwds,
+                    _model=env.model)
     eff.merge(inner)
 
 
 def _interpreter(eff, name, words, env):
     argv = tuple(w.value if w.literal else None for w in words[1:])
-    if argv in _VERSION_ONLY:
+    if len(argv) == 1 and argv[0] in env.model.version_words:
         return
     inplace = name.startswith(("perl", "ruby")) and any(
         a is not None and a.startswith("-") and not a.startswith("--") and "i" in a[1:]
@@ -210,5 +204,5 @@ def _interpreter(eff, name, words, env):
             eff.unresolved.append(f"{name} -i edits files it does not name")
     eff.unknown.append(f"{name} runs a program (inline code or a script) whose effects are "
                        "not visible")
-    if any(_mentions_commit_push(a) for a in argv):
+    if any(_mentions_commit_push(a, env.model) for a in argv):
         eff.commit_push_maybe.append(f"{name}'s inline code runs git, and may commit or push")
