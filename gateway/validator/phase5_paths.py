@@ -17,6 +17,10 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
     Returns an ask verdict or None; on None, `resolved` paths are in the trace."""
     roots = ctx.roots
     pol = ctx.policy
+    # two passes: a secret or a write to the permission surface anywhere among the
+    # candidates is the reason given (and seen by PreToolUse), before "outside the project"
+    # of an earlier one (`tar -C ~ -xf x.tar` writes ~/.claude/settings.json)
+    outside = []
     for cand in candidates:
         if not cand:
             continue
@@ -37,8 +41,9 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
             if prot:
                 return ctx.ask(PHASE, "GW504", f"{cand!r} is or holds part of the agent's "
                                f"permission surface ({prot})", rule=f"protected_paths:{prot}")
-        if not containment or res.status in ("inside", "special"):
-            continue
+        if containment and res.status not in ("inside", "special"):
+            outside.append((cand, res))
+    for cand, res in outside:
         if res.status == "symlink_out":
             return ctx.ask(PHASE, "GW502", f"{cand!r} leads outside the project through a "
                            f"symlink (to {res.real})")

@@ -131,10 +131,13 @@ def tar(ctx, spec, words, cwd):
     # extract: where it writes and what it reads are judged before anything else
     from gateway.validator import phase5_paths
 
-    verdict = phase5_paths.run(ctx, cands + ([] if stdio else [archive]), cwd)
+    to_stdout = args.has("-O", "--to-stdout")
+    # the directory it extracts into is written (a protected path below it is held: GW504,
+    # `tar -C ~ -xf x.tar` writes ~/.claude/settings.json)
+    verdict = phase5_paths.run(ctx, cands + ([] if stdio else [archive]), cwd,
+                               writes=[where] if where and not to_stdout else ())
     if verdict is not None:
         return verdict, [], []
-    to_stdout = args.has("-O", "--to-stdout")
     if stdio:
         return ctx.ask(PHASE, "GW712", "tar extracts an archive from standard input: its "
                        "members cannot be listed", rule="catalogue:tar"), [], []
