@@ -72,10 +72,15 @@ def _catastrophic(values, word, home):
         if norm in (h, "/"):
             return True
     # an unmatched or matched glob of every (hidden) entry of home or of / (`.[!.]*` is every
-    # hidden entry but those starting with two dots: ~/.ssh, ~/.config... all of them)
-    return any(word.endswith(t) and word[:-len(t)].strip('"').rstrip("/") in (
-        "$HOME", "${HOME}", "~", "${HOME:?}", "${HOME%/}")
-        for t in ("/*", "/.*", '"/*', "/.[!.]*"))
+    # hidden entry but those starting with two dots: ~/.ssh, ~/.config... all of them): what
+    # the part before the glob expands to is asked of bash itself
+    for t in ("/*", "/.*", "/.[!.]*"):
+        if word.endswith(t) and word[:-len(t)]:
+            base = _bash_words(word[:-len(t)], home)
+            if base and len(base) == 1 and os.path.normpath("/" + base[0].lstrip("/")) in (
+                    os.path.normpath(h), "/") and base[0].startswith("/"):
+                return True
+    return False
 
 
 @budget(150)
