@@ -113,13 +113,13 @@ class Judge:
         self.settings = SettingsRules()
 
     def __call__(self, command, cwd=None, policy=None, settings=None, tool_name="Bash",
-                 mode=None):
+                 mode=None, home=None):
         from gateway.validator.pipeline import validate
 
         STATS["validations"] += 1
         where = os.path.join(self.project, cwd) if cwd else self.project
         return validate(command, where, self.project, policy or self.policy, tool_name,
-                        settings or self.settings, mode=mode)
+                        settings or self.settings, mode=mode, home=home)
 
 
 def show(verdict) -> str:

@@ -111,7 +111,8 @@ def test_check_json_batch_and_hook_agree(pjudge, data, n, sub, jsonl):
         assert _parse_hook(out.getvalue()) == _hook_expectation(one), (
             f"{c!r}: check says {one['decision']} {one['code']}, hook printed "
             f"{out.getvalue()!r}")
-        v = pjudge(c, cwd=sub or None)
+        # a tilde is expanded with $HOME, as `gateway check` does (gateway.runtime)
+        v = pjudge(c, cwd=sub or None, home=os.environ.get("HOME"))
         assert (str(v.decision), v.code, v.phase, v.rule) == (
             one["decision"], one["code"], one["phase"], one["rule"]), f"{c!r}: {show(v)}"
 
