@@ -83,7 +83,8 @@ def judge(text, cwd):
 
 
 def check_claims(text, cwd, v, origin=""):
-    c = oracle.claims(text, cwd, PROJECT, common.is_open).without(known_bugs.claim_bug)
+    c = oracle.claims(text, cwd, PROJECT, common.is_open).without(
+        lambda k: k in oracle.JUDGED_EXPANSIONS or known_bugs.claim_bug(k))
     if not origin:
         common.confirm_deny(c, text, STATS)
     if c.deny:

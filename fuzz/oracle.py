@@ -39,6 +39,14 @@ import unicodedata
 # --- claims ---------------------------------------------------------------------------------
 
 
+#: Claim kinds the gateway now judges itself by expanding the word as bash would (issue 13:
+#: globs and braces against the file system, parameters whose values are no secret), each
+#: checked against bash by the property suite (tests/property/test_globs.py and friends): the
+#: fuzzers do not count them against an allow.
+JUDGED_EXPANSIONS = frozenset(("glob", "brace expansion", "parameter expansion",
+                               "special parameter"))
+
+
 class Claims:
     """What the oracle is sure of. `no_allow`: [(kind, detail)]; `deny`: [(kind, detail)];
     `stopped`: why it stopped reading (None when it read everything)."""
