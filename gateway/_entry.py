@@ -9,11 +9,19 @@ def main(argv=None) -> int:
     process_entry = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     if len(argv) == 2 and argv[0] == "hook" and not argv[1].startswith("-"):
+        finder = None
         if process_entry:
             _short_lived()
+            from gateway import _codecache
+            finder = _codecache.install()
         from gateway.hooks.runner import run
         status = run(argv[1])
         if process_entry:
+            try:
+                sys.stdout.flush()  # the answer first: the cache is written after it
+            except BaseException:
+                pass
+            _codecache.refresh(finder)
             _exit_now(status)
         return status
     from gateway.cli.app import main as cli_main

@@ -44,6 +44,7 @@ import json
 import os
 
 from gateway import __version__
+from gateway.cachedir import cache_dir  # noqa: F401  (callers use cache.cache_dir)
 from gateway.policy.compiled import Policy
 from gateway.policy.load import MAX_RULES_FILE, layer_paths
 
@@ -52,12 +53,13 @@ try:
 except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b
 
-_FORMAT = 14  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
+_FORMAT = 15  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
 #               6: `config_flags`; 7: `prints_contents`; 8: `verified`, cached rules errors;
 #               9: `autorun`; 10: `edit`; 11: `into_directory`; 12: `options`,
 #               secrets.backup_suffixes, allowlists (optional_flags, info_flags, reads);
 #               13: one line per catalogue entry, decoded on use
 #               14: the effects model (`effects`, output_flags, tree_flags, wrappers' runner)
+#               15: the catalogue's names on one line (one json.loads, not one per entry)
 #: Policies loaded by this process: cache path -> (sources, Policy). Bounded.
 _LOADED = {}
 _LOADED_MAX = 16
@@ -66,15 +68,6 @@ COMPILE_WAIT = 30.0
 _MAX_CACHE_FILE = 16 << 20
 #: Layers a project can ship; absent, they are left out of the key (see the docstring).
 _PROJECT_LAYERS = ("project", "local")
-
-
-def cache_dir(env=None) -> str:
-    env = os.environ if env is None else env
-    explicit = env.get("GATEWAY_CACHE_DIR")
-    if explicit:
-        return explicit
-    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "gateway")
 
 
 def _digest_file(path: str):
@@ -155,39 +148,36 @@ def _read_cache(path: str, sources, verified: bool):
 
 def _encode(value, kind: str) -> bytes:
     """The body of a cache file. A policy is its JSON without the catalogue on the first line,
-    then one line per catalogue entry (the name and the entry, both JSON, joined by a tab):
-    a hook call decodes only the entries of the commands it meets (the catalogue is most of
-    the file; decoding all of it was most of the load)."""
+    the catalogue's names (one JSON array) on the second, then one line per catalogue entry
+    in the same order (the entry's JSON): a hook call decodes only the entries of the
+    commands it meets (the catalogue is most of the file; decoding all of it was most of the
+    load, and so was decoding each name on its own line)."""
     if kind != "policy":
         return json.dumps(value, separators=(",", ":")).encode("utf-8")
     if not isinstance(value.get("catalogue"), dict):
         raise TypeError("a policy without its catalogue")  # not cached
     rest = {k: v for k, v in value.items() if k != "catalogue"}
-    lines = [json.dumps(rest, separators=(",", ":"))]
-    for name, entry in value["catalogue"].items():
-        lines.append(json.dumps(name) + "\t" + json.dumps(entry, separators=(",", ":")))
+    names = list(value["catalogue"])
+    lines = [json.dumps(rest, separators=(",", ":")), json.dumps(names, separators=(",", ":"))]
+    for name in names:
+        lines.append(json.dumps(value["catalogue"][name], separators=(",", ":")))
     return "\n".join(lines).encode("utf-8")
 
 
 def _decode(body: bytes, kind):
     """The inverse of _encode; catalogue entries stay bytes until Policy.command decodes one.
-    Raises ValueError on any line that is not what _encode writes."""
+    Raises ValueError on a body that is not what _encode writes."""
     if kind != "policy":
         return json.loads(body)
-    first, *entries = body.split(b"\n")
+    first, names, *entries = body.split(b"\n")
     value = json.loads(first)
     if not isinstance(value, dict) or "catalogue" in value:
         raise ValueError("not a policy")
-    catalogue = {}
-    for line in entries:
-        name, tab, entry = line.partition(b"\t")
-        if not tab:
-            raise ValueError("a catalogue line without its entry")
-        name = json.loads(name)
-        if not isinstance(name, str) or name in catalogue:
-            raise ValueError("a catalogue name that is not a new string")
-        catalogue[name] = entry
-    value["catalogue"] = catalogue
+    names = json.loads(names)
+    if (not isinstance(names, list) or len(names) != len(entries)
+            or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names)):
+        raise ValueError("the catalogue's names do not match its entries")
+    value["catalogue"] = dict(zip(names, entries))
     return value
 
 
