@@ -76,6 +76,18 @@ class Judge:
             self.env.pop(k, None)
 
     def __call__(self, command, mode):
+        # a hook process's environment is the one it is given: the parts of the gateway that
+        # read the process's own ($HOME for `~/` patterns, git's environment) see it too
+        saved = dict(os.environ)
+        os.environ.clear()
+        os.environ.update(self.env)
+        try:
+            return self._judge(command, mode)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+    def _judge(self, command, mode):
         from gateway import runtime
         from gateway.guards.engine import evaluate
 

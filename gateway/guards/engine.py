@@ -351,11 +351,16 @@ def _bash_judged(req, state):
         return autorun
     if tree_ask is not None:
         return tree_ask
-    if core.code in _SURFACE_WRITES:
+    surface_write = next((v for v in (core, exposure) if v.code in _SURFACE_WRITES), None)
+    if surface_write is not None:
         # the catalogue knows a write the analyzer does not name (an option's output file, a
-        # side output, archive members): never without a human, whatever the client's mode
+        # side output, archive members): never without a human, whatever the client's mode.
+        # The exposure pass sees it when the mode's verdict stopped at another reason first
+        # (`tar -C ~ -xf x.tar`: '~' is outside the project; its members write
+        # ~/.claude/settings.json)
         return req.ask("guard:files", "GW838", f"the command writes a protected path "
-                       f"({core.code}: {core.message})", rule=core.rule or core.code)
+                       f"({surface_write.code}: {surface_write.message})",
+                       rule=surface_write.rule or surface_write.code)
     if exposure.decision is not ALLOW:
         return reads.bash_exposure(req, exposure)
     return reads.early_allow(req, core) or req.passed()

@@ -34,13 +34,15 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
         if secret:
             return ctx.ask(PHASE, "GW503", f"{cand!r} is a secret file ({secret})",
                            rule=f"secrets:{secret}")
-        if ctx.exposure:
-            continue  # outside the project, or written: not a read of a secret
         if cand in writes and res.status != "special":
+            # in exposure mode too: PreToolUse asks for a write of the permission surface
+            # that only the catalogue sees (GW838), whatever else the command is asked for
             prot = is_protected((res.lex, res.real), roots, pol, as_dir=True)
             if prot:
                 return ctx.ask(PHASE, "GW504", f"{cand!r} is or holds part of the agent's "
                                f"permission surface ({prot})", rule=f"protected_paths:{prot}")
+        if ctx.exposure:
+            continue  # outside the project, or written: not a read of a secret
         if containment and res.status not in ("inside", "special"):
             outside.append((cand, res))
     for cand, res in outside:

@@ -18,10 +18,7 @@ MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions
 
 #: Rows proven but not closed yet: the reason, and where the fix belongs. Strict: a row that
 #: starts passing fails here until it is taken off this list.
-OPEN = {
-    "tar -C ~ -xf vendor/theme.tar": "PreToolUse does not see archive members: the guards' "
-    "effects (gateway/guards/effects) do not derive from the catalogue yet (issue 13)",
-}
+OPEN = {}
 
 
 def _rows():
