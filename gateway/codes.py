@@ -319,6 +319,14 @@ CODES = {
               "(.claude/hooks/x.py for ruff, .claude/settings.json for prettier). A protected "
               "path that does not exist, or that is not of the tool's type, is no reason to "
               "ask.", "prettier --write .   (with .claude/settings.json present)"),
+    "GW770": ("7C", "ask", "go generate runs a directive that is not modelled",
+              "go generate runs the commands of the //go:generate lines of the packages' "
+              "files: the project's own commands, as make runs its Makefile, each judged as "
+              "itself in its package's directory. A line that uses $ expansions, escaped "
+              "strings or -command aliases (not split the way go generate would), a directive "
+              "that runs go generate again, more than 64 directives or 2,000 files, or a "
+              "package named by import path instead of a directory asks.",
+              "go generate ./...   (with //go:generate sh -c \"$CMD\" in a file)"),
     # --- Guards (PreToolUse) ----------------------------------------------------------------
     "GW800": ("guard", "ask", "no guard objects (no decision)",
               "No PreToolUse guard objects and nothing reads a secret. The hook prints nothing "

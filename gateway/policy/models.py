@@ -149,7 +149,7 @@ CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-a
           "git-cherry-pick", "git-stash-push", "git-remote", "git-var",
           # build, test and package tools (checks/build.py)
           "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
-          "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install")
+          "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "go-generate")
 
 # How the effects analysis (gateway/guards/effects/) reads an entry: `flags` derives what the
 # command writes from the entry's own lists (writes/edit, write_flags, output_flags,

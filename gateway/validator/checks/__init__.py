@@ -42,7 +42,7 @@ _CHECKS = {
     "gh-api": ("git", "gh_api"),
     **{n: ("build", n.replace("-", "_")) for n in (  # build, test and package tools
         "go", "tsc", "cargo", "pytest", "npm", "npm-script", "npm-exec", "pkg-run", "pip",
-        "downloads", "formatter", "mypy", "eslint", "js-test", "gofmt", "pyright", "venv",
+        "downloads", "go-generate", "formatter", "mypy", "eslint", "js-test", "gofmt", "pyright", "venv",
         "bare-install")},
 }
 

@@ -693,6 +693,149 @@ def go(ctx, spec, words, cwd):
     return None, cands + writes, writes, _after(later)
 
 
+#: Bounds of the //go:generate scan: files looked at, bytes per file, directives judged.
+_GENERATE_MAX_FILES = 2000
+_GENERATE_MAX_BYTES = 1 << 20
+_GENERATE_MAX_DIRECTIVES = 64
+
+
+def _generate_files(ctx, label, pos, cwd):
+    """([.go file], verdict): the files go generate scans for the packages `pos` (relative
+    directories, `dir/...`, or .go files inside the project). A superset: every .go file of
+    a `...` tree, build constraints, nested modules, testdata and vendor included (go skips
+    some of them: more directives are judged, never fewer)."""
+    files = []
+    for p in pos or ["."]:
+        if not (p.startswith((".", "/")) or p.endswith(".go")) or "@" in p:
+            return [], _ask(ctx, "GW770", f"{label} {p}", "an import path: the files whose "
+                            "directives would run are not looked up", rule=f"catalogue:{label}")
+        tree = p.endswith("/...") or p == "..."
+        base = lexical(p[:-4] if p.endswith("/...") else ("." if p == "..." else p), cwd)
+        if not _inside(ctx, base):
+            return [], None  # phase 5 asks for the path outside the project
+        if p.endswith(".go"):
+            files.append(base)
+            continue
+        if not os.path.isdir(base):
+            continue  # no such package: go generate fails, nothing runs
+        for d, dirs, names in os.walk(base) if tree else [(base, [], os.listdir(base))]:
+            dirs[:] = sorted(x for x in dirs if not os.path.islink(os.path.join(d, x)))
+            files.extend(os.path.join(d, n) for n in sorted(names) if n.endswith(".go"))
+            if len(files) > _GENERATE_MAX_FILES:
+                return [], _ask(ctx, "GW770", label, f"more than {_GENERATE_MAX_FILES} Go "
+                                "files to scan for //go:generate lines",
+                                rule=f"catalogue:{label}")
+    return files, None
+
+
+def _generate_words(line):
+    """The words of a //go:generate line as go generate splits them, or None when the line
+    uses what is not modelled: $ expansions, escapes in quoted strings, `-command` aliases."""
+    words = []
+    rest = line.strip()
+    while rest:
+        if rest[0] == '"':
+            end = rest.find('"', 1)
+            if end < 0 or "\\" in rest[1:end]:
+                return None
+            words.append(rest[1:end])
+            rest = rest[end + 1:]
+            if rest and rest[0] not in " \t":
+                return None
+        else:
+            cut = min([i for i in (rest.find(" "), rest.find("\t")) if i >= 0] or [len(rest)])
+            if '"' in rest[:cut]:
+                return None
+            words.append(rest[:cut])
+            rest = rest[cut:]
+        rest = rest.lstrip(" \t")
+    if not words or any("$" in w for w in words) or words[0] == "-command":
+        return None
+    return words
+
+
+def go_generate(ctx, spec, words, cwd):
+    """go generate runs the commands of the //go:generate lines of the packages' files: the
+    project's own commands, as make runs the Makefile's. Each directive is judged as itself
+    (in its package's directory) and decides; `-n` only prints them. A line the model does
+    not split exactly ($ expansions, escapes, -command aliases), more than 64 directives, or
+    an import path asks."""
+    label = spec.name
+    flags, pos, _rest = _go_words(spec, words)
+    verdict, _written, _outdir = _go_flags_verdict(ctx, spec, flags, label)
+    if verdict is not None:
+        return _refuse(verdict)
+    try:
+        goflags, where = _goflags(ctx)
+    except ConfigError as exc:
+        return _refuse(_ask(ctx, "GW761", label, str(exc)))
+    if goflags:
+        gflags, gpos, _ = _go_words(spec, goflags.split())
+        if gpos:
+            return _refuse(_ask(ctx, "GW761", label, f"{where} holds {gpos[0]!r}, which is "
+                                "not a flag"))
+        verdict, _w, _o = _go_flags_verdict(ctx, spec, gflags, label, where)
+        if verdict is not None:
+            return _refuse(verdict)
+    verdict = _go_work(ctx, label, cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    cands = [p[:-4] if p.endswith("/...") else p for p in pos if p != "..."]
+    if any(name == "-n" for name, _v, _w in flags):
+        return None, cands, [], None  # prints the commands; runs none
+    files, verdict = _generate_files(ctx, label, pos, cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    directives = []
+    for path in files:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(_GENERATE_MAX_BYTES + 1)
+        except OSError as exc:
+            return _refuse(_ask(ctx, "GW770", label, f"{path} cannot be read for its "
+                                f"//go:generate lines ({exc.strerror})"))
+        if len(data) > _GENERATE_MAX_BYTES:
+            return _refuse(_ask(ctx, "GW770", label, f"{path} is larger than "
+                                f"{_GENERATE_MAX_BYTES >> 20} MB"))
+        for n, raw in enumerate(data.split(b"\n"), 1):
+            if not raw.startswith(b"//go:generate"):
+                continue
+            line = raw[len(b"//go:generate"):].rstrip(b"\r").decode("utf-8", "replace")
+            if line and line[0] not in " \t":
+                continue  # //go:generated... is not a directive
+            where_ = f"{os.path.relpath(path, cwd)}:{n}"
+            argv = _generate_words(line)
+            if argv is None:
+                return _refuse(_ask(ctx, "GW770", label, f"the directive at {where_} "
+                                    f"({line.strip()!r}) uses $ expansions, escapes or "
+                                    "-command aliases, which are not modelled",
+                                    rule=f"catalogue:{label}"))
+            directives.append((argv, os.path.dirname(path), where_))
+            if len(directives) > _GENERATE_MAX_DIRECTIVES:
+                return _refuse(_ask(ctx, "GW770", label, f"more than "
+                                    f"{_GENERATE_MAX_DIRECTIVES} //go:generate lines",
+                                    rule=f"catalogue:{label}"))
+
+    def judge_directives():
+        from gateway.decision import ALLOW
+        from gateway.validator.segment import judge_argv
+
+        for argv, d, where_ in directives:
+            if argv[:2] == ["go", "generate"]:
+                return _ask(ctx, "GW770", label, f"the directive at {where_} runs go "
+                            "generate again", rule=f"catalogue:{label}")
+            text = " ".join(argv)
+            ctx.step(PHASE, "info", "", f"{label}: {where_} runs {text!r}: judging it")
+            v = judge_argv(ctx, list(argv), d, text, (), 2)
+            if v.decision is not ALLOW:
+                return ctx.ask(PHASE, v.code, f"{label} runs {text!r} ({where_}): "
+                               f"{v.message}", rule=v.rule or f"catalogue:{label}") \
+                    if v.decision.name == "ASK" else v
+        return None
+
+    return None, cands, [], judge_directives
+
+
 def _go_work(ctx, label, cwd):
     """A go.work above the project puts modules from elsewhere into the build."""
     if ctx.env.get("GOWORK") == "off":
