@@ -131,7 +131,7 @@ def test_a_loop_is_judged_as_the_gravest_of_its_instances(policy, values, body):
                          exposure=exposure) for i in instances]
         gravest = max(v.decision for v in each)
         assert got.decision == gravest, (loop, exposure, show(got),
-                                          [(i, show(v)) for i, v in zip(instances, each)])
+                                          [(i, show(v)) for i, v in zip(instances, each, strict=True)])
         codes = {v.code for v in each if v.decision == gravest}
         assert got.code in codes, (loop, exposure, show(got), codes)
         if gravest is DENY:
