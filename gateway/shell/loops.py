@@ -19,8 +19,10 @@ What is not modelled is refused (`Refused`, the callers ask), never guessed:
   substitution, a here-document, an assignment, or a builtin that changes the shell's
   state or the loop's flow (cd, export, read, break, continue, ...): an iteration could
   change what the next one does;
-* a loop variable that programs could see in their environment (an upper-case name, a name
-  already in the environment, a `*_proxy`), a `${NAME...}` form other than `${NAME}`;
+* a loop variable that programs could see in their environment: an upper-case name, a name
+  already in the environment (exported), or one of the few lower-case names programs read
+  (`*_proxy`, npm's `npm_config_*`) should the user's shell export every variable (`set -a`);
+  a `${NAME...}` form other than `${NAME}`;
 * words with an expansion other than braces, globs and `~`/`~/`, more than MAX_VALUES
   values, a value with a control character;
 * a loop after a command that may change the directory or the shell (`cd src; for f in
@@ -156,7 +158,8 @@ def _check_loop(script, loop, environ):
     if loop.redirects:
         raise _Refuse("the loop has redirections of its own")
     name = loop.name
-    if not _NAME.match(name) or name.endswith("_proxy") or name in environ:
+    if not _NAME.match(name) or name.endswith("_proxy") or name.startswith("npm_") \
+            or name in environ:
         raise _Refuse(f"the loop variable {name!r} may reach the environment of the "
                       "programs the body runs (an upper-case name, one already in the "
                       "environment, or a proxy setting); use a lower-case name")
