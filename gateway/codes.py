@@ -86,6 +86,20 @@ CODES = {
     "GW217": ("2", "ask", "too many segments",
               "The list or pipeline has more segments than limits.max_segments (padding with "
               "harmless segments is a known way to tire a checker).", "true; true; ... (60x)"),
+    "GW218": ("2", "ask", "for loop not unrolled",
+              "A for loop is judged as the commands it runs: its words expanded as bash "
+              "expands them (at most 64 values) and its body judged once per value. This loop "
+              "is not in that form: no `in` list, a nested or piped loop, a body with "
+              "substitutions, assignments or builtins that change the shell (cd, export, read, "
+              "break...), an unquoted $NAME whose value bash would split, an upper-case loop "
+              "variable that programs could see, a command before it that may change the "
+              "directory. while, until, if and case are never unrolled (GW206).",
+              "for f in *.py; do cd src; done"),
+    "GW219": ("2", "allow", "variables set last",
+              "An assignment or export of literal values (FOO=bar, export FOO=bar) as the last "
+              "command of the line: the variables reach no command, since each Bash call runs "
+              "in a new shell. Before another command it changes that command's environment "
+              "as a prefix assignment does (GW211).", "export FOO=bar"),
     # --- Phase 3: parsing -----------------------------------------------------------------
     "GW301": ("3", "ask", "cannot parse",
               "bashlex could not parse the command, or its parse did not account for every "
@@ -98,10 +112,23 @@ CODES = {
               "program; the only reason to write it so is to slip past a checker.",
               "'rm' file.txt"),
     "GW304": ("3", "ask", "shell builtin that runs code",
-              "source, ., eval, exec and similar builtins run code given to them.",
-              "source scripts/foo.sh"),
+              "source, ., eval, exec and similar builtins run code given to them. `source "
+              "FILE` is judged as `bash FILE` when FILE is a contained script (GW600) or the "
+              "project's virtual environment's activate (GW306); any other file asks.",
+              "source ../other/env.sh"),
     "GW305": ("3", "ask", "no command", "The segment has no command word (only assignments or "
               "redirections).", "> file"),
+    "GW306": ("3", "allow", "virtual environment activated",
+              "`source .venv/bin/activate` (or `. venv/bin/activate`, any of project_bin_dirs "
+              "at the project root): the project's virtual environment, a regular file whose "
+              "real path is in the project, and the programs it puts first on PATH are judged "
+              "by their names as project_bin_dirs says. As the last command of the line only "
+              "(GW307).", "source .venv/bin/activate"),
+    "GW307": ("3", "ask", "sourced file before other commands",
+              "`source FILE` runs FILE in the shell of the commands after it, which it may "
+              "change (directory, functions, aliases, variables): they are judged as if it "
+              "had not run, so a source that would be allowed asks unless it is the last "
+              "command of the line.", "source scripts/env.sh && cat key.pem"),
     # --- Phase 4: interpreter flags ---------------------------------------------------------
     "GW401": ("4", "ask", "dangerous interpreter flag",
               "The flag makes the interpreter run code from the command line (-c, -e, -m, -r, "

@@ -52,6 +52,9 @@ FILES = {
     "data/events.json": '{"events": []}\n',
     "logs/app.log": "INFO start\n",
     ".venv/bin/python": "",
+    ".venv/bin/activate": ("# This file must be used with \"source bin/activate\" *from bash*\n"
+                           "VIRTUAL_ENV=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")/..\" && pwd)\"\n"
+                           "export VIRTUAL_ENV\nexport PATH=\"$VIRTUAL_ENV/bin:$PATH\"\nhash -r\n"),
     ".venv/lib/python3.12/site-packages/requests/__init__.py": "",
     "node_modules/.bin/eslint": "",
     "node_modules/.bin/tsc": "",

@@ -76,22 +76,51 @@ class Pipeline:
     """Commands joined by `|` (a single command is a pipeline of one). `None` stands for a
     compound command in the pipeline (recorded as a construct)."""
 
-    __slots__ = ("commands", "pipes", "negated")
+    __slots__ = ("commands", "pipes", "negated", "loop")
 
-    def __init__(self, commands, pipes, negated=False):
+    def __init__(self, commands, pipes, negated=False, loop=None):
         self.commands = commands
         self.pipes = pipes  # "|" or "|&" between consecutive commands
         self.negated = negated  # `! pipeline`: its exit status is inverted
+        self.loop = loop  # the ForLoop when the pipeline is exactly one `for` loop
+
+
+class ForLoop:
+    """A `for NAME in WORDS; do BODY; done` (gateway.shell.loops unrolls it).
+
+    `name` is the variable's source text, `words` the list's Words (None: no `in`, the
+    positional parameters), `body` the body's simple commands in source order, `shape` None
+    when the body is a list of simple commands and pipelines only, else what it holds
+    (a nested compound command, a background job), `redirects` whether the loop itself has
+    redirections (`done > out`)."""
+
+    __slots__ = ("name", "words", "body", "body_start", "body_end", "start", "end", "shape",
+                 "redirects")
+
+    def __init__(self, name, words, body, body_start, body_end, start, end, shape,
+                 redirects):
+        self.name = name
+        self.words = words
+        self.body = body
+        self.body_start = body_start
+        self.body_end = body_end
+        self.start = start
+        self.end = end
+        self.shape = shape
+        self.redirects = redirects
+
+    def __repr__(self) -> str:
+        return f"ForLoop({self.name!r}, {len(self.words or ())} word(s))"
 
 
 class Script:
     """A parsed command string."""
 
     __slots__ = ("text", "items", "constructs", "all_commands", "all_pipelines", "functions",
-                 "placeholders")
+                 "placeholders", "loops")
 
     def __init__(self, text, items, constructs, all_commands, all_pipelines, functions,
-                 placeholders):
+                 placeholders, loops=()):
         self.text = text  # the text bashlex parsed (here-doc spans replaced)
         self.items = items  # [(Pipeline, operator after it or None)]
         self.constructs = constructs  # [(kind, detail)]
@@ -99,6 +128,7 @@ class Script:
         self.all_pipelines = all_pipelines  # every pipeline of 2+ commands, nested included
         self.functions = functions  # [(name, start, end)] function definitions
         self.placeholders = placeholders
+        self.loops = loops  # every `for NAME in` loop (ForLoop), nested ones included
 
     @property
     def simple(self) -> bool:
@@ -138,7 +168,7 @@ def parse(text: str) -> Script:
     if placeholders:
         _check_placeholders(placeholders, b.all_commands)
     return Script(new_text, items, b.constructs, b.all_commands, b.all_pipelines, b.functions,
-                  placeholders)
+                  placeholders, b.loops)
 
 
 def _check_placeholders(placeholders, commands) -> None:
@@ -221,6 +251,8 @@ class _Builder:
         self.all_commands = []
         self.all_pipelines = []
         self.functions = []
+        self.loops = []
+        self._loop_nodes = []
         self._seen = {}
 
     def word(self, node):
@@ -282,13 +314,76 @@ class _Builder:
                 else:
                     cmds.append(self.pipeline_member(part))
             return Pipeline(cmds, pipes, negated)
-        return Pipeline([self.pipeline_member(node)], [])
+        member = self.pipeline_member(node)
+        return Pipeline([member], [], loop=self._loops_by_node.get(id(node)))
 
     def pipeline_member(self, node):
         if node.kind == "command":
             return self.command(node)
         self.compound(node)
         return None
+
+    @property
+    def _loops_by_node(self):
+        return {key: loop for key, loop in self._loop_nodes}
+
+    def for_loop(self, node, fornode):
+        """Record the `for` loop of compound `node` (its ForNode `fornode`)."""
+        parts = list(fornode.parts)
+        if len(parts) < 4 or getattr(parts[1], "kind", None) != "word":
+            return
+        name = self.text[parts[1].pos[0]:parts[1].pos[1]]
+        i = 2
+        words = None
+        if getattr(parts[i], "kind", None) == "reservedword" and parts[i].word == "in":
+            words = []
+            i += 1
+            while i < len(parts) and parts[i].kind == "word":
+                words.append(self.word(parts[i]))
+                i += 1
+        while i < len(parts) and parts[i].kind == "reservedword" and parts[i].word != "do":
+            i += 1  # the `;` or newline before `do`
+        if i >= len(parts) or parts[i].kind != "reservedword" or parts[i].word != "do" \
+                or parts[-1].kind != "reservedword" or parts[-1].word != "done":
+            return
+        inner = parts[i + 1:-1]
+        if len(inner) != 1:
+            return
+        shape, body = self._body(inner[0])
+        self.loops.append(ForLoop(name, words, body, inner[0].pos[0], inner[0].pos[1],
+                                  node.pos[0], node.pos[1], shape,
+                                  bool(getattr(node, "redirects", None))))
+        self._loop_nodes.append((id(node), self.loops[-1]))
+
+    def _body(self, node):
+        """(shape, [Command]) of a loop body: shape None when it is simple commands and
+        pipelines of them joined by ; && || and newlines."""
+        kind = node.kind
+        if kind == "command":
+            return None, [self.command(node)]
+        if kind == "pipeline":
+            cmds = []
+            for part in node.parts:
+                if part.kind == "command":
+                    cmds.append(self.command(part))
+                elif part.kind not in ("pipe", "reservedword"):
+                    return f"a {part.kind} in a pipeline", []
+                elif part.kind == "reservedword":
+                    return "a negated pipeline", []
+            return None, cmds
+        if kind == "list":
+            cmds = []
+            for part in node.parts:
+                if part.kind == "operator":
+                    if part.op not in (";", "&&", "||", "\n"):
+                        return f"the operator {part.op!r}", []
+                    continue
+                shape, sub = self._body(part)
+                if shape is not None:
+                    return shape, []
+                cmds.extend(sub)
+            return None, cmds
+        return "a nested compound command", []
 
     def compound(self, node):
         kind = node.kind
@@ -300,7 +395,9 @@ class _Builder:
             elif word == "{":
                 self.constructs.append((GROUP, self.text[node.pos[0]:node.pos[1]][:40]))
             else:
-                self.constructs.append((COMPOUND, word or kind))
+                if getattr(first, "kind", None) == "for":
+                    self.for_loop(node, first)
+                self.constructs.append((COMPOUND, word or getattr(first, "kind", "") or kind))
         elif kind == "function":
             self.constructs.append((FUNCTION, self.text[node.pos[0]:node.pos[1]][:40]))
         else:

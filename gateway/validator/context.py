@@ -22,6 +22,9 @@ class Context:
         self.trace = []
         self.script = None  # gateway.shell.parse.Script once parsed
         self.parse_error = None  # ShellParseError when bashlex failed
+        # the last command of the line when it changes only the shell (FOO=bar, export,
+        # source: gateway.shell.shellstate), set by phase 2
+        self.shell_last = None
         # exposure: the question is "may this command read a secret?", not "may it run
         # unasked?" (the PreToolUse hook, gateway.validator.exposure). Concerns that are not
         # reads of secrets (paths outside the project, writes, output redirections, a tilde

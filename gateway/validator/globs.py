@@ -54,6 +54,15 @@ def variants(ctx, words, cwd, values):
             if pattern is None:
                 return [], ctx.ask(PHASE, "GW209", f"tilde expansion in {word.raw!r}")
             for p in ex.braces(pattern, budget):
+                if p.startswith("~"):
+                    # brace expansion put a tilde at the start (`{~,x}/.bashrc`): bash
+                    # expands it after the braces
+                    home = ctx.home if ctx.exposure else None
+                    if not (home and home.startswith("/") and (len(p) == 1 or p[1] == "/")):
+                        return [], ctx.ask(PHASE, "GW209", f"tilde expansion in {word.raw!r} "
+                                           f"(brace expansion makes {ex.unescape(p)!r})")
+                    p = _quote_pattern(home.rstrip("/")) + p[1:] if len(p) > 1 else \
+                        _quote_pattern(home)
                 if not ex.has_glob(p):
                     slots.append(("lit", ex.unescape(p)))
                     continue

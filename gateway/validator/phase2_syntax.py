@@ -160,9 +160,27 @@ def run(ctx):
             continue  # `cmd &` reads what cmd reads: the command is judged below
         code, title = _CONSTRUCT_CODES[kind]
         return ctx.ask(PHASE, code, f"{title}: {detail}")
+    from gateway.shell import shellstate
+
+    last = shellstate.last_command(script)
+    ctx.shell_last = last if shellstate.kind(last) is not None else None
     for cmd in script.all_commands:
+        state = shellstate.kind(cmd)
+        if cmd is ctx.shell_last and state == shellstate.ASSIGN:
+            ctx.step(PHASE, "info", "", f"{cmd.text!r} is the last command: its assignments "
+                     "reach no command")
+            continue
         for a in cmd.assignments:
+            if not cmd.words:
+                return ctx.ask(PHASE, "GW211", f"variable assignment {a.raw}: it changes the "
+                               "environment of the commands after it, as an assignment before "
+                               "a command does (FOO=1 cmd)")
             return ctx.ask(PHASE, "GW211", f"variable assignment {a.raw}")
+        if len(cmd.words) > 1 and cmd.words[0].raw == "export" and \
+                not cmd.words[1].value.startswith("-") and cmd is not ctx.shell_last:
+            return ctx.ask(PHASE, "GW211", f"{cmd.text[:60]!r} changes the environment of the "
+                           "commands after it, as an assignment before a command does (FOO=1 "
+                           "cmd)", rule="export")
         for k, word in enumerate(cmd.words):
             verdict = _word(ctx, word, argument=k > 0)
             if verdict is not None:

@@ -6,6 +6,8 @@ Quote removal itself happened in gateway.shell.words: the segments carry the wor
 would pass.
 """
 
+from gateway.shell import shellstate
+
 PHASE = "3"
 
 
@@ -19,12 +21,16 @@ def run(ctx):
         for cmd in pipeline.commands:
             if cmd is None:
                 continue  # compound commands were refused in phase 2
+            if cmd is getattr(ctx, "shell_last", None) and not cmd.words:
+                continue  # FOO=bar as the last command (phase 2)
             if not cmd.words:
                 return ctx.ask(PHASE, "GW305", f"no command word in {cmd.text!r}")
             name = cmd.words[0]
             if name.quoted:
                 return ctx.ask(PHASE, "GW303", f"the command name {name.raw} is quoted or "
                                "escaped")
+            if name.raw in ("source", ".") and shellstate.kind(cmd) == shellstate.SOURCE:
+                continue  # judged as the file it runs (gateway.validator.segment)
             if name.value in ctx.policy.shell_builtins:
                 return ctx.ask(PHASE, "GW304", f"{name.value} runs the code it is given",
                                rule=f"shell_builtins:{name.value}")

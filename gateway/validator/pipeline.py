@@ -74,6 +74,10 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
 
 def _run(ctx, deny_only=False) -> Verdict:
     for phase in WHOLE_COMMAND_PHASES:
+        if phase is phase2_syntax:
+            verdict = _loops(ctx, deny_only)
+            if verdict is not None:
+                return verdict
         verdict = phase.run(ctx)
         if verdict is not None:
             if (ctx.script is None and ctx.parse_error is None and "\x00" not in ctx.text
@@ -87,6 +91,43 @@ def _run(ctx, deny_only=False) -> Verdict:
     if deny_only:
         return ctx.ask(deny.PHASE, "GW800", "no deny rule matches (phases 4-7 not run)")
     return _segments(ctx)
+
+
+def _loops(ctx, deny_only):
+    """A line with `for` loops is judged as the commands they run (gateway.shell.loops):
+    each loop replaced by its body once per value, the unrolled line through every phase.
+    The loop as written has the deny rules' look first. A loop that is not unrolled asks
+    (GW218). None: the line has no `for` loop."""
+    script = phase2_syntax.parse(ctx)
+    if script is None or not script.loops:
+        return None
+    from gateway.shell import loops
+
+    unrolled = loops.unroll(script, ctx.cwd, ctx.home, ctx.env)
+    if unrolled is None:
+        return None
+    denied = deny.scan(ctx)
+    if denied is not None:
+        return denied
+    if isinstance(unrolled, loops.Refused):
+        if deny_only:
+            return ctx.ask(deny.PHASE, "GW800", "no deny rule matches (phases 4-7 not run)")
+        return ctx.ask("2", "GW218", f"a for loop the gateway does not unroll: "
+                       f"{unrolled.reason}")
+    for note in unrolled.notes:
+        ctx.step("2", "info", "", f"unrolled {note}")
+    child = Context(unrolled.text, ctx.cwd, ctx.project, ctx.policy, ctx.tool_name,
+                    ctx.settings, ctx.raw_input, exposure=ctx.exposure, home=ctx.home,
+                    mode=ctx.mode, env=ctx.env)
+    verdict = _run(child, deny_only)
+    ctx.trace.extend(child.trace)
+    what = "; ".join(unrolled.notes)
+    if verdict.decision is ALLOW:
+        return ctx.allow(verdict.phase, verdict.code, f"the loop runs {unrolled.count} "
+                         f"command(s) ({what}), each allowed: {verdict.message}",
+                         rule=verdict.rule)
+    return Verdict(verdict.decision, verdict.phase, verdict.code, verdict.rule,
+                   f"{verdict.message} (in the loop, unrolled: {what})")
 
 
 def _inside(ctx, cwd) -> bool:
@@ -122,7 +163,7 @@ def _segments(ctx) -> Verdict:
             count += 1
             k += 1
             for cwd in cwds:
-                v = segment.judge(ctx, cmd, cwd)
+                v = segment.judge_shell_state(ctx, cmd, cwd) or segment.judge(ctx, cmd, cwd)
                 if v.decision is ALLOW and not ctx.exposure and not _inside(ctx, cwd):
                     v = ctx.ask("5", "GW508", f"the working directory {cwd} is outside the "
                                 "project: what the command reads or writes there by default "

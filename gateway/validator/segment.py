@@ -7,6 +7,7 @@ user's settings rules), 7B2 (subcommand_ask), 7C (the catalogue), 5 (paths) and 
 """
 
 import os
+import posixpath
 
 from gateway.decision import ALLOW, ASK, strictest
 from gateway.paths import resolve
@@ -61,6 +62,75 @@ def judge(ctx, cmd, cwd):
         return strictest([judge_argv(ctx, a, cwd, cmd.text, redirects, inputs=inputs)
                           for a in argvs])
     return judge_argv(ctx, argv, cwd, cmd.text, redirects, inputs=inputs)
+
+
+def judge_shell_state(ctx, cmd, cwd):
+    """The verdict for a command that changes only the shell (gateway.shell.shellstate),
+    or None for any other command. As the last command of the line an assignment or export
+    of literal values reaches no command (GW219) and `source FILE` runs FILE's code: the
+    project's virtual environment's `activate` (GW306) or a contained script, judged as
+    `bash FILE` is (GW600); before another command, a sourced file may change the shell
+    that command runs in (GW307)."""
+    from gateway.shell import shellstate
+
+    state = shellstate.kind(cmd)
+    if state is None:
+        return None
+    last = cmd is ctx.shell_last
+    if state in (shellstate.ASSIGN, shellstate.EXPORT):
+        if not last:
+            return None  # phase 2 asked (GW211); `export -n`...: judged as a command
+        return ctx.allow("2", "GW219", f"{cmd.text!r} is the last command of the "
+                         "line: the variables it sets reach no command (the next Bash call "
+                         "runs in a new shell)", rule="shell:last-assignment")
+    argv = [w.value for w in cmd.words]
+    verdict = _source(ctx, argv, cwd)
+    if verdict.decision is ALLOW and not last:
+        return ctx.ask("3", "GW307", f"{argv[0]} {argv[1]!r} runs in this shell and may "
+                       "change it (directory, functions, aliases, variables) for the commands "
+                       "after it, which are judged as if it had not run; run it last, or "
+                       f"alone: {verdict.message}", rule=f"shell_builtins:{argv[0]}")
+    return verdict
+
+
+def _source(ctx, argv, cwd):
+    """`source FILE [ARGS]` / `. FILE [ARGS]` on its own."""
+    from gateway.shell import shellstate
+
+    name, path = argv[0], argv[1]
+    runs = ctx.ask("3", "GW304", f"{name} runs the code it is given",
+                   rule=f"shell_builtins:{name}")
+    if path.startswith("-"):
+        return runs
+    if "/" not in path:
+        return ctx.ask("3", "GW304", f"{name} {path!r} is looked up in $PATH before the "
+                       f"current directory; write ./{path} to name the project's file",
+                       rule=f"shell_builtins:{name}")
+    if shellstate.activation(path, ctx.policy.project_bin_dirs):
+        res = resolve(path, cwd, ctx.roots)
+        rel = res.lex[len(ctx.roots.project):].lstrip("/") \
+            if res.lex.startswith(ctx.roots.project + "/") else ""
+        if res.status == "symlink_out":
+            return ctx.ask("5", "GW502", f"{path!r} leads outside the project through a "
+                           f"symlink (to {res.real})")
+        if res.status == "inside" and shellstate.activation(rel, ctx.policy.project_bin_dirs):
+            if len(argv) == 2 and os.path.isfile(res.real) and not os.path.isdir(res.real):
+                return ctx.allow("3", "GW306", f"{name} {path!r} activates the project's "
+                                 "virtual environment (its programs are judged by their "
+                                 "names, as project_bin_dirs says)",
+                                 rule=f"project_bin_dirs:{posixpath.dirname(rel)}")
+            if not os.path.isfile(res.real):
+                return ctx.ask("3", "GW304", f"{path!r} is not a regular file: no virtual "
+                               "environment to activate there", rule=f"shell_builtins:{name}")
+    contained, res = phase6_containment.contained_dir(ctx, path, cwd)
+    if contained is None and res.status == "inside":
+        dirs = " or ".join(f"{d}/" for d in ctx.policy.containment_dirs)
+        return ctx.ask("3", "GW304", f"{name} runs {path!r} in this shell, and it is not "
+                       f"under the project's {dirs}", rule=f"shell_builtins:{name}")
+    verdict = phase6_containment.run(ctx, path, cwd, name)
+    if verdict.decision is ASK:
+        return verdict
+    return _script_args(ctx, argv[2:], cwd, []) or verdict
 
 
 def _value(ctx, word):

@@ -27,6 +27,8 @@ READ_ONLY = [
     "python3 --version", "node -v", "bash -c 'ls -la'", "sh -c 'git status'",
     "date +%s", "hostname", "xxd a.bin", "tree -L 2", "sort -k 2 a.csv",
     "echo \"$(cat <<'EOF'\nhello\nEOF\n)\"", "true && false || echo x",
+    # the shell's own state, last in the line; a loop judged as its unrolled body
+    "export X=1", "X=1", "ls; export A=1 B", "for f in a b; do cat \"$f\" | wc -l; done",
 ]
 
 
@@ -66,6 +68,8 @@ WRITES = [
     ("git config core.hooksPath x", "git config", "/proj/.git/config"),
     ("/usr/bin/time -o t.txt ls", "time -o", "/proj/t.txt"),
     ("rm -rf build", "rm", "/proj/build"),
+    ("for d in build dist; do rm -rf \"$d\"; done", "rm", "/proj/dist"),
+    ("for f in a b; do touch \"$f.txt\"; done", "touch", "/proj/b.txt"),
     ("rmdir d", "rmdir", "/proj/d"),
     ("unlink f", "unlink", "/proj/f"),
     ("shred -n 3 f", "shred", "/proj/f"),
@@ -123,7 +127,7 @@ UNKNOWN = [
     "npm test", "make", "pytest", "python3 scripts/foo.py", "python3 -c 'print(1)'",
     "python3 -c \"open('x','w').write('y')\"", "node -e 'x'", "perl -e 'unlink q(x)'",
     "bash script.sh", "sh", "echo ls | sh", "bash -c \"$CMD\"", "$CMD x", "eval 'rm x'",
-    "source env.sh", ". env.sh", "exec rm x", "export X=1", "X=1 ls", "PAGER=sh git log",
+    "source env.sh", ". env.sh", "exec rm x", "export X=1; ls", "X=1 ls", "PAGER=sh git log",
     "env X=1 ls", "env -S 'rm x' ", "sudo ls", "nohup ls", "watch ls", "flock l ls",
     "curl http://x", "wget http://x", "tar xf a.tar", "unzip a.zip", "patch -p1 < x.patch",
     "f() { ls; }; f", "./scripts/run.sh", "/tmp/evil/cat x", "rm $X", "echo x > $OUT",

@@ -200,8 +200,11 @@ def _analyze(eff, command, cwd, home, depth, cwds, model):
             # effects are what the fragments' commands do (`[[ -f x ]] && cat x` reads)
             eff.unknown.remove(note)
         return
+    if script.loops and _unrolled(eff, script, cwd, home, depth, cwds, model):
+        return
     if depth == 0:
         eff.script = script
+    skip = _shell_only_last(script, cwd, cwds, model)
     if script.functions:
         eff.unknown.append("the command defines a shell function")
     commands = sorted(script.all_commands, key=lambda c: c.start)
@@ -210,6 +213,8 @@ def _analyze(eff, command, cwd, home, depth, cwds, model):
     chain = _and_chain_cwds(script, cwds, home)
     if chain is not None:
         for cmd, where in chain:
+            if cmd is skip:
+                continue
             _command(eff, cmd, _Env(where, depth, False, home, model))
         if any("${!" in w.raw or "@P}" in w.raw for c in commands for w in c.words):
             _evaluated_text(eff, [w.value for c in commands for w in c.words if w.literal],
@@ -217,10 +222,55 @@ def _analyze(eff, command, cwd, home, depth, cwds, model):
         return
     env = _Env(_follow_cd(script, commands, cwds, home), depth, False, home, model)
     for cmd in commands:
+        if cmd is skip:
+            continue
         _command(eff, cmd, env)
     if any("${!" in w.raw or "@P}" in w.raw for c in commands for w in c.words):
         # the text evaluated is some literal word of the script (`set -- '$(cmd)'`)
         _evaluated_text(eff, [w.value for c in commands for w in c.words if w.literal], env)
+
+
+def _unrolled(eff, script, cwd, home, depth, cwds, model):
+    """A line with `for` loops: its effects are those of the loops' bodies once per value
+    (gateway.shell.loops, the same unrolling the validator judges). False when the loops
+    are not unrolled: their bodies' words stay computed (unknown)."""
+    from gateway.shell import loops
+
+    where = cwd if cwds is _UNSET else (cwds[0] if cwds and len(cwds) == 1 else None)
+    unrolled = loops.unroll(script, where, home)
+    if not isinstance(unrolled, loops.Unrolled):
+        return False
+    _analyze(eff, unrolled.text, cwd, home, depth, cwds, model)
+    if depth == 0:
+        eff.script = script
+    return True
+
+
+def _shell_only_last(script, cwd, cwds, model):
+    """The last command of the line when it changes nothing but the shell that ends with
+    it (gateway.shell.shellstate): an assignment or export of literal values, or the
+    activation of the project's virtual environment (a regular file below where the
+    command runs), else None. Its effects are none."""
+    from gateway.shell import shellstate
+
+    last = shellstate.last_command(script)
+    state = shellstate.kind(last)
+    if state in (shellstate.ASSIGN, shellstate.EXPORT):
+        return last
+    if state != shellstate.SOURCE or len(last.words) != 2:
+        return None
+    arg = last.words[1].value
+    bins = getattr(getattr(model, "policy", None), "project_bin_dirs", ())
+    dirs = (posixpath.normpath(cwd),) if cwds is _UNSET and cwd else (
+        cwds if cwds is not _UNSET else None)
+    if not dirs or not shellstate.activation(arg, bins):
+        return None
+    for d in dirs:
+        real_dir = os.path.realpath(d)
+        path = os.path.realpath(os.path.join(d, arg))
+        if not (os.path.isfile(path) and path.startswith(real_dir.rstrip("/") + "/")):
+            return None
+    return last
 
 
 #: Words that, in a fragment that cannot be analysed, may name the permission surface.
