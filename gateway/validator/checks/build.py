@@ -1158,6 +1158,15 @@ def cargo(ctx, spec, words, cwd):
     verdict, target_dirs = _cargo_environment(ctx, label, cwd)
     if verdict is not None:
         return _refuse(verdict)
+    if sub == "doc" and args.has("--open"):
+        # the documentation opens in $BROWSER (cargo's doc.browser: CARGO_DOC_BROWSER or a
+        # [doc] table, which _cargo_environment refuses), else the desktop's opener
+        for key in ("CARGO_DOC_BROWSER", "BROWSER"):
+            value = ctx.env.get(key)
+            if value and not all(_program_ok(ctx, v, cwd) for v in value.split(":") if v):
+                return _refuse(_ask(ctx, "GW761", f"{label} --open", f"{key}={value!r} in "
+                                    "the environment runs a program that is neither a "
+                                    "system program nor the project's"))
     later = [lambda td=td: _side_output(ctx, label, td, "the build's target directory", cwd,
                                         as_dir=True) for td in target_dirs]
     manifest = next((o.value for o in args.options if o.name == "--manifest-path"), None)
