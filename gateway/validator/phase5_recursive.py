@@ -336,6 +336,16 @@ def run(ctx, walk, cwd):
             ctx.step(PHASE, "info", "", f"{_shown(lifted, cwd)!r} has a `!` rule: hidden "
                      "files are read")
             walk.hidden = True
+    if walk.search is not None and (
+            (walk.search.kind == "grep" and ctx.env.get("GREP_OPTIONS"))
+            or (walk.search.kind == "rg" and ctx.env.get("RIPGREP_CONFIG_PATH"))):
+        from gateway.validator import searchprobe
+
+        why = searchprobe.environment(ctx, walk.search, cwd)
+        if why:
+            return ctx.ask(PHASE, "GW509", f"{walk.paths[0]!r} is searched recursively, and "
+                           f"{why}: which files are read, and which lines are printed, cannot "
+                           "be known", rule="secrets:walk")
     reached = {}  # secret file (real path) -> the start it was reached from
     for start in walk.paths:
         # the commands follow a symlink named on the command line; phase 5 has checked

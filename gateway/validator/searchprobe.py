@@ -103,13 +103,31 @@ _RG_DROP = frozenset((
     "--no-stats", "--no-config", "--no-pre", "--no-search-zip", "--stop-on-nonmatch",
     "--binary", "--no-binary", "-h", "--help", "-V", "--version"))
 _RG_ALL = frozenset(("--passthru", "--passthrough"))
+#: What a ripgrep configuration file may hold besides _RG_KEEP: options that shape only the
+#: output. One that changes which files are searched (--hidden, -L, -g, --no-ignore...)
+#: would change the walk phase 5 made from the command line: the search asks (GW509).
+_RG_CONFIG_OUTPUT = frozenset((
+    "-A", "-B", "-C", "--after-context", "--before-context", "--context", "-m", "--max-count",
+    "-M", "--max-columns", "--max-columns-preview", "--no-max-columns-preview", "--color",
+    "--colors", "-j", "--threads", "--context-separator", "--no-context-separator",
+    "--field-context-separator", "--field-match-separator", "--path-separator", "-r",
+    "--replace", "--sort", "--sortr", "--hyperlink-format", "--mmap", "--no-mmap",
+    "--block-buffered", "--no-block-buffered", "-b", "--byte-offset", "--no-byte-offset",
+    "--column", "--no-column", "--heading", "--no-heading", "--include-zero",
+    "--no-include-zero", "--line-buffered", "--no-line-buffered", "-n", "--line-number", "-N",
+    "--no-line-number", "-0", "--null", "-o", "--only-matching", "-p", "--pretty", "--trim",
+    "--no-trim", "--vimgrep", "-H", "--with-filename", "-I", "--no-filename", "--sort-files",
+    "--no-sort-files", "-c", "--count", "--count-matches", "-l", "--files-with-matches",
+    "--files-without-match", "-q", "--quiet", "--json", "--no-json", "--no-ignore-messages",
+    "--ignore-messages", "--no-messages", "--messages", "--stats", "--no-stats",
+    "--stop-on-nonmatch"))
 
 _GIT_KEEP = frozenset((
     "-e", "-f", "--and", "--or", "--not", "(", ")", "--all-match", "-i", "--ignore-case",
     "-w", "--word-regexp", "-v", "--invert-match", "-E", "--extended-regexp", "-G",
     "--basic-regexp", "-P", "--perl-regexp", "-F", "--fixed-strings", "-a", "--text",
-    "--no-textconv", "--cached", "--untracked", "--no-index", "--no-exclude-standard",
-    "--exclude-standard"))
+    "--no-textconv", "--cached", "--untracked", "--no-index", "--index",
+    "--no-exclude-standard", "--exclude-standard"))
 _GIT_VALUED = frozenset(("-e", "-f"))
 _GIT_DROP = frozenset((
     "-I", "--max-depth", "-r", "--recursive", "--no-recursive", "-h", "-H", "--full-name",
@@ -362,7 +380,27 @@ def _rg_config(search, cwd, env, multi):
     cfg = argvmod.parse(words, search.value_flags)
     if cfg.positionals:
         raise Unknown(f"the ripgrep configuration {path!r} holds a word that is not an option")
+    for opt in cfg.options:
+        if opt.name not in _RG_KEEP and opt.name not in _RG_CONFIG_OUTPUT:
+            raise Unknown(f"the ripgrep configuration {path!r} holds {opt.name}, which may "
+                          "change what is searched or printed")
     return cfg, full
+
+
+def environment(ctx, search, cwd):
+    """Why the search's environment changes it in ways the walk and the probe do not see
+    (GREP_OPTIONS for grep; a ripgrep configuration with an option other than matching and
+    output ones), or "". Run before the walk, whether a secret is reached or not."""
+    env = ctx.env
+    try:
+        if search.kind == "grep" and (env.get("GREP_OPTIONS") or "").strip():
+            raise Unknown("GREP_OPTIONS is set: it may add options the gateway does not see")
+        if search.kind == "rg" and env.get("RIPGREP_CONFIG_PATH") and \
+                not search.args.has("--no-config"):
+            _rg_config(search, cwd, env, False)
+    except Unknown as exc:
+        return str(exc)
+    return ""
 
 
 def _git_words(words):
