@@ -163,8 +163,12 @@ CODES = {
     "GW506": ("5", "ask", "recursive read reaches a secret",
               "The command reads a whole directory tree (grep -r, rg, diff -r) and a secret "
               "lies inside it: the command would print it although no argument names it. "
-              "Walked the way the command walks (hidden files, symlinks, --include/--exclude).",
-              "grep -r TOKEN .   (with .env or .git/config in the project)"),
+              "Walked the way the command walks (hidden files, symlinks, --include/--exclude). "
+              "A search (grep -r, rg, git grep --no-index) prints only the lines that match: "
+              "it asks only when the same search, run by the gateway on the secrets it "
+              "reaches (file names only, -l), lists one of them, or when it prints every line "
+              "(rg --passthru).",
+              "grep -r API_KEY .   (with API_KEY=... in .env)"),
     "GW507": ("5", "ask", "recursive read cannot be proven clean",
               "The tree a recursive read covers has more entries than the walk's bound, a "
               "symlink the command would follow, or a directory that cannot be listed.",
@@ -175,6 +179,15 @@ CODES = {
               "there by default (`ls`, `grep -r x`, `git status`, `du -a` all work on `.`) is "
               "outside, so nothing run there is auto-allowed; explicit outside paths are "
               "GW501/GW502.", "ls -R   (with the payload's cwd /etc)"),
+    "GW509": ("5", "ask", "search reaches a secret that could not be probed",
+              "A search (grep -r, rg, git grep) reaches a secret file, and running the same "
+              "search on it, to see whether any of its lines match, was not possible: the "
+              "program is not in PATH or lies inside the project, an option the probe does not "
+              "model, patterns read from standard input (-f -) or from a file another part of "
+              "the command line may write, GREP_OPTIONS set, an unreadable ripgrep "
+              "configuration, a secret that is not a regular file (a FIFO), more than 256 "
+              "secrets, a probe that failed or took longer than 2 s.",
+              "grep -r -f - .   (with .env in the project)"),
     # --- Phase 6: containment -----------------------------------------------------------------
     "GW600": ("6", "allow", "contained script",
               "An interpreter with safe flags (or direct execution) runs a script under the "

@@ -18,8 +18,11 @@ def make_project(root) -> str:
         "file.txt": "f\n",
         ".env": "SECRET=1\n",
         ".env.example": "SECRET=\n",
-        "config/.env.production": "",
-        "keys/server.pem": "",
+        # the secrets hold lines that searches for TOKEN, KEY and SECRET match (a search
+        # that reaches a secret asks only when a line of it matches: searchprobe.py);
+        # .env.production parses as a git configuration file (git config --file)
+        "config/.env.production": "[app]\n\tmode = TOKEN KEY SECRET\n",
+        "keys/server.pem": "-----BEGIN PRIVATE KEY-----\nTOKEN KEY SECRET\n",
         "vendor/scripts/evil.sh": "",
         "node_modules/pkg/scripts/evil.sh": "",
         ".venv/bin/pytest": "",

@@ -42,15 +42,37 @@ from gateway.validator import argv as argvmod
 PHASE = "5"
 WALK_LIMIT = 20000  # entries per command; more is "not proven clean", never "clean"
 
+class Search:
+    """A search whose walk may reach secrets (grep -r, rg, git grep --no-index): what the
+    probe (searchprobe.py) needs to run the same search on those secrets. `word`: the
+    command word as written; `args`: the parsed arguments; `words`: the arguments as
+    written (git grep's own parse); `value_flags`: the catalogue's (ripgrep's configuration
+    is parsed with them)."""
+
+    __slots__ = ("kind", "word", "args", "words", "value_flags")
+
+    def __init__(self, kind, word, args, words, value_flags=frozenset()):
+        self.kind = kind
+        self.word = word
+        self.args = args
+        self.words = list(words)
+        self.value_flags = value_flags
+
+
 class Walk:
     """What to walk and how: the start directories (as written) and the walker's rules."""
 
     __slots__ = ("paths", "follow", "hidden", "filters", "default_include", "exclude_dir",
-                 "outside_git_only", "ignore_whitelists", "ignore_files", "dir_filters")
+                 "outside_git_only", "ignore_whitelists", "ignore_files", "dir_filters",
+                 "search")
 
     def __init__(self, paths, follow=False, hidden=True, filters=(), default_include=True,
                  exclude_dir=(), outside_git_only=False, include=(), ignore_whitelists=False,
-                 ignore_files=(), dir_filters=None):
+                 ignore_files=(), dir_filters=None, search=None):
+        # search: a Search when the command prints only the lines that match (the secrets
+        # the walk reaches are then probed, searchprobe.py); None: every secret reached is
+        # read
+        self.search = search
         # dir_filters: the filters that may whitelist a hidden directory (ripgrep's glob
         # overrides; its types never match a directory); None: any filter may
         self.dir_filters = dir_filters
@@ -301,7 +323,8 @@ KINDS = tuple(_PLANS)
 
 def run(ctx, walk, cwd):
     """Walk every directory of `walk`; an ask verdict for a secret or an unproven tree,
-    None when every file the command would read is clear."""
+    None when every file the command would read is clear. A search (walk.search) that
+    reaches secrets asks only when the same search, run on them, lists one (searchprobe)."""
     budget = [WALK_LIMIT]
     if walk.outside_git_only and _in_git_work_tree(cwd):
         return None
@@ -313,18 +336,33 @@ def run(ctx, walk, cwd):
             ctx.step(PHASE, "info", "", f"{_shown(lifted, cwd)!r} has a `!` rule: hidden "
                      "files are read")
             walk.hidden = True
+    if walk.search is not None and (
+            (walk.search.kind == "grep" and ctx.env.get("GREP_OPTIONS"))
+            or (walk.search.kind == "rg" and ctx.env.get("RIPGREP_CONFIG_PATH"))):
+        from gateway.validator import searchprobe
+
+        why = searchprobe.environment(ctx, walk.search, cwd)
+        if why:
+            return ctx.ask(PHASE, "GW509", f"{walk.paths[0]!r} is searched recursively, and "
+                           f"{why}: which files are read, and which lines are printed, cannot "
+                           "be known", rule="secrets:walk")
+    reached = {}  # secret file (real path) -> the start it was reached from
     for start in walk.paths:
         # the commands follow a symlink named on the command line; phase 5 has checked
         # that it stays inside the project
         top = resolve(start, cwd, ctx.roots).real
         if not os.path.isdir(top):
             continue  # a file: phase 5 has judged it by name
-        found = _walk(top, walk, ctx.policy, budget)
+        collect = [] if walk.search is not None else None
+        found = _walk(top, walk, ctx.policy, budget, collect)
         if found is not None and found[0] == "whitelist":
             ctx.step(PHASE, "info", "", f"{_shown(found[1], cwd)!r} has a `!` rule: hidden "
                      "files are read")
             walk.hidden = True
-            found = _walk(top, walk, ctx.policy, budget)
+            collect = [] if walk.search is not None else None
+            found = _walk(top, walk, ctx.policy, budget, collect)
+        for path in collect or ():
+            reached.setdefault(path, start)
         if found is None:
             continue
         kind, path = found
@@ -338,7 +376,48 @@ def run(ctx, walk, cwd):
                    "unreadable": f"has a directory that cannot be listed ({shown!r})"}
         return ctx.ask(PHASE, "GW507", f"{start!r} is read recursively and {reasons[kind]}: "
                        "it cannot be proven free of secrets")
+    if reached:
+        return _probe(ctx, walk.search, reached, cwd)
     return None
+
+
+def _probe(ctx, search, reached, cwd):
+    """Run the search on the secrets it reaches (searchprobe.py): None when it lists none."""
+    from gateway.validator import searchprobe
+
+    files = sorted(reached)
+    status, detail = searchprobe.probe(ctx, search, files, cwd)
+    names = ", ".join(repr(_shown(f, cwd)) for f in files[:4]) + (
+        f" and {len(files) - 4} more" if len(files) > 4 else "")
+    if status == "clean":
+        ctx.step(PHASE, "pass", "", f"the search reaches the secret(s) {names}; run on them, "
+                 f"it lists none: no line of theirs matches, none is printed")
+        return None
+    first = detail if status == "match" else files[0]
+    start = reached[first]
+    shown = _shown(first, cwd)
+    secret = is_secret((first,), ctx.policy)
+    if status == "match":
+        return ctx.ask(PHASE, "GW506", f"{start!r} is read recursively and lines of the "
+                       f"secret {shown!r} ({secret}) match the pattern: they would be printed. "
+                       f"Read it yourself if you mean to, or leave it out "
+                       f"({_leave_out(search.kind, first)})", rule=f"secrets:{secret}")
+    if status == "all":
+        return ctx.ask(PHASE, "GW506", f"{start!r} is read recursively and contains the "
+                       f"secret {shown!r} ({secret}); {detail} prints every line, matching "
+                       "or not", rule=f"secrets:{secret}")
+    return ctx.ask(PHASE, "GW509", f"{start!r} is read recursively and reaches the secret(s) "
+                   f"{names}; whether lines of them match the pattern could not be checked: "
+                   f"{detail}", rule=f"secrets:{secret}")
+
+
+def _leave_out(kind, path):
+    name = os.path.basename(path)
+    if kind == "grep":
+        return f"--exclude={name!r}"
+    if kind == "rg":
+        return f"-g {'!' + name!r}"
+    return f"a pathspec: -- . ':!{name}'"
 
 
 def _shown(path, cwd):
@@ -429,10 +508,12 @@ def _global_excludes(home):
     return out
 
 
-def _walk(top, walk, policy, budget):
+def _walk(top, walk, policy, budget, collect=None):
     """("secret" | "limit" | "symlink" | "unreadable" | "whitelist", path) or None.
-    Iterative: a deep tree cannot exhaust the stack."""
-    if is_secret((top,), policy):
+    Iterative: a deep tree cannot exhaust the stack. With `collect` (a list), the secret
+    files the walk reaches are appended to it instead (a secret directory is walked into:
+    its files are secrets), and "secret" is never returned."""
+    if collect is None and is_secret((top,), policy):
         return "secret", top
     stack = [top]
     seen = set()
@@ -480,7 +561,7 @@ def _walk(top, walk, policy, budget):
                     continue
                 if walk.exclude_dir and _matches(name, walk.exclude_dir):
                     continue
-                if is_secret((path,), policy):
+                if collect is None and is_secret((path,), policy):
                     return "secret", path
                 stack.append(path)
                 continue
@@ -488,5 +569,7 @@ def _walk(top, walk, policy, budget):
             if not read or (hidden_skip and not decided):
                 continue
             if is_secret((path,), policy):
-                return "secret", path
+                if collect is None:
+                    return "secret", path
+                collect.append(path)
     return None

@@ -18,6 +18,8 @@ from gateway.validator.phase7b2_subcommands import invocation
 
 PHASE = "7C"
 _PATTERN_FLAGS = ("-e", "--regexp", "-f", "--file")
+#: recursive kinds that print only matching lines (and options that keep it so)
+_SEARCHES = ("grep", "rg", "git-grep")
 
 
 class Arguments:
@@ -212,6 +214,12 @@ def run(ctx, name, argv, cwd) -> Arguments:
         pos = [p for p in pos if not git_excludes(p)]
     cands.extend(paths)
     walk = phase5_recursive.plan(spec.recursive, args, paths) if spec.recursive else None
+    if walk is not None and spec.recursive in _SEARCHES:
+        # a search prints only the lines that match: the secrets its walk reaches are
+        # searched by the same program before they count as read (searchprobe.py)
+        walk.search = phase5_recursive.Search(spec.recursive, getattr(ctx, "command_word",
+                                                                      argv[0]),
+                                              args, words, spec.value_flags)
     if spec.args != "text":
         for p in pos:
             if "=" in p and not p.startswith("="):

@@ -151,6 +151,8 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
     if inputs is None:
         inputs = [r.target.value for r in redirects
                   if r.op == "<" and r.target is not None and r.target.literal]
+    # the command word as written (`/usr/bin/grep`, `rg`): a search probe runs that program
+    ctx.command_word = argv[0]
     name = phase7a_command.resolve_name(ctx, argv, cwd)
     if name.verdict is not None:
         # case mismatch: still look for stricter answers behind the lower-case name

@@ -10,6 +10,7 @@ behaviour beside it; tests/realclient proves the client's side.
 
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -104,7 +105,10 @@ def code(reason):
 
 SECRET_BASH = [
     ("cat .env", "GW503"), ("head -1 .env", "GW503"), ("cat < .env", "GW503"),
-    ("grep -r SECRET .", "GW506"), ("rg SECRET", "GW506"), ("rg --hidden SECRET", "GW506"),
+    # a search that reaches a secret asks when the same search, run on it, lists it (the
+    # search probe runs the rg of PATH: without one it cannot answer, GW509 -> GW840 here)
+    ("grep -r SECRET .", "GW506"), ("rg SECRET", "GW506" if shutil.which("rg") else "GW840"),
+    ("rg --hidden SECRET", "GW506" if shutil.which("rg") else "GW840"),
     ("cat notes.txt", "GW503"),  # a symlink to .env
     ("cd config && cat .env.production", "GW503"), ("sort .env | head", "GW503"),
     ("cat ~/.ssh/id_rsa", "GW503"), ("cp .env leak.txt", "GW503"),

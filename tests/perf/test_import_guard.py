@@ -281,3 +281,15 @@ def test_audit_log_off_imports_no_json():
     p = subprocess.run([sys.executable, "-I", "-c", script], capture_output=True, timeout=60,
                        cwd=ROOT)
     assert p.stdout.decode().strip() == "False", p.stderr.decode()
+
+
+def test_a_search_that_reaches_no_secret_loads_no_search_probe(project):
+    """The search probe (gateway.validator.searchprobe, subprocess) is imported only when a
+    search reaches a secret: `grep -rn x src` in the sample project reaches none."""
+    env = _env(project)
+    _probe(project, env)  # may compile the policy
+    out, info = _probe(project, env, command="grep -rn x src")
+    assert '"allow"' in out
+    loaded = set(info["modules"])
+    assert "gateway.validator.phase5_recursive" in loaded  # the walk did run
+    assert "gateway.validator.searchprobe" not in loaded

@@ -267,11 +267,15 @@ def reads_beyond(directory, project, follow, hidden=True):
     return False
 
 
-# (template, follows links, reads hidden files, other directories the template reads)
-RECURSIVE = [("grep -r x {}", False, True, ()), ("grep -rn SECRET {}", False, True, ()),
-             ("grep -R BEGIN {}", True, True, ()), ("rg --hidden SECRET {}", False, True, ()),
-             ("rg -uu x {}", False, True, ()), ("rg SECRET {}", False, False, ()),
-             ("diff -r {} src", True, True, ("src",)), ("grep -rl KEY -- {}", False, True, ())]
+# (template, follows links, reads hidden files, other directories the template reads). The
+# searches' patterns match a line of every secret of the sample project (E: SECRET=1,
+# `mode = TOKEN KEY SECRET`, -----BEGIN PRIVATE KEY-----): a search that reaches a secret none
+# of whose lines match prints none of it and is allowed (searchprobe.py;
+# tests/property/test_search_probe.py runs the real tools for that side).
+RECURSIVE = [("grep -r E {}", False, True, ()), ("grep -rn SECRET {}", False, True, ()),
+             ("grep -R E {}", True, True, ()), ("rg --hidden SECRET {}", False, True, ()),
+             ("rg -uu E {}", False, True, ()), ("rg SECRET {}", False, False, ()),
+             ("diff -r {} src", True, True, ("src",)), ("grep -rl E -- {}", False, True, ())]
 
 
 @budget(60)

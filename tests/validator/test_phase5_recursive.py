@@ -2,6 +2,7 @@
 trees and symlink loops. Each test builds its own small project."""
 
 import os
+import shutil
 
 import pytest
 
@@ -68,17 +69,25 @@ def test_deep_tree_does_not_exhaust_the_stack(policy, tree):
     os.makedirs(path)
     with open(os.path.join(path, "id_rsa"), "w") as fh:
         fh.write("key\n")
-    verdict = validate("grep -r x src", tree, tree, policy, "Bash", SettingsRules(), None)
+    verdict = validate("grep -r key src", tree, tree, policy, "Bash", SettingsRules(), None)
     assert (str(verdict.decision), verdict.code) == ("ask", "GW506")
     assert "id_rsa" in verdict.message
+    # no line of the key matches x: grep, run on it, lists nothing (searchprobe)
+    assert _judge(policy, tree, "grep -r x src") == ("allow", "GW700")
 
 
 def test_secret_directory_is_found_by_its_name(policy, tree):
     os.makedirs(os.path.join(tree, "src", ".ssh"))
+    with open(os.path.join(tree, "src", ".ssh", "known"), "w") as fh:
+        fh.write("x\n")  # a file of a secret directory is a secret, whatever its name
     assert _judge(policy, tree, "grep -r x src") == ("ask", "GW506")
+    assert _judge(policy, tree, "grep -r y src") == ("allow", "GW700")  # no line matches
     # rg skips hidden directories unless asked
     assert _judge(policy, tree, "rg x src") == ("allow", "GW700")
-    assert _judge(policy, tree, "rg --hidden x src") == ("ask", "GW506")
+    if shutil.which("rg"):
+        assert _judge(policy, tree, "rg --hidden x src") == ("ask", "GW506")
+    else:
+        assert _judge(policy, tree, "rg --hidden x src") == ("ask", "GW509")
 
 
 def test_symlink_loop_is_refused_when_followed_and_skipped_otherwise(policy, tree):
@@ -93,7 +102,8 @@ def test_symlinked_start_directory_is_walked_at_its_target(policy, tree):
         fh.write("K=1\n")
     os.symlink(os.path.join(tree, "conf"), os.path.join(tree, "src", "c"))
     # grep -r follows a symlink named on the command line
-    assert _judge(policy, tree, "grep -r x src/c") == ("ask", "GW506")
+    assert _judge(policy, tree, "grep -r K src/c") == ("ask", "GW506")
+    assert _judge(policy, tree, "grep -r x src/c") == ("allow", "GW700")  # no line matches
 
 
 def test_git_diff_outside_a_work_tree_compares_trees(policy, tree):

@@ -177,7 +177,7 @@ PRINTS = ["git diff", "git diff HEAD~0", "git diff HEAD", "git diff --cached", "
           "git show HEAD", "git log -p", "git log -p -1", "git log --patch", "git log -u",
           "git log -U5", "git log --cc", "git log -pS TOKEN", "git log --word-diff",
           "git whatchanged -p", "git diff-tree -p HEAD", "git grep TOKEN", "git grep -l TOKEN",
-          "git grep -h TOKEN", "git grep TOKEN HEAD", "git grep -c NOPE", "git stash show",
+          "git grep -h TOKEN", "git grep TOKEN HEAD", "git grep -c TOKEN", "git stash show",
           "git stash show -p", "git reflog -p", "git diff --stat -p", "git -C src diff",
           "git --no-pager show", "git log --check", "git show --stat --check",
           "git diff --src-prefix --stat HEAD", "git show --quiet --no-quiet HEAD",
@@ -188,7 +188,7 @@ PRINTS = ["git diff", "git diff HEAD~0", "git diff HEAD", "git diff --cached", "
 #: Allowed although config/.env is tracked: what they print does not include it.
 QUIET = ["git diff", "git diff HEAD", "git diff --cached", "git show", "git show HEAD",
          "git log -p -1", "git diff HEAD~1", "git diff HEAD~1 HEAD -- src", "git stash show -p",
-         "git grep TOKEN -- src", "git grep -n TOKEN -- src README.md",
+         "git grep TOKEN -- src", "git grep -n TOKEN -- src README.md", "git grep -c NOPE",
          "git grep TOKEN -- . ':!config/.env'", "git log -p -- src", "git diff -- src",
          "git status -v", "git status -vv", "git commit -v -m x", "git stash list -p -1",
          "git show HEAD:src/app.py", "git log -p -1 --stat", "git diff --stat -p",

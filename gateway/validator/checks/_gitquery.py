@@ -121,15 +121,20 @@ def _stamp(git_dir):
     return tuple(out)
 
 
-def run(cwd, git_dir, args, globals_=(), stdin=None, ok=(0,)):
+_LOCALE = ("LC_ALL", "LC_CTYPE", "LANG", "LANGUAGE")
+
+
+def run(cwd, git_dir, args, globals_=(), stdin=None, ok=(0,), locale=None):
     """git's standard output (bytes) for `git <globals> <args>` in `cwd`, or None when git
     failed (an exit status not in `ok`: git diff --exit-code and git grep exit 1 for
     "differences" and "no match"), timed out, printed too much, or must not be asked (a
-    partial clone)."""
+    partial clone). `locale`: an environment whose locale variables git is run with instead
+    of LC_ALL=C (what `git grep -i` matches depends on it: searchprobe.py)."""
     import subprocess
 
     caching = _SESSIONS[0] > 0
-    key = (cwd, git_dir, tuple(globals_), tuple(args), stdin, ok)
+    loc = None if locale is None else tuple(locale.get(k) for k in _LOCALE)
+    key = (cwd, git_dir, tuple(globals_), tuple(args), stdin, ok, loc)
     stamp = _stamp(git_dir) if caching and git_dir is not None else None
     hit = _CACHE.get(key) if caching else None
     if hit is not None and hit[0] == stamp:
@@ -138,7 +143,13 @@ def run(cwd, git_dir, args, globals_=(), stdin=None, ok=(0,)):
     if git_dir is not None and not partial_clone(git_dir):
         cmd = ["git", *_HARDENING, *globals_, *args]
         try:
-            proc = subprocess.run(cmd, cwd=cwd, env=_env(), input=stdin,
+            env = _env()
+            if loc is not None:
+                for k, v in zip(_LOCALE, loc, strict=True):
+                    env.pop(k, None)
+                    if v is not None:
+                        env[k] = v
+            proc = subprocess.run(cmd, cwd=cwd, env=env, input=stdin,
                                   stdin=None if stdin is not None else subprocess.DEVNULL,
                                   capture_output=True, timeout=TIMEOUT, check=False)
             if proc.returncode in ok and len(proc.stdout) <= MAX_OUTPUT:

@@ -333,6 +333,8 @@ def tracked_secret(ctx, label, mode, words, cwd, rule):
         return _index_secret(ctx, label, repo, rule)
     if found is None:
         return _unknown(ctx, label, "git could not say which files' contents it prints")
+    if label == "git grep":
+        return _grep_secrets(ctx, label, words, cwd, repo, found)
     for name in sorted(found, key=lambda n: (len(n), n)):
         secret = is_secret(("/" + name.lstrip("/"),), ctx.policy)
         if secret:
@@ -342,6 +344,45 @@ def tracked_secret(ctx, label, mode, words, cwd, rule):
                            "--cached); if it is not a secret, add it to secrets.exceptions in "
                            "your user rules (docs/rules.md)", rule=f"secrets:{secret}")
     return None
+
+
+def _grep_secrets(ctx, label, words, cwd, repo, found):
+    """git grep prints only the lines that match: the secrets among the files it searches
+    are searched by git itself with the same pattern and options (searchprobe.py); ask only
+    when it lists one of them (GW503), or cannot say (GW509)."""
+    secrets = {}
+    for name in sorted(found, key=lambda n: (len(n), n)):
+        secret = is_secret(("/" + name.lstrip("/"),), ctx.policy)
+        if secret:
+            secrets[name] = secret
+    if not secrets:
+        return None
+    top = repo.toplevel()
+    if top is None:
+        return _unknown(ctx, label, "git could not say where its work tree is")
+    files = {os.path.join(top, n.lstrip("/")): n for n in secrets}
+    from gateway.validator import searchprobe
+
+    try:
+        hit = searchprobe.git_grep(ctx, words, list(files), cwd, repo)
+    except searchprobe.Unknown as exc:
+        name = next(iter(secrets))
+        return ctx.ask("5", "GW509", f"{label} searches {name!r}, a secret file "
+                       f"({secrets[name]}), and whether lines of it match the pattern could "
+                       f"not be checked: {exc}. Leave it out with a pathspec (-- . "
+                       f"':!{name}')", rule=f"secrets:{secrets[name]}")
+    if not hit:
+        ctx.step("5", "pass", "", f"{label} searches the secret(s) "
+                 f"{', '.join(repr(n) for n in list(secrets)[:4])}; git, asked with the same "
+                 "pattern, lists none: no line of theirs is printed")
+        return None
+    name = files[hit]
+    return ctx.ask("5", "GW503", f"{label}: lines of {name!r}, a secret file "
+                   f"({secrets[name]}), match the pattern and would be printed. Read it "
+                   f"yourself if you mean to; leave it out with a pathspec (-- . "
+                   f"':!{name}'), or stop tracking it (git rm --cached); if it is not a "
+                   "secret, add it to secrets.exceptions in your user rules (docs/rules.md)",
+                   rule=f"secrets:{secrets[name]}")
 
 
 # --- the index check (for what git cannot list: submodules, refs' contents) ---------------------
