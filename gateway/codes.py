@@ -76,7 +76,10 @@ CODES = {
     "GW213": ("2", "ask", "redirection",
               "Output redirected to a file writes it; input from a file outside the project or "
               "from a secret reads it. Only 2>&1-style duplication, /dev/null and reading "
-              "project files are accepted.", "python3 scripts/foo.py > output.txt"),
+              "project files are accepted; in acceptEdits also `>` and `>>` into a file of the "
+              "project (an edit, like tee: GW714 and phase 5 judge the target), never `&>`, "
+              "`>|` (it overrides noclobber), `<>` or `>&FILE`.",
+              "python3 scripts/foo.py > output.txt"),
     "GW214": ("2", "ask", "background job", "& runs a command in the background, beyond the "
               "tool call.", "ls &"),
     "GW215": ("2", "ask", "list or pipeline (compound commands off)",
@@ -249,6 +252,14 @@ CODES = {
               "repository inside the project other than the project's own (an embedded bare "
               "repository, a nested clone) whose configuration can run programs.",
               "git -c core.pager=sh log"),
+    "GW714": ("5", "ask", "output redirection into something other than a project file",
+              "In a mode that accepts edits (acceptEdits), `cmd > FILE` and `cmd >> FILE` are "
+              "an edit of FILE, as `cmd | tee FILE` is: allowed into a regular file inside the "
+              "project (or a new one) that nothing protects. A device other than /dev/null, a "
+              "FIFO, a directory, a socket or a file with more than one hard link (the same "
+              "file is elsewhere too, perhaps outside the project) asks. In default and plan "
+              "mode every output redirection asks (GW213).",
+              "echo x > /dev/stderr   (permission_mode acceptEdits)"),
     "GW730": ("2", "ask", "a glob matches a name read as an option",
               "A glob or brace in an argument is expanded against the file system as bash "
               "expands it (in every directory the command may run in, with every shell option "

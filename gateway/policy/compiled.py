@@ -12,8 +12,8 @@ def with_shared(data: dict, shared) -> dict:
     """A subcommand entry with the options every subcommand of its tool accepts (the
     tool's `shared` block) added: one place in the catalogue for go's build flags or
     cargo's --config, applied to every subcommand (and theirs)."""
-    if not shared:
-        return data
+    if not shared or data.get("own_options"):
+        return data  # another program reads these options (go tool cover)
     out = dict(data)
     for key in _SHARED_KEYS:
         extra = shared.get(key)
@@ -37,7 +37,8 @@ class CommandSpec:
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global",
                  "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats",
-                 "subcommand_help", "effects", "output_flags", "tree_flags")
+                 "subcommand_help", "effects", "output_flags", "tree_flags", "options_first",
+                 "plus_commands", "dry_run")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -90,6 +91,13 @@ class CommandSpec:
         self.effects = data.get("effects")
         self.output_flags = frozenset(data.get("output_flags", ()))
         self.tree_flags = frozenset(data.get("tree_flags", ()))
+        # the options end at the first operand (no GNU permutation: `less a.txt -N` reads a
+        # file named -N), and a word `+TEXT` among them is a command the program runs (less)
+        self.options_first = bool(data.get("options_first", False))
+        self.plus_commands = bool(data.get("plus_commands", False))
+        # options that make the command only print what it would do (git clean -n): a
+        # subcommand_ask rule naming just the subcommand leaves that form to this entry
+        self.dry_run = frozenset(data.get("dry_run", ()))
         subs = data.get("subcommands")
         self.subcommands = _SubSpecs(name, subs, self.shared) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")

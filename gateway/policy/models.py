@@ -149,7 +149,8 @@ CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-a
           "git-cherry-pick", "git-stash-push", "git-remote", "git-var",
           # build, test and package tools (checks/build.py)
           "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
-          "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "go-generate")
+          "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "git-clean",
+          "go-cover", "cargo-clean", "go-generate")
 
 # How the effects analysis (gateway/guards/effects/) reads an entry: `flags` derives what the
 # command writes from the entry's own lists (writes/edit, write_flags, output_flags,
@@ -229,11 +230,25 @@ class CommandEntry(_Strict):
     output_flags: list[str] = []
     # options that make the writes of the positional paths cover whole trees (rm -r, chmod -R)
     tree_flags: list[str] = []
+    # the options end at the first operand, as a getopt without GNU permutation reads them
+    # (less): a later word that starts with '-' is an operand (a file read), not an option
+    options_first: bool = False
+    # a word `+TEXT` among the options is a command the program runs at start (less +cmd):
+    # it asks (GW704), and the effects analysis does not know it
+    plus_commands: bool = False
+    # options that make the command only print what it would do (git clean -n): a
+    # subcommand_ask rule naming just this subcommand does not cover the form in which one is
+    # in force at the end (git reads `--no-dry-run` as turning it off again; the last wins),
+    # and every option is in the allowlist; this entry judges that form
+    dry_run: list[str] = []
+    # the tool's `shared` options are not merged into this subcommand: another program
+    # reads its options (`go tool cover` is cover, not go's build)
+    own_options: bool = False
     examples: Examples | None = None
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
                          "config_flags", "optional_flags", "info_flags", "subcommand_help",
-                         "output_flags", "tree_flags")(
+                         "output_flags", "tree_flags", "dry_run")(
         lambda cls, v: _check_flags(v))
     _flat = field_validator("value_flags", "text_flags", "unsafe_flags", "safe_flags",
                             "options", mode="before")(lambda cls, v: _flatten(v))

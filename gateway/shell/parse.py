@@ -223,6 +223,19 @@ def _check_gap(text: str, start: int, end: int) -> None:
         raise ShellParseError(f"the parser skipped text at offset {i}: {text[i:i + 20]!r}")
 
 
+def _named_fd(text, part, following) -> bool:
+    """The word `part` is `{NAME}` written right before a redirection (no space between):
+    bash's named-descriptor form, which assigns the descriptor's number to NAME."""
+    if not following or following[0].kind != "redirect":
+        return False
+    s, e = part.pos
+    if following[0].pos[0] != e:
+        return False
+    raw = text[s:e]
+    return (len(raw) > 2 and raw[0] == "{" and raw[-1] == "}"
+            and not any(c in raw[1:-1] for c in "{}'\"$` \t\n"))
+
+
 def _is_assignment(raw: str) -> bool:
     """Is a word's source text an assignment (NAME=..., NAME+=...) as bash sees it?"""
     eq = raw.find("=")
@@ -264,10 +277,16 @@ class _Builder:
         if key in self._seen:
             return self._seen[key]
         words, assigns, redirects = [], [], []
-        for part in node.parts:
+        parts = list(node.parts)
+        for k, part in enumerate(parts):
             kind = part.kind
-            if kind == "word" and not words and _is_assignment(self.text[part.pos[0]:
-                                                                         part.pos[1]]):
+            if kind == "word" and _named_fd(self.text, part, parts[k + 1:k + 2]):
+                # `{NAME}>file` is bash's redirection to a new descriptor whose number is
+                # assigned to NAME (`echo x {PATH}>&2` sets PATH); bashlex reads `{NAME}` as
+                # a word
+                assigns.append(self.word(part))
+            elif kind == "word" and not words and _is_assignment(self.text[part.pos[0]:
+                                                                           part.pos[1]]):
                 # bash takes NAME=value before the command name as an assignment even after
                 # a redirection (`<a.txt x=1`); bashlex only before the first redirection
                 assigns.append(self.word(part))

@@ -47,11 +47,15 @@ def resolve_long(name: str, longs) -> str:
     return hits[0] if len(hits) == 1 else name
 
 
-def parse(words, value_flags=frozenset(), longs=None, optional=frozenset()) -> Args:
+def parse(words, value_flags=frozenset(), longs=None, optional=frozenset(),
+          options_first=False, plus=False) -> Args:
     """Split `words` (the arguments, without the command name). With `longs` (every long
     option the command knows), abbreviated long options are read as the option they
     abbreviate (--rec is --recursive); `optional` options take a value only glued to them
-    (-w16, --width=16)."""
+    (-w16, --width=16). With `options_first` the options end at the first operand, as a
+    getopt without GNU permutation reads them (less): every later word is an operand, even
+    one that starts with `-`. With `plus` a word `+TEXT` among the options is the option
+    `+` with the value TEXT (less's `+cmd`: a command it runs at start)."""
     args = Args()
     i = 0
     n = len(words)
@@ -62,6 +66,9 @@ def parse(words, value_flags=frozenset(), longs=None, optional=frozenset()) -> A
             args.positionals.extend(words[i:])
             args.rest = list(words[i:])
             break
+        if plus and word.startswith("+") and len(word) > 1:
+            args.options.append(Option("+", word[1:], word))
+            continue
         if word.startswith("--") and len(word) > 2:
             name, eq, value = word.partition("=")
             if longs is not None:
@@ -112,6 +119,9 @@ def parse(words, value_flags=frozenset(), longs=None, optional=frozenset()) -> A
                     # -C/tmp for an option nobody declared as taking a value
                     args.attached.append(tail)
             continue
+        if options_first:
+            args.positionals.extend(words[i - 1:])
+            break
         args.positionals.append(word)
     return args
 

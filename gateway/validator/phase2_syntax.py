@@ -10,6 +10,7 @@ commands are enabled: each segment is judged on its own later.
 
 from gateway.shell import parse as shell
 from gateway.shell import words as w
+from gateway.validator import redirects
 
 PHASE = "2"
 
@@ -98,6 +99,16 @@ def _redirect_finding(r):
             return None
         return f"output redirection {r.op} {r.target.raw}"
     return f"redirection {r.op}"
+
+
+def _edit_hint(ctx, r):
+    """What would allow a plain `> FILE` / `>> FILE` (a write like `tee FILE`): acceptEdits."""
+    if r.op not in redirects.MODELLED_OPS or not r.target.literal:
+        return ""
+    from gateway.validator import modes
+
+    return (f": it writes {r.target.value!r}; in {modes.normalize(ctx.mode)} mode edits are "
+            "the human's (acceptEdits allows it into a file of the project)")
 
 
 def _word(ctx, word, argument=False):
@@ -194,8 +205,8 @@ def run(ctx):
             if verdict is not None:
                 return verdict
             why = None if ctx.exposure else _redirect_finding(r)
-            if why:
-                return ctx.ask(PHASE, "GW213", why)
+            if why and not redirects.modelled(r, ctx.mode):
+                return ctx.ask(PHASE, "GW213", why + _edit_hint(ctx, r))
     segments = sum(len(p.commands) for p, _ in script.items)
     if segments > 1 and not ctx.policy.compound:
         return ctx.ask(PHASE, "GW215", "lists and pipelines are not allowed by this policy "

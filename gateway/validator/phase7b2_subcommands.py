@@ -116,6 +116,42 @@ def matches(rule_words, inv_words) -> bool:
     return True
 
 
+def only_prints(spec, words) -> bool:
+    """With `words` (after the subcommand), does the entry `spec` only print what it would do?
+    One of its `dry_run` options is in force at the end (a later `--no-dry-run` turns it off,
+    as git reads it; `-e -n` is an exclude pattern, not -n) and every option is one the
+    entry allows (an unknown one, such as `--end-of-options`, may change how the rest is
+    read)."""
+    if not spec.dry_run or spec.safe_flags is None:
+        return False
+    args = argvmod.parse(words, spec.value_flags, spec.long_options, spec.optional_flags)
+    on = False
+    for opt in args.options:
+        name = opt.name
+        if name not in spec.safe_flags and not argvmod.abbreviates_only(
+                name, spec.options, spec.safe_flags):
+            return False
+        if name in spec.dry_run:
+            on = opt.value is None
+        elif name.startswith("--no-") and "--" + name[5:] in spec.dry_run:
+            on = False
+    return on
+
+
+def _covers(ctx, name, rule_words, words) -> bool:
+    """Does the matched rule cover this form? A rule that names only a subcommand leaves its
+    dry run (the catalogue entry's `dry_run` options) to the entry."""
+    if len(rule_words) != 2:
+        return True
+    spec = ctx.policy.command(name)
+    sub = spec.subcommands.get(rule_words[1]) if spec is not None and spec.subcommands else None
+    if sub is None or not sub.dry_run or not only_prints(sub, words[1:]):
+        return True
+    ctx.step(PHASE, "info", "", f"{' '.join(rule_words)} {' '.join(words[1:])}: a dry run "
+             "(it only prints what it would do): judged by the catalogue")
+    return False
+
+
 def run(ctx, name: str, argv):
     rules = [(text, words) for text, words in ctx.policy.subcommand_ask if words[0] == name]
     spec = ctx.policy.command(name)
@@ -136,7 +172,7 @@ def run(ctx, name: str, argv):
     for text, rule_words in rules:
         if ctx.exposure:
             break  # what it reads is judged from its catalogue entry (7C)
-        if matches(rule_words[1:], words):
+        if matches(rule_words[1:], words) and _covers(ctx, name, rule_words, words):
             return ctx.ask(PHASE, "GW707", f"{text!r} needs the human",
                            rule=f"subcommand_ask:{text}")
     return None

@@ -148,8 +148,15 @@ def run(ctx, name, argv, cwd) -> Arguments:
         walk = ctx.__dict__.pop("pending_walk", None)
         return Arguments(global_paths + cands, writes, cwd, rule, verdict, names=names,
                          walk=walk if verdict is None else None, inner=inner)
-    args = argvmod.parse(words, spec.value_flags, spec.long_options, spec.optional_flags)
-    bad = argvmod.first_unsafe(args, spec.unsafe_flags, words)
+    args = argvmod.parse(words, spec.value_flags, spec.long_options, spec.optional_flags,
+                         spec.options_first, spec.plus_commands)
+    for opt in args.options:
+        if opt.name == "+":
+            return Arguments(verdict=ctx.ask(PHASE, "GW704", f"{label} {opt.word}: runs a "
+                                             f"{label} command at start", rule=f"{rule}:+"))
+    bad = argvmod.first_unsafe(args, spec.unsafe_flags,
+                               words[:len(words) - len(args.positionals)]
+                               if spec.options_first else words)
     if bad:
         return Arguments(verdict=ctx.ask(PHASE, "GW704", f"{label} {bad} is not a safe use "
                                          f"of {label}", rule=f"{rule}:{bad}"))

@@ -26,6 +26,7 @@ from gateway.validator import (
     phase7d_containment,
     textparams,
 )
+from gateway.validator import redirects as output
 
 _MAX_WRAPPER_DEPTH = 8
 
@@ -59,9 +60,16 @@ def judge(ctx, cmd, cwd):
         argvs, verdict = globs.variants(ctx, cmd.words, cwd, argv)
         if verdict is not None:
             return verdict
-        return strictest([judge_argv(ctx, a, cwd, cmd.text, redirects, inputs=inputs)
-                          for a in argvs])
-    return judge_argv(ctx, argv, cwd, cmd.text, redirects, inputs=inputs)
+        verdict = strictest([judge_argv(ctx, a, cwd, cmd.text, redirects, inputs=inputs)
+                             for a in argvs])
+    else:
+        verdict = judge_argv(ctx, argv, cwd, cmd.text, redirects, inputs=inputs)
+    if verdict.decision is ALLOW and redirects:
+        # acceptEdits: `> FILE` / `>> FILE` is an edit of FILE (gateway.validator.redirects)
+        written = output.judge(ctx, redirects, cwd)
+        if written is not None:
+            return written
+    return verdict
 
 
 def judge_shell_state(ctx, cmd, cwd):

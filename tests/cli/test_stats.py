@@ -133,18 +133,19 @@ def test_no_proposal_for_what_a_rule_could_not_keep_safe(proj, seen, why):
 
 def test_unknown_subcommand_extends_a_copy_of_the_builtin_entry(proj, tmp_path, monkeypatch):
     # (go mod and go work are in the catalogue since issue 13: they download, GW764)
-    groups, text, _ = analyse(prompts(proj, ("go tool cover", 4), ("go fix", 2)))
-    assert groups["go tool"].proposal.replaces_builtin
+    # (go tool cover is in the catalogue since round 19: pprof extends go tool's entry)
+    groups, text, _ = analyse(prompts(proj, ("go tool pprof", 4), ("go fix", 2)))
+    assert groups["go tool pprof"].proposal.replaces_builtin
     doc = yaml.safe_load(text)
     subs = doc["catalogue"]["go"]["subcommands"]
-    assert subs["tool"] == {"args": "none", "safe_flags": [],
-                            "subcommands": {"cover": {"safe_flags": [], "args": "none"}}}
+    assert subs["tool"]["subcommands"]["pprof"] == {"safe_flags": [], "args": "none"}
+    assert subs["tool"]["subcommands"]["cover"]["check"] == "go-cover"  # the built-in's
     assert "fix" in subs and "test" in subs  # both proposals in one copy
     assert "replaces the built-in go entry" in text
     judge = with_rules(text, tmp_path, monkeypatch, proj)
-    assert judge("go tool cover").allowed and judge("go fix").allowed
+    assert judge("go tool pprof").allowed and judge("go fix").allowed
     assert judge("go test ./...").allowed  # the copy keeps what the built-in allowed
-    for still in ("go tool pprof", "go tool cover -html=c.out", "go get example.com/x",
+    for still in ("go tool vet", "go tool cover -html=c.out", "go get example.com/x",
                   "go test -exec sh ./..."):
         assert not judge(still).allowed, still
 
@@ -216,7 +217,7 @@ def test_other_tools_are_listed_without_proposal(proj):
 @pytest.fixture()
 def logfile(tmp_path, proj):
     path = tmp_path / "audit.jsonl"
-    rows = prompts(proj, ("frob build", 4), ("curl https://x", 2), ("go tool cover", 1))
+    rows = prompts(proj, ("frob build", 4), ("curl https://x", 2), ("go tool pprof", 1))
     rows.append({"time": "2026-11-22T10:00:00Z", "event": "PermissionRequest", "tool": "Bash",
                  "command": "rm -rf /", "cwd": proj, "decision": "deny", "code": "GW750"})
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -9,6 +9,7 @@ from gateway.guards.effects import analyze
 CWD = "/proj"
 
 READ_ONLY = [
+    "less a.txt", "less -N README.md", "git log | less -R", "git clean -n", "git clean -nfd",
     "ls -la", "cat a.txt | grep x | wc -l", "head -n 5 a.txt", "tail -f log.txt",
     "grep -rn TODO src", "rg -n foo src", "find . -name '*.py'", "find . -type f -newer a",
     "find . -name x -exec grep -l foo {} ;", "sed -n '1,20p' a.py", "sed 's/a/b/g' a.txt",
@@ -137,7 +138,11 @@ UNKNOWN = [
     "date -s 2020-01-01", "file -C -m x", "sort --compress-program=sh a", "tree -R",
     "git -c core.pager=sh log", "git grep -O foo", "git diff --ext-diff", "ls 'unclosed",
     "python3 <<EOF\nprint(1)\nEOF", "bash <<'EOF'\nrm x\nEOF", "gateway serve",
-    "less a.txt", "vim a.txt", "git config --get-regexp . ; git config alias.x y",
+    # less: a +cmd runs a less command, -o writes a log (the plain form is read-only)
+    "less +G a.txt", "less -o log.txt a.txt", "less --lesskey-src=k a.txt",
+    "vim a.txt", "git config --get-regexp . ; git config alias.x y",
+    # git clean: -n in force at the end only (git reads the last of -n and --no-dry-run)
+    "git clean -n --no-dry-run -f", "git clean -fe -n", "git clean -f --end-of-options -n .",
 ]
 
 

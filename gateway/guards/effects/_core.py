@@ -1125,7 +1125,7 @@ def parse_options(spec, words):
     from gateway.validator import argv as argvmod
 
     return argvmod.parse(words, spec.value_flags | spec.output_flags, spec.long_options,
-                         spec.optional_flags)
+                         spec.optional_flags, spec.options_first, spec.plus_commands)
 
 
 def _flags(eff, argv, env, spec):

@@ -160,6 +160,8 @@ def _git_sub(eff, sub, args, env, label):
     reader = _GIT_READ_FORMS.get(sub)
     if reader is not None and reader(args):
         return
+    if sub == "clean" and _dry_run(model, sub, args):
+        return  # git clean -n: prints the names it would remove, removes nothing
     if sub == "archive" and any(_long(x, o) for x in args for o in ("--exec", "--remote")):
         eff.unknown.append(f"{label} --exec/--remote runs a program of your choice")
         eff.commit_push_maybe.append(f"{label} --exec runs a program, which may commit or push")
@@ -174,9 +176,7 @@ def _git_sub(eff, sub, args, env, label):
                 eff.writes.append(Write(".", "git format-patch", True, (d,)))
     if sub == "config":
         _git_config_write(eff, args, env)
-    if sub == "clean" and not any(a in ("-n", "--dry-run") or
-                                  (a.startswith("-") and not a.startswith("--") and "n" in a)
-                                  for a in args):
+    if sub == "clean":
         # literal pathspecs name the trees it cleans (git clean -fd build); magic, globs or
         # none: the working directory
         if not _pathspecs(eff, [a for a in args if a != "--"], env, "git clean",
@@ -185,6 +185,17 @@ def _git_sub(eff, sub, args, env, label):
                 eff.writes.append(Write(".", "git clean", True, (d,)))
     _git_worktree(eff, sub, args, env, label)
     eff.git.append(label)
+
+
+def _dry_run(model, sub, args) -> bool:
+    """`git SUB` with these arguments only prints what it would do: the catalogue entry's
+    dry_run options, read as git reads them (the last of -n and --no-dry-run counts, `-e -n`
+    is a pattern; gateway.validator.phase7b2_subcommands.only_prints)."""
+    from gateway.validator.phase7b2_subcommands import only_prints
+
+    git = model.policy.command("git")
+    spec = git.subcommands.get(sub) if git is not None and git.subcommands else None
+    return spec is not None and only_prints(spec, list(args))
 
 
 def _pathspecs(eff, args, env, via, value_flags=frozenset()):

@@ -39,11 +39,12 @@ _CHECKS = {
     "git-stash-push": ("git", "git_stash_push"),
     "git-remote": ("gitconfig", "git_remote"),
     "git-var": ("gitconfig", "git_var"),
+    "git-clean": ("git", "git_clean"),
     "gh-api": ("git", "gh_api"),
     **{n: ("build", n.replace("-", "_")) for n in (  # build, test and package tools
         "go", "tsc", "cargo", "pytest", "npm", "npm-script", "npm-exec", "pkg-run", "pip",
         "downloads", "go-generate", "formatter", "mypy", "eslint", "js-test", "gofmt", "pyright", "venv",
-        "bare-install")},
+        "bare-install", "go-cover", "cargo-clean")},
 }
 
 

@@ -836,6 +836,71 @@ def go_generate(ctx, spec, words, cwd):
     return None, cands, [], judge_directives
 
 
+def _go_flag_words(spec, words):
+    """Go's flag package: one or two dashes, -name=value or -name VALUE (the entry's value
+    flags), and the options end at the first word that is not one (or at `--`). Returns
+    (flags as (name, value, word), positionals)."""
+    flags = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "--":
+            return flags, list(words[i + 1:])
+        if not w.startswith("-") or w == "-":
+            break
+        i += 1
+        name, eq, value = w.lstrip("-").partition("=")
+        name = "-" + name
+        if not eq and name in spec.value_flags and i < len(words):
+            value, eq = words[i], "="
+            i += 1
+        flags.append((name, value if eq else None, w))
+    return flags, list(words[i:])
+
+
+def go_cover(ctx, spec, words, cwd):
+    """`go tool cover`: reads a coverage profile and prints (-func) or writes (-html with
+    -o) a report, or annotates one source file (-mode, -var). The profile and the source are
+    read (paths, secrets asked); -o is a write; -html without -o opens a browser. To find the
+    packages' sources it runs `go list`, which reads GOFLAGS: judged as for go list."""
+    label = spec.name
+    flags, pos = _go_flag_words(spec, words)
+    names = [n for n, _v, _w in flags]
+    for name, value, word in flags:
+        if spec.safe_flags is None or name not in spec.safe_flags:
+            return _refuse(ctx.ask(PHASE, "GW704", f"{label} {word} is not among its known "
+                                   "options", rule=f"catalogue:{label}"))
+        if name in spec.value_flags and value is None:
+            return _refuse(ctx.ask(PHASE, "GW704", f"{label} {word} without a value",
+                                   rule=f"catalogue:{label}"))
+    if "-html" in names and "-o" not in names:
+        return _refuse(ctx.ask(PHASE, "GW704", f"{label} -html without -o opens a web "
+                               "browser", rule=f"catalogue:{label}:-html"))
+    go = ctx.policy.command("go")
+    listing = go.subcommands.get("list") if go is not None and go.subcommands else None
+    if listing is None:
+        return _refuse(ctx.ask(PHASE, "GW704", f"{label}: runs go list, which the catalogue "
+                               "does not describe", rule=f"catalogue:{label}"))
+    try:
+        goflags, where = _goflags(ctx)
+    except ConfigError as exc:
+        return _refuse(_ask(ctx, "GW761", label, str(exc)))
+    if goflags:
+        gflags, gpos, _ = _go_words(listing, goflags.split())
+        if gpos:
+            return _refuse(_ask(ctx, "GW761", label, f"{where} holds {gpos[0]!r}, which is "
+                                "not a flag"))
+        verdict, _w, _d = _go_flags_verdict(ctx, listing, gflags, label, where)
+        if verdict is not None:
+            return _refuse(verdict)
+    verdict = _go_work(ctx, label, cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    written = [v for n, v, _w in flags if n in spec.write_flags]
+    reads = [v for n, v, _w in flags if n in ("-func", "-html")]
+    return None, reads + written + pos, written
+
+
 def _go_work(ctx, label, cwd):
     """A go.work above the project puts modules from elsewhere into the build."""
     if ctx.env.get("GOWORK") == "off":
@@ -1185,6 +1250,132 @@ def cargo(ctx, spec, words, cwd):
         if o.name == "--target" and o.value and not o.value.endswith(".json"):
             cands.remove(o.value)  # a target triple, not a file
     return None, cands, written, _after(later)
+
+
+def _cargo_target_dirs(ctx, label, cwd, manifest):
+    """The target directories `cargo clean` may remove when no --target-dir is given and the
+    configuration names none: `target` beside each Cargo.toml from the manifest's directory
+    up to the project root (the workspace root is one of them). A manifest above the project
+    (a workspace there may hold this package), none inside, or a package.workspace that
+    points out: (ask verdict, [])."""
+    start = posixpath.dirname(lexical(manifest, cwd)) if manifest else cwd
+    dirs = []
+    for d in _ancestors(start):
+        if not is_within(d, ctx.roots.project):
+            if os.path.exists(posixpath.join(d, "Cargo.toml")):
+                return _ask(ctx, "GW762", label, f"{posixpath.join(d, 'Cargo.toml')} (outside "
+                            "the project) may be the workspace whose target directory it "
+                            "removes"), []
+            continue
+        p = posixpath.join(d, "Cargo.toml")
+        if os.path.exists(p):
+            try:
+                data = _toml(p) or {}
+            except ConfigError as exc:
+                return _ask(ctx, "GW761", label, str(exc)), []
+            pkg = data.get("package") if isinstance(data.get("package"), dict) else {}
+            ws = pkg.get("workspace")
+            if ws is not None and not (isinstance(ws, str)
+                                       and _inside(ctx, lexical(ws, d))):
+                return _ask(ctx, "GW762", label, f"{p}: package.workspace {ws!r} names a "
+                            "workspace outside the project"), []
+            dirs.append(posixpath.join(d, "target"))
+    if not dirs:
+        return _ask(ctx, "GW762", label, "no Cargo.toml in the project at or above "
+                    f"{start}: cargo would look for one outside the project"), []
+    return None, dirs
+
+
+def cargo_clean(ctx, spec, words, cwd):
+    """`cargo clean` removes the target directory (or the part -p, --release, --profile,
+    --doc and --target select: judged as the whole directory), which --target-dir,
+    CARGO_TARGET_DIR, build.target-dir or build.build-dir of the configuration may move:
+    each is a tree removal that must stay inside the project and hold nothing protected (the
+    guards' judgement of write targets). An edit (acceptEdits); --dry-run (-n) deletes
+    nothing."""
+    label = spec.name
+    args = parse(spec, words)
+    verdict, written = allowlist(ctx, spec, args, words, label)
+    if verdict is not None:
+        return _refuse(verdict)
+    if args.positionals:
+        return _refuse(ctx.ask(PHASE, "GW712", f"{label} takes no arguments (got "
+                               f"{args.positionals[0]!r})", rule=f"catalogue:{label}"))
+    verdict, config_dirs = _cargo_environment(ctx, label, cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    build_dirs = _cargo_build_dirs(ctx, label, cwd)
+    if isinstance(build_dirs, tuple):
+        return _refuse(build_dirs[0])
+    manifest = next((o.value for o in args.options if o.name == "--manifest-path"), None)
+    # --target-dir wins over the environment and the configuration, which win over target/
+    removed = list(written) or [d for d in config_dirs if d]
+    if not removed:
+        verdict, removed = _cargo_target_dirs(ctx, label, cwd, manifest)
+        if verdict is not None:
+            return _refuse(verdict)
+    removed += build_dirs
+    dry = args.has("-n", "--dry-run")
+    if not dry and not ctx.exposure:
+        from gateway.validator import modes
+
+        if not modes.accepts_edits(ctx.mode):
+            return _refuse(ctx.ask(PHASE, "GW721", f"{label} removes the build's target "
+                                   f"directory; in {modes.normalize(ctx.mode)} mode edits are "
+                                   "the human's (acceptEdits allows them inside the project)",
+                                   rule=f"catalogue:{label}:edit"))
+    later = [] if ctx.exposure else [
+        lambda d=d: _removed_tree(ctx, label, d, cwd) for d in dict.fromkeys(removed)]
+    cands = [o.value for o in args.options if o.value is not None
+             and o.name not in spec.text_flags and o.name not in spec.write_flags]
+    return None, cands + list(written), list(written), _after(later)
+
+
+def _cargo_build_dirs(ctx, label, cwd):
+    """build.build-dir of cargo's configuration files (the intermediate artifacts, which
+    cargo clean removes too): a list of directories, or (ask verdict,) when it is a
+    template the gateway does not expand ({workspace-path-hash}...)."""
+    out = []
+    for path, _trusted in _cargo_configs(ctx, cwd):
+        try:
+            data = _toml(path)
+        except ConfigError as exc:
+            return (_ask(ctx, "GW761", label, str(exc)),)
+        build = data.get("build") if isinstance(data, dict) else None
+        bd = build.get("build-dir") if isinstance(build, dict) else None
+        if bd is None:
+            continue
+        if not isinstance(bd, str) or "{" in bd:
+            return (_ask(ctx, "GW761", label, f"{path}: build.build-dir {bd!r} is a "
+                         "directory the gateway does not place"),)
+        out.append(lexical(bd, posixpath.dirname(posixpath.dirname(path))))
+    env = ctx.env.get("CARGO_BUILD_BUILD_DIR")
+    if env and "{" in env:
+        return (_ask(ctx, "GW761", label, f"CARGO_BUILD_BUILD_DIR {env!r} is a directory "
+                     "the gateway does not place"),)
+    return out
+
+
+def _removed_tree(ctx, label, path, cwd):
+    """A directory the command removes with everything below it: inside the project,
+    through no symlink that leads out, and holding nothing the guards protect (the
+    permission surface, .git, the gateway's state, the project itself)."""
+    from gateway.guards.files import Surface
+
+    p = lexical(path, cwd)
+    rp = physical(path, cwd)
+    if not ctx.roots.lexically_inside(p) or not ctx.roots.really_inside(rp):
+        return ctx.ask(PHASE, "GW763", f"{label} removes {p}, outside the project",
+                       rule=f"catalogue:{label}")
+    surface = ctx.__dict__.get("_surface")
+    if surface is None:
+        surface = ctx.__dict__["_surface"] = Surface(ctx.roots, ctx.policy, ctx.env)
+    hit = surface.check(p, rp, tree=True)
+    if hit:
+        code, rule, why = hit
+        return ctx.ask(PHASE, "GW763", f"{label} removes {p}: {why} ({rule}) [{code}]",
+                       rule=f"protected:{rule}")
+    return None
 
 
 # --- the npm family ----------------------------------------------------------------------------

@@ -536,6 +536,23 @@ def git_restore(ctx, spec, words, cwd):
     return None, list(args.positionals), []
 
 
+def git_clean(ctx, spec, words, cwd):
+    """`git clean -n`: a dry run prints the names of the untracked files it would remove and
+    removes nothing (-n wins over -f; the last of -n/--dry-run and --no-dry-run counts).
+    Every other form deletes, or is interactive (-i): the subcommand_ask floor asks for it
+    (7B2), and so does this check. The pathspecs are names, looked at."""
+    from gateway.validator.phase7b2_subcommands import only_prints
+
+    args = argvmod.parse(words, spec.value_flags, spec.long_options, spec.optional_flags)
+    verdict = _opts_ok(ctx, "git clean", args, spec.safe_flags, spec, "not a dry run")
+    if verdict:
+        return verdict, [], []
+    if not only_prints(spec, words):
+        return _unsafe(ctx, "git clean", "removes untracked files (only the dry run, -n, "
+                       "is auto-allowed)"), [], []
+    return None, list(args.positionals), []
+
+
 def git_reset(ctx, spec, words, cwd):
     """`git reset [-q] [HEAD] [[--] <paths>]`: unstaging moves no branch and changes no file.
     A commit other than HEAD moves the branch; --hard/--keep/--merge rewrite files."""
