@@ -58,8 +58,6 @@ def test_nothing_is_allowed_where_the_corpus_asks(fig):
         fig, lambda r, m: r["actual"][m]["final"] == "allow")
 
 
-@pytest.mark.xfail(strict=True, reason="below the issue-13 goal (93.9 % / 93.7 % with the "
-                   "git rows): see benchmarks/everyday/README.md for the asks that remain")
 def test_the_allowed_shares_meet_the_goals(fig):
     short = {m: round(100 * fig[m]["share"], 1) for m in bench.GOALS
              if fig[m]["share"] < bench.GOALS[m]}
