@@ -616,6 +616,26 @@ def _last_element(importpath):
     return parts[-1] if parts else ""
 
 
+def _go_environment(ctx, spec, label, cwd, test=False):
+    """go's configuration from outside the command line: GOFLAGS (environment or go env
+    file) judged against `spec` like the command line, and a go.work above the project.
+    Returns (verdict, written, outputdir) of the GOFLAGS."""
+    try:
+        goflags, where = _goflags(ctx)
+    except ConfigError as exc:
+        return _ask(ctx, "GW761", label, str(exc)), [], None
+    written, outdir = [], None
+    if goflags:
+        gflags, gpos, _ = _go_words(spec, goflags.split(), test)
+        if gpos:
+            return _ask(ctx, "GW761", label, f"{where} holds {gpos[0]!r}, which is not a "
+                        "flag"), [], None
+        verdict, written, outdir = _go_flags_verdict(ctx, spec, gflags, label, where)
+        if verdict is not None:
+            return verdict, [], None
+    return _go_work(ctx, label, cwd), written, outdir
+
+
 def go(ctx, spec, words, cwd):
     """go build/test/run/vet/list/fmt/...: every option against the entry's allowlist (the
     build flags are the entry's shared options), -mod, -buildmode, -ldflags and -gcflags by
@@ -630,23 +650,11 @@ def go(ctx, spec, words, cwd):
     verdict, written, outdir = _go_flags_verdict(ctx, spec, flags, label)
     if verdict is not None:
         return _refuse(verdict)
-    try:
-        goflags, where = _goflags(ctx)
-    except ConfigError as exc:
-        return _refuse(_ask(ctx, "GW761", label, str(exc)))
-    if goflags:
-        gflags, gpos, _ = _go_words(spec, goflags.split(), test)
-        if gpos:
-            return _refuse(_ask(ctx, "GW761", label, f"{where} holds {gpos[0]!r}, which is "
-                                "not a flag"))
-        verdict, gwritten, goutdir = _go_flags_verdict(ctx, spec, gflags, label, where)
-        if verdict is not None:
-            return _refuse(verdict)
-        written += gwritten
-        outdir = outdir or goutdir
-    verdict = _go_work(ctx, label, cwd)
+    verdict, gwritten, goutdir = _go_environment(ctx, spec, label, cwd, test)
     if verdict is not None:
         return _refuse(verdict)
+    written += gwritten
+    outdir = outdir or goutdir
     cands = []
     program_args = []
     if sub == "run":
@@ -765,19 +773,7 @@ def go_generate(ctx, spec, words, cwd):
     verdict, _written, _outdir = _go_flags_verdict(ctx, spec, flags, label)
     if verdict is not None:
         return _refuse(verdict)
-    try:
-        goflags, where = _goflags(ctx)
-    except ConfigError as exc:
-        return _refuse(_ask(ctx, "GW761", label, str(exc)))
-    if goflags:
-        gflags, gpos, _ = _go_words(spec, goflags.split())
-        if gpos:
-            return _refuse(_ask(ctx, "GW761", label, f"{where} holds {gpos[0]!r}, which is "
-                                "not a flag"))
-        verdict, _w, _o = _go_flags_verdict(ctx, spec, gflags, label, where)
-        if verdict is not None:
-            return _refuse(verdict)
-    verdict = _go_work(ctx, label, cwd)
+    verdict, _w, _o = _go_environment(ctx, spec, label, cwd)
     if verdict is not None:
         return _refuse(verdict)
     cands = [p[:-4] if p.endswith("/...") else p for p in pos if p != "..."]
@@ -881,19 +877,7 @@ def go_cover(ctx, spec, words, cwd):
     if listing is None:
         return _refuse(ctx.ask(PHASE, "GW704", f"{label}: runs go list, which the catalogue "
                                "does not describe", rule=f"catalogue:{label}"))
-    try:
-        goflags, where = _goflags(ctx)
-    except ConfigError as exc:
-        return _refuse(_ask(ctx, "GW761", label, str(exc)))
-    if goflags:
-        gflags, gpos, _ = _go_words(listing, goflags.split())
-        if gpos:
-            return _refuse(_ask(ctx, "GW761", label, f"{where} holds {gpos[0]!r}, which is "
-                                "not a flag"))
-        verdict, _w, _d = _go_flags_verdict(ctx, listing, gflags, label, where)
-        if verdict is not None:
-            return _refuse(verdict)
-    verdict = _go_work(ctx, label, cwd)
+    verdict, _w, _o = _go_environment(ctx, listing, label, cwd)
     if verdict is not None:
         return _refuse(verdict)
     written = [v for n, v, _w in flags if n in spec.write_flags]
