@@ -215,7 +215,7 @@ def refresh(finder, env=None) -> None:
             entries[name] = (origin, hasattr(module, "__path__"), st.st_mtime_ns, st.st_size,
                              _code(origin, st))
         if finder is not None:  # keep what other hooks imported, while it is current
-            for name, (origin, package, mtime_ns, size, offset, length) in finder.index.items():
+            for name, (origin, package, mtime_ns, size, _off, _len) in finder.index.items():
                 if name in entries:
                     continue
                 try:

@@ -178,7 +178,7 @@ def _decode(body: bytes, kind):
     if (not isinstance(names, list) or len(names) != len(entries)
             or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names)):
         raise ValueError("the catalogue's names do not match its entries")
-    value["catalogue"] = dict(zip(names, entries))
+    value["catalogue"] = dict(zip(names, entries, strict=True))
     return value
 
 
