@@ -78,14 +78,16 @@ def test_concurrent_registrations_with_kills_lose_nothing_confirmed(scratch):
     fig = harness.Figures(f"{rounds} x {n} concurrent registrations, ~30% SIGKILLed within "
                           "2 s")
     leftovers = 0
+    attempted = set()  # every round's: a writer killed after its write landed leaves its role
     for r in range(rounds):
         ids = [f"r{r}-{i}" for i in range(n)]
+        attempted |= set(ids)
         calls = harness.burst("post-tool-use", [_marker(proj, a) for a in ids], env,
                               kill_rate=0.3, rng=random.Random(r), kill_window=2.0)
         harness.record(fig, calls, lambda c: None, registrations=calls)  # no decision
         confirmed = {ids[c.tag] for c in calls if not c.killed and c.decision() is None}
         fig.confirmed += len(confirmed)
-        lost, left = _check_after(proj, env, base, confirmed, set(ids))
+        lost, left = _check_after(proj, env, base, confirmed, attempted)
         fig.lost += len(lost)
         leftovers += left
         base |= confirmed
