@@ -146,6 +146,14 @@ def _bashlex():
 
 def parse(text: str) -> Script:
     """Parse `text`; raise ShellParseError when bashlex cannot represent all of it."""
+    script = _plain(text)
+    if script is not None:
+        return script
+    return parse_bashlex(text)
+
+
+def parse_bashlex(text: str) -> Script:
+    """`parse` without the plain-word shortcut: always through bashlex."""
     new_text, placeholders = _heredoc.extract(text)
     new_text = _continuation.remove(new_text)
     bashlex = _bashlex()
@@ -169,6 +177,103 @@ def parse(text: str) -> Script:
         _check_placeholders(placeholders, b.all_commands)
     return Script(new_text, items, b.constructs, b.all_commands, b.all_pipelines, b.functions,
                   placeholders, b.loops)
+
+
+# What bash reads as a reserved word when it starts a command (bashlex's
+# valid_reserved_first_command, plus coproc): a plain parse never takes them.
+_RESERVED_FIRST = frozenset(("if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
+                             "while", "until", "do", "done", "in", "function", "time", "{", "}",
+                             "!", "[[", "]]", "coproc"))
+# Unquoted characters a plain parse leaves to bashlex: expansions and escapes ($ ` \),
+# subshells and groups, redirections.
+_PLAIN_STOP = frozenset("$`\\()<>")
+
+
+def _plain(text: str):
+    """The Script of a command made only of plain words, or None (bashlex parses it).
+
+    Plain: printable ASCII; simple commands of words joined by `|`, `&&`, `||` and `;`; a
+    word is unquoted characters other than the shell's special ones, `'...'` and `"..."`
+    with no `$`, backquote, backslash, `<(` or `>(` inside; no reserved word starting a command, no
+    word that could be an assignment (a name, then `=`), no `{` or `}` word, no comment, no
+    trailing operator.
+    That subset parses the same with or without bashlex (tests/shell/test_plain_parse.py
+    proves it against bashlex over generated commands), and skipping bashlex saves its
+    import on most everyday commands."""
+    if not text.isascii() or not text.replace("\t", " ").isprintable():
+        return None
+    n = len(text)
+    tokens = []  # (operator or None for a word, start, end)
+    i = 0
+    while i < n:
+        c = text[i]
+        if c == " " or c == "\t":
+            i += 1
+            continue
+        if c == "|" or c == "&" or c == ";":
+            op = text[i:i + 2]
+            if op not in ("||", "&&"):
+                op = c
+                if c == "&" or text[i + 1:i + 2] in ("&", ";"):
+                    return None  # a background job, |&, ;; or ;&
+            tokens.append((op, i, i + len(op)))
+            i += len(op)
+            continue
+        if c == "#":
+            return None  # a comment
+        start = i
+        while i < n:
+            c = text[i]
+            if c == " " or c == "\t" or c == "|" or c == "&" or c == ";":
+                break
+            if c == "'" or c == '"':
+                end = text.find(c, i + 1)
+                if end < 0:
+                    return None
+                if c == '"' and (any(q in "$`\\" for q in text[i + 1:end])
+                                 or "<(" in text[i + 1:end] or ">(" in text[i + 1:end]):
+                    return None  # bashlex reads <( and >( in double quotes as a substitution
+                i = end + 1
+                continue
+            if c in _PLAIN_STOP:
+                return None
+            i += 1
+        raw = text[start:i]
+        eq = raw.find("=")
+        if eq >= 0 and raw[0] != "-":
+            return None  # maybe an assignment (NAME=, NAME+=, NAME[i]=)
+        tokens.append((None, start, i))
+    if not tokens or tokens[-1][0] is not None:
+        return None
+    items, commands, pipelines = [], [], []
+    words, members, pipes = [], [], []
+    tokens.append(("", n, n))
+    for op, start, end in tokens:
+        if op is None:
+            words.append(decode(text[start:end]))
+            if len(words) == 1 and text[start:end] in _RESERVED_FIRST:
+                return None
+            if words[-1].value in ("{", "}"):
+                return None  # bashlex then takes a reserved word after it as one
+            if len(words) == 1:
+                first = start
+            last = end
+            continue
+        if not words:
+            return None  # an empty command: bashlex reports the syntax error
+        cmd = Command(words, [], [], first, last, text[first:last])
+        commands.append(cmd)
+        members.append(cmd)
+        words = []
+        if op == "|":
+            pipes.append(op)
+            continue
+        items.append((Pipeline(members, pipes), op or None))
+        if len(members) > 1:
+            pipelines.append(list(members))
+        members, pipes = [], []
+    pipelines.reverse()  # the order bashlex's tree walk finds them in
+    return Script(text, items, [], commands, pipelines, [], {}, [])
 
 
 def _check_placeholders(placeholders, commands) -> None:

@@ -1,0 +1,196 @@
+"""The plain-word shortcut of gateway.shell.parse gives exactly bashlex's parse.
+
+`parse` skips bashlex (and its import) for commands made only of plain words joined by
+`|`, `&&`, `||` and `;`. These tests hold the shortcut to the full path (`parse_bashlex`,
+through bashlex) over generated commands that mix plain words with every character that
+could change how bash splits them, and over every command of the project's corpora: where
+the shortcut answers, the two Scripts are equal field by field (words decoded, positions,
+operators, pipelines, in the same order); where bashlex rejects a text, the shortcut does
+not answer.
+"""
+
+import csv
+import glob
+import os
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from gateway.shell.parse import ShellParseError, _plain, parse, parse_bashlex
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _cmd(c, index):
+    return (index[id(c)], [(w.raw, w.value, w.quoted, w.issues, w.pattern) for w in c.words],
+            [(w.raw, w.value) for w in c.assignments], [repr(r) for r in c.redirects],
+            c.start, c.end, c.text)
+
+
+def _loop(loop, index):
+    if loop is None:
+        return None
+    return (loop.name, None if loop.words is None else [w.raw for w in loop.words],
+            [index.get(id(c)) for c in loop.body], loop.body_start, loop.body_end, loop.start,
+            loop.end, loop.shape, loop.redirects)
+
+
+def dump(script):
+    """Every field of a Script, commands named by their index in all_commands (so that the
+    same object in two places compares as the same command)."""
+    index = {id(c): k for k, c in enumerate(script.all_commands)}
+    items = [([None if c is None else index[id(c)] for c in p.commands], p.pipes, p.negated,
+              _loop(p.loop, index), op) for p, op in script.items]
+    return {
+        "text": script.text,
+        "items": items,
+        "constructs": script.constructs,
+        "commands": [_cmd(c, index) for c in script.all_commands],
+        "pipelines": [[None if c is None else index[id(c)] for c in p]
+                      for p in script.all_pipelines],
+        "functions": script.functions,
+        "placeholders": script.placeholders,
+        "loops": [_loop(loop, index) for loop in script.loops],
+        "simple": script.simple,
+    }
+
+
+def check_same(text):
+    """The shortcut's Script equals bashlex's; returns whether the shortcut answered."""
+    fast = _plain(text)
+    try:
+        full = parse_bashlex(text)
+    except ShellParseError as exc:
+        assert fast is None, f"bashlex rejects {text!r} ({exc}) but the shortcut parsed it"
+        return False
+    if fast is None:
+        return False
+    assert dump(fast) == dump(full), text
+    return True
+
+
+# Pieces of words: plain characters (including ones that are only special in some places:
+# # = ! { } [ ] ~ * ?), single-quoted text with anything inside, double-quoted text
+# sometimes holding $ ` \, and the characters the shortcut must leave to bashlex.
+_PLAIN = "abcXZ09_./-+=:,@%^~*?[]{}!#"
+_ANY = _PLAIN + " \t|&;()<>$`\\'\""
+unquoted = st.text(alphabet=_PLAIN, min_size=1, max_size=6)
+single = st.text(alphabet=_ANY.replace("'", ""), max_size=6).map(lambda s: f"'{s}'")
+double = st.text(alphabet=_ANY.replace('"', ""), max_size=6).map(lambda s: f'"{s}"')
+odd = st.sampled_from(["$x", "${x}", "$(a)", "`a`", "\\a", "(a)", "<a", ">a", "2>&1", "'",
+                       '"', "a\\", "#c"])
+piece = st.one_of(unquoted, unquoted, single, double, odd)
+special_word = st.sampled_from(["if", "then", "fi", "for", "in", "do", "done", "case", "esac",
+                                "while", "until", "time", "function", "select", "coproc",
+                                "{", "}", "!", "[[", "]]", "X=1", "a+=b", "a[1]=x", "_x=",
+                                "=x", "--a=b", "-Da=b", "'X'=1", "x==", "'if'", "{}", "{a,b}",
+                                "!x", "a#b", "~", "~/x", "*.py"])
+word = st.one_of(st.lists(piece, min_size=1, max_size=3).map("".join), special_word)
+blank = st.sampled_from([" ", "  ", "\t", " \t"])
+operator = st.sampled_from(["|", "||", "&&", ";", "&", "|&", ";;", ";&", "\n", "&>"])
+
+
+@st.composite
+def commands(draw):
+    out = []
+    for k in range(draw(st.integers(1, 4))):
+        if k:
+            sp = draw(st.sampled_from(["", " "]))
+            out.append(sp + draw(operator) + draw(st.sampled_from(["", " "])))
+        words = draw(st.lists(word, min_size=0 if draw(st.booleans()) else 1, max_size=4))
+        out.append(draw(blank).join(words))
+    text = "".join(out)
+    return draw(st.sampled_from(["", " ", "\t"])) + text + draw(st.sampled_from(["", " ", ";"]))
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(commands())
+@example("git diff --stat HEAD~1 -- src/app.py")
+@example("a | b && c; d || e | f")
+@example("a|b&&c;d||e")
+@example("echo 'a | b' \"c && d\" e")
+@example("echo }")
+@example("find . -name '*.pyc' -delete")
+def test_shortcut_equals_bashlex(text):
+    check_same(text)
+
+
+# Mostly words the shortcut takes, so that most examples compare two real parses.
+plain_piece = st.one_of(unquoted, unquoted, unquoted,
+                        st.text(alphabet=_ANY.replace("'", ""), max_size=6).map(
+                            lambda s: f"'{s}'"),
+                        st.text(alphabet=_PLAIN + " |&;()<>", max_size=6).map(
+                            lambda s: f'"{s}"'))
+plain_word = st.lists(plain_piece, min_size=1, max_size=3).map("".join)
+
+
+@st.composite
+def plain_commands(draw):
+    out = []
+    for k in range(draw(st.integers(1, 5))):
+        if k:
+            out.append(draw(st.sampled_from(["", " "])) + draw(
+                st.sampled_from(["|", "||", "&&", ";"])) + draw(st.sampled_from(["", " "])))
+        out.append(draw(blank).join(draw(st.lists(plain_word, min_size=1, max_size=5))))
+    return "".join(out)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(plain_commands())
+def test_shortcut_equals_bashlex_on_plain_commands(text):
+    check_same(text)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=_ANY + "\n", max_size=30))
+def test_shortcut_equals_bashlex_on_any_text(text):
+    check_same(text)
+
+
+def _corpus_commands():
+    out = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "benchmarks", "everyday", "corpus",
+                                              "*.tsv"))):
+        with open(path, newline="") as f:
+            for row in csv.reader(f, delimiter="\t"):
+                if row and not row[0].startswith("#") and len(row) > 1:
+                    out.append(row[0])
+    return out
+
+
+def test_shortcut_equals_bashlex_on_the_everyday_corpus():
+    texts = _corpus_commands()
+    assert len(texts) > 500
+    plain = sum(check_same(t) for t in texts)
+    # most everyday commands are plain words: the shortcut must be the common case
+    assert plain > len(texts) // 2, (plain, len(texts))
+
+
+@pytest.mark.parametrize("text,plain", [
+    ("git status", True),
+    ("npm test", True),
+    ("pytest -q tests/ && ruff check .", True),
+    ("git log --oneline | head -5", True),
+    ("echo $HOME", False),
+    ("ls > out.txt", False),
+    ("FOO=1 npm test", False),
+    ("for f in *; do echo $f; done", False),
+    ("make &", False),
+    ("ls;", False),
+    ("# comment", False),
+    ("echo a\nls", False),
+    ("echo 'caf\u00e9'", False),
+])
+def test_which_texts_take_the_shortcut(text, plain):
+    assert (_plain(text) is not None) is plain
+    # and parse answers the same either way
+    try:
+        full = dump(parse_bashlex(text))
+    except ShellParseError:
+        full = None
+    try:
+        got = dump(parse(text))
+    except ShellParseError:
+        got = None
+    assert got == full
