@@ -40,7 +40,7 @@ def record(verdict, *, event: str, payload=None, tool=None, latency_ms=None, env
     path = log_path(env)
     if path is None:
         return
-    import json  # only when the log is on
+    from gateway import _fastjson as json  # only when the log is on
 
     env = os.environ if env is None else env
     payload = payload if isinstance(payload, dict) else {}

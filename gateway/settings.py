@@ -9,8 +9,9 @@ that is not a regular file (a FIFO, a directory, a device, a dangling link) or i
 than 4 MiB: it is refused without being read (gateway.configfile), never taken as absent.
 """
 
-import json
 import os
+
+from gateway import _fastjson as json
 
 _MAX_SETTINGS = 4 * 1024 * 1024
 

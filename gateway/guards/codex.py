@@ -11,9 +11,9 @@ writes the code and no Claude session (Lead included) may.
   start|finish ...`, docs/breezing.md) are allowed.
 """
 
-import json
 import posixpath
 
+from gateway import _fastjson as json
 from gateway.guards.files import STATE_REL
 
 PHASE = "guard:codex"

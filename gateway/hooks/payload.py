@@ -1,6 +1,6 @@
 """Reading a hook's stdin: hostile bytes in, a checked payload (or a reason) out."""
 
-import json
+from gateway import _fastjson as json
 
 MAX_PAYLOAD = 8 * 1024 * 1024
 

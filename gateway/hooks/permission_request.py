@@ -5,9 +5,9 @@ Output per the measured contract (reference/claude-code-hooks.md §5): only
 `hookSpecificOutput.decision.behavior` counts; there is no "ask".
 """
 
-import json
 import os
 
+from gateway import _fastjson as json
 from gateway.decision import ALLOW, ASK, DENY, Verdict
 from gateway.hooks import payload as pl
 

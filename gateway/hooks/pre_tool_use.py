@@ -10,8 +10,7 @@ decides, and that flow runs read-only commands and in-project reads by itself, s
 that cannot decide does not let the call through.
 """
 
-import json
-
+from gateway import _fastjson as json
 from gateway.decision import ALLOW, DENY, Verdict
 from gateway.hooks import payload as pl
 

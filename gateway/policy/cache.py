@@ -40,10 +40,10 @@ keyed by the same source digests, which are recomputed on every call: a rules ch
 seen by the very next decision.
 """
 
-import json
 import os
 
 from gateway import __version__
+from gateway import _fastjson as json
 from gateway.cachedir import cache_dir  # noqa: F401  (callers use cache.cache_dir)
 from gateway.policy.compiled import Policy
 from gateway.policy.load import MAX_RULES_FILE, layer_paths

@@ -226,7 +226,7 @@ class Policy:
             if raw is None:
                 return None
             if isinstance(raw, bytes):  # as the cache keeps it (gateway.policy.cache)
-                import json
+                from gateway import _fastjson as json
 
                 raw = json.loads(raw)
                 if not isinstance(raw, dict):
