@@ -4,23 +4,55 @@
 guards and the CLI hand around: the decision, where it came from and why.
 """
 
-from enum import IntEnum
+class Decision(int):
+    """What happens to a tool call. Ordered: ALLOW < ASK < DENY.
 
+    An int with three members, as `enum.IntEnum` would make it (`Decision(1) is ASK`,
+    `.name`, `.value`, `Decision.parse("ask")`), written out because importing `enum` (and
+    with it `functools` and `collections`) was a tenth of a hook call's CPU."""
 
-class Decision(IntEnum):
-    """What happens to a tool call. Ordered: ALLOW < ASK < DENY."""
+    __slots__ = ()
+    _NAMES = ("ALLOW", "ASK", "DENY")
 
-    ALLOW = 0  # run without asking the human
-    ASK = 1  # leave it to the human (the permission dialog)
-    DENY = 2  # never run
+    def __new__(cls, value):
+        members = cls.__dict__.get("_members")
+        if members is None:  # creating the three members below
+            return int.__new__(cls, value)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2:
+            return members[value]
+        raise ValueError(f"{value!r} is not a valid Decision")
+
+    @property
+    def name(self) -> str:
+        return Decision._NAMES[self]
+
+    @property
+    def value(self) -> int:
+        return int(self)
 
     def __str__(self) -> str:
-        return self.name.lower()
+        return Decision._NAMES[self].lower()
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __repr__(self) -> str:
+        return f"<Decision.{self.name}: {int(self)}>"
+
+    def __reduce__(self):
+        return Decision, (int(self),)
 
     @classmethod
     def parse(cls, text: str) -> "Decision":
-        return cls[text.upper()]
+        """The member named `text` (any case); KeyError for another name."""
+        try:
+            return cls._members[cls._NAMES.index(text.upper())]
+        except ValueError:
+            raise KeyError(text) from None
 
+
+Decision.ALLOW, Decision.ASK, Decision.DENY = (Decision(0), Decision(1), Decision(2))
+Decision._members = (Decision.ALLOW, Decision.ASK, Decision.DENY)
 
 ALLOW = Decision.ALLOW
 ASK = Decision.ASK
