@@ -22,7 +22,6 @@ A "tree" write (rm -r, mv, find -delete, git clean) also hits when the tree cont
 path (`rm -rf .claude`, `rm -rf .git`, `mv .claude x`).
 """
 
-import fnmatch
 import os
 import posixpath
 
@@ -94,7 +93,7 @@ class Target:
         """A role marker: .claude/state/breezing-role-*.json directly, with no symlink."""
         return (self.inside and self.rel_lex == self.rel_real
                 and posixpath.dirname(self.rel_real) == STATE_REL
-                and fnmatch.fnmatchcase(posixpath.basename(self.rel_real), ROLE_MARKER_GLOB)
+                and paths.fnmatchcase(posixpath.basename(self.rel_real), ROLE_MARKER_GLOB)
                 and not os.path.islink(self.lex))
 
     @property
@@ -103,7 +102,7 @@ class Target:
         register; whether it may is for the guards (a link on the way is refused there)."""
         return (self.rel_lex is not None
                 and posixpath.dirname(self.rel_lex) == STATE_REL
-                and fnmatch.fnmatchcase(posixpath.basename(self.rel_lex), ROLE_MARKER_GLOB))
+                and paths.fnmatchcase(posixpath.basename(self.rel_lex), ROLE_MARKER_GLOB))
 
     @property
     def is_active_file(self) -> bool:
@@ -240,7 +239,7 @@ class Surface:
         if not pat:
             base = posixpath.basename(lex)
             for g in EXTRA_SECRET_GLOBS:
-                if fnmatch.fnmatch(base.lower(), g):
+                if paths.fnmatchcase(base.lower(), g):
                     pat = g
                     break
         if pat:

@@ -18,13 +18,11 @@ project). So:
 Standard library only (the hook path imports it).
 """
 
-import re
-
 ASSIGN = "assign"
 EXPORT = "export"
 SOURCE = "source"
 
-_EXPORT_ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\+?=.*)?\Z", re.S)
+_EXPORT_ARG = r"[A-Za-z_][A-Za-z0-9_]*(\+?=.*)?\Z"  # compiled when an export is met
 
 
 def last_command(script):
@@ -57,7 +55,9 @@ def kind(cmd):
     first = cmd.words[0]
     args = cmd.words[1:]
     if first.raw == "export":
-        if args and all(w.literal and _EXPORT_ARG.match(w.value) for w in args):
+        import re  # not for the commands that are no export
+
+        if args and all(w.literal and re.match(_EXPORT_ARG, w.value, re.S) for w in args):
             return EXPORT
         return None
     if first.raw in ("source", "."):

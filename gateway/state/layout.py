@@ -16,9 +16,6 @@ Lock files are ``.<name>.lock`` and temp files ``.<name>.tmp-<pid>-<hex>`` in th
 the leading dot keeps both out of every glob above.
 """
 
-from __future__ import annotations
-
-import fnmatch
 import os
 
 STATE_DIR = os.path.join(".claude", "state")
@@ -78,7 +75,9 @@ def repair_hint(kind: str, path) -> str:
 
 def is_role_marker_name(basename: str) -> bool:
     """True if a file name is a role marker name (``breezing-role-*.json``, case-sensitive)."""
-    return fnmatch.fnmatchcase(basename, ROLE_MARKER_GLOB)
+    from fnmatch import fnmatchcase  # `re` only when a name is matched
+
+    return fnmatchcase(basename, ROLE_MARKER_GLOB)
 
 
 class StateLayout:
@@ -130,8 +129,10 @@ class StateLayout:
             raise StateError(self.dir, f"cannot be listed: {exc.strerror}",
                              "run `gateway state validate` for the repair",
                              noun="state directory") from None
+        from fnmatch import fnmatchcase
+
         return [self.path(n) for n in sorted(names)
-                if not n.startswith(".") and fnmatch.fnmatchcase(n, pattern)]
+                if not n.startswith(".") and fnmatchcase(n, pattern)]
 
     def role_markers(self) -> list[str]:
         return self.matching(ROLE_MARKER_GLOB)

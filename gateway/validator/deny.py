@@ -6,10 +6,10 @@ permissions.deny rules are applied to every segment. This runs whenever a parse 
 when an earlier phase already refused the command, so that deny always beats ask.
 """
 
-import fnmatch
 import os
 import posixpath
 
+from gateway.paths import fnmatchcase
 from gateway.validator import argv as argvmod
 from gateway.validator.phase7a_command import peel_wrapper
 
@@ -227,7 +227,7 @@ _PROBES = (("bin", "etc", "usr", "var", "lib", "src", "go"),
 def _catch_all(glob) -> bool:
     """Does the glob (one path component) match every name of a probe group? Then it
     removes a directory's contents like `*` does (`.*`, `.[!.]*`, `[a-z]*`, `?*`)."""
-    return any(all(fnmatch.fnmatchcase(p, glob) for p in group if p != "..")
+    return any(all(fnmatchcase(p, glob) for p in group if p != "..")
                for group in _PROBES)
 
 
@@ -236,7 +236,7 @@ def _hits_target(spellings, targets) -> bool:
     a glob is matched against the target names, never the file system)."""
     if spellings & targets:
         return True
-    return any(fnmatch.fnmatchcase(t, v) for v in spellings if any(c in v for c in "*?[")
+    return any(fnmatchcase(t, v) for v in spellings if any(c in v for c in "*?[")
                for t in targets)
 
 
@@ -303,7 +303,7 @@ def _argv_matches(rule, argv, home, cwds=()) -> bool:
                    for w in rest if not w.startswith("-")):
             return False
     if rule.get("arg_globs"):
-        if not any(fnmatch.fnmatchcase(v, g) for w in rest for v in _spellings(w)
+        if not any(fnmatchcase(v, g) for w in rest for v in _spellings(w)
                    for g in rule["arg_globs"]):
             return False
     return True
@@ -405,7 +405,7 @@ def _redirect_rule(rule, script) -> bool:
     for cmd in script.all_commands:
         for r in cmd.redirects:
             if r.target is not None and r.op not in ("<", "<<<", "<<", "<<-"):
-                if any(fnmatch.fnmatchcase(v, g) for v in _spellings(r.target.value)
+                if any(fnmatchcase(v, g) for v in _spellings(r.target.value)
                        for g in rule["redirect_globs"]):
                     return True
     return False

@@ -21,7 +21,6 @@ A name the expansion finds that starts with `-` would be read as an option (a fi
 `-rf`): that asks (GW730), as does an expansion too large to read or produce (GW731).
 """
 
-from gateway.shell import expand as ex
 from gateway.shell.words import BRACE, GLOB, TILDE, _quote_pattern
 
 PHASE = "2"
@@ -36,6 +35,7 @@ def expandable(word) -> bool:
 def variants(ctx, words, cwd, values):
     """(list of argv, None) to judge for the simple command `words` in `cwd`, or ([], an
     ask verdict). `values` are the words' values where they need no expansion."""
+    from gateway.shell import expand as ex  # only for a command with a glob or brace
     if expandable(words[0]):
         return [], ctx.ask(PHASE, "GW207", f"glob in the command name {words[0].raw!r}")
     if values and values[0] == "cd":

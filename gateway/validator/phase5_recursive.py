@@ -34,9 +34,8 @@ What each kind means (the options are taken from the parse of the arguments):
 """
 
 import os
-from fnmatch import fnmatchcase
 
-from gateway.paths import is_secret, resolve
+from gateway.paths import fnmatchcase, is_secret, resolve
 from gateway.validator import argv as argvmod
 
 PHASE = "5"
