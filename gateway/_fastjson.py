@@ -53,8 +53,11 @@ def loads(s):
     idx = len(s) - len(s.lstrip(_BLANK))
     try:
         value, end = _scan(s, idx)
-    except StopIteration:
-        return _json().loads(s)  # raises json's "Expecting value"
+    except Exception:
+        # StopIteration: json's "Expecting value"; any other error is raised by json: the C
+        # scanner builds its JSONDecodeError only when json.decoder is already imported
+        # (else a SystemError), and json.loads then raises the real one
+        return _json().loads(s)
     if end != len(s) and s[end:].strip(_BLANK):
         return _json().loads(s)  # raises json's "Extra data"
     return value

@@ -97,3 +97,32 @@ def test_default_and_refusal_are_json_s():
         value, ensure_ascii=False, default=str)
     assert _outcome(_fastjson.dumps, value) == _outcome(json.dumps, value)
     assert _outcome(_fastjson.dumps, value)[0] == "error"
+
+
+def test_errors_are_json_s_in_a_process_that_never_imported_json():
+    """The hook process has not imported json when a payload is malformed: the error must
+    still be json's JSONDecodeError (the C scanner alone would raise a SystemError)."""
+    import subprocess
+    import sys
+
+    texts = ['{"tool_name": "Bash", "tool_input": {"command": "ls"}', '{"a": [1, 2}', '[1,]',
+             '{"a" 1}', '"\\x"', '{} x', '', 'nul', '[' * 50000, '{"a": "\x01"}']
+    code = ("import sys, json as _j; texts = _j.loads(sys.argv[1]); del sys.modules['json']; "
+            "[sys.modules.pop(m) for m in list(sys.modules) if m.startswith('json')]\n"
+            "from gateway import _fastjson\nout = []\n"
+            "for t in texts:\n"
+            "    try:\n        _fastjson.loads(t); out.append(None)\n"
+            "    except Exception as e:\n        out.append([type(e).__name__, str(e)[:200]])\n"
+            "import json; print(json.dumps(out))")
+    p = subprocess.run([sys.executable, "-c", code, json.dumps(texts)], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    want = []
+    for t in texts:
+        try:
+            json.loads(t)
+            want.append(None)
+        except Exception as e:  # noqa: BLE001 - the type and text are compared
+            want.append([type(e).__name__, str(e)[:200]])
+    assert json.loads(p.stdout) == want
+    assert "SystemError" not in p.stdout
