@@ -8,9 +8,6 @@ background jobs), and every simple command anywhere in the tree (for the deny ru
 must see inside substitutions and subshells too).
 """
 
-from gateway.shell import bashlex_fixes as _fixes
-from gateway.shell import continuation as _continuation
-from gateway.shell import heredoc as _heredoc
 from gateway.shell.words import decode
 
 # Structural constructs (each maps to a phase-2 reason code).
@@ -138,6 +135,7 @@ class Script:
 
 
 def _bashlex():
+    from gateway.shell import bashlex_fixes as _fixes
     from gateway.shell.bashlex_loader import bashlex
 
     _fixes.apply(bashlex)  # once; later calls return at the first check
@@ -154,6 +152,9 @@ def parse(text: str) -> Script:
 
 def parse_bashlex(text: str) -> Script:
     """`parse` without the plain-word shortcut: always through bashlex."""
+    from gateway.shell import continuation as _continuation  # (not for plain words)
+    from gateway.shell import heredoc as _heredoc
+
     new_text, placeholders = _heredoc.extract(text)
     new_text = _continuation.remove(new_text)
     bashlex = _bashlex()

@@ -13,7 +13,6 @@ from gateway.paths import is_within, physical, real, resolve
 from gateway.validator import argv as argvmod
 from gateway.validator import checks, phase5_recursive
 from gateway.validator.checks._common import git_excludes
-from gateway.validator.checks._gitindex import is_git_dir
 from gateway.validator.phase7b2_subcommands import invocation
 
 PHASE = "7C"
@@ -303,6 +302,8 @@ def _foreign_repository(ctx, global_words, cwd) -> str:
             if is_within(target, os.path.join(own, "modules")):
                 return ""
             return f"{os.path.relpath(d, root)!r} is another repository"
+        from gateway.validator.checks._gitindex import is_git_dir
+
         if is_git_dir(d):
             if d == own or is_within(d, own):
                 return ""

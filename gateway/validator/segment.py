@@ -24,9 +24,7 @@ from gateway.validator import (
     phase7b_always_ask,
     phase7c_arguments,
     phase7d_containment,
-    textparams,
 )
-from gateway.validator import redirects as output
 
 _MAX_WRAPPER_DEPTH = 8
 
@@ -36,6 +34,8 @@ def judge(ctx, cmd, cwd):
     in the arguments are expanded where the segment runs (gateway.validator.globs): every
     variant bash may pass is judged, the strictest verdict stands."""
     if any(k == PARAM for w in cmd.words[1:] for k, _ in w.issues):
+        from gateway.validator import textparams
+
         words = []
         for w in cmd.words:
             if any(k == PARAM for k, _ in w.issues) and textparams.only_text(w):
@@ -66,6 +66,8 @@ def judge(ctx, cmd, cwd):
         verdict = judge_argv(ctx, argv, cwd, cmd.text, redirects, inputs=inputs)
     if verdict.decision is ALLOW and redirects:
         # acceptEdits: `> FILE` / `>> FILE` is an edit of FILE (gateway.validator.redirects)
+        from gateway.validator import redirects as output
+
         written = output.judge(ctx, redirects, cwd)
         if written is not None:
             return written

@@ -17,7 +17,6 @@ known. Anything not understood gives None ("unknown"): the caller asks.
 """
 
 import os
-import struct
 
 #: Index files larger than this are not read (the caller asks).
 MAX_INDEX_BYTES = 64 << 20
@@ -44,7 +43,8 @@ def _entries(data, hash_len):
     with this object id length."""
     if len(data) < 12 + hash_len or data[:4] != b"DIRC":
         return None
-    version, count = struct.unpack(">II", data[4:12])
+    version = int.from_bytes(data[4:8], "big")  # the lengths are checked above
+    count = int.from_bytes(data[8:12], "big")
     if version not in (2, 3, 4):
         return None
     i = 12
@@ -57,8 +57,8 @@ def _entries(data, hash_len):
         i += _ENTRY_FIXED + hash_len
         if i + 2 > end:
             return None
-        mode = struct.unpack(">I", data[start + 24:start + 28])[0]
-        flags = struct.unpack(">H", data[i:i + 2])[0]
+        mode = int.from_bytes(data[start + 24:start + 28], "big")
+        flags = int.from_bytes(data[i:i + 2], "big")
         i += 2
         if flags & _EXTENDED:
             if version < 3:
@@ -99,7 +99,7 @@ def _extensions(data, pos, hash_len):
     end = len(data) - hash_len
     while pos + 8 <= end:
         sig = data[pos:pos + 4]
-        size = struct.unpack(">I", data[pos + 4:pos + 8])[0]
+        size = int.from_bytes(data[pos + 4:pos + 8], "big")
         out[sig] = data[pos + 8:pos + 8 + size]
         pos += 8 + size
     return out if pos == end else None
