@@ -186,26 +186,29 @@ _RESERVED_FIRST = frozenset(("if", "then", "else", "elif", "fi", "case", "esac",
                              "while", "until", "do", "done", "in", "function", "time", "{", "}",
                              "!", "[[", "]]", "coproc"))
 # Unquoted characters a plain parse leaves to bashlex: expansions and escapes ($ ` \),
-# subshells and groups, redirections.
-_PLAIN_STOP = frozenset("$`\\()<>")
+# subshells and groups (redirections are read by _plain_redirect).
+_PLAIN_STOP = frozenset("$`\\()")
 
 
 def _plain(text: str):
     """The Script of a command made only of plain words, or None (bashlex parses it).
 
-    Plain: printable ASCII; simple commands of words joined by `|`, `&&`, `||` and `;`; a
-    word is unquoted characters other than the shell's special ones, `'...'` and `"..."`
-    with no `$`, backquote, backslash, `<(` or `>(` inside; no reserved word starting a command, no
-    word that could be an assignment (a name, then `=`), no `{` or `}` word, no comment, no
-    trailing operator.
-    That subset parses the same with or without bashlex (tests/shell/test_plain_parse.py
-    proves it against bashlex over generated commands), and skipping bashlex saves its
-    import on most everyday commands."""
+    Plain: printable ASCII; simple commands joined by `|`, `&&`, `||` and `;`, each of words
+    and simple redirections. A word is unquoted characters other than the shell's special
+    ones, `'...'` and `"..."` with no `$`, backquote, backslash, `<(` or `>(` inside; no
+    reserved word starting a command, no word that could be an assignment (a name, then
+    `=`), no `{` or `}` word, no comment, no trailing operator. A redirection is `>`, `>>`
+    or `<` with a plain word, or `>&` with a descriptor number or `-`, each with an optional
+    one-digit descriptor before it (`2>/dev/null`, `2>&1`, `>>log`); any other form
+    (here-documents, `&>`, `<>`, `>|`, `{NAME}>`, a word glued before the operator) goes
+    to bashlex. That subset parses the same with or without bashlex (tests/shell/
+    test_plain_parse.py proves it against bashlex over generated commands), and skipping
+    bashlex saves its import on most everyday commands."""
     if not text.isascii() or not text.replace("\t", " ").isprintable():
         return None
     n = len(text)
-    tokens = []  # (operator or None for a word, start, end)
-    i = 0
+    tokens = []  # (kind, start, end, redirection): kind None for a word, "<" / ">" for a
+    i = 0  # redirection, else the operator
     while i < n:
         c = text[i]
         if c == " " or c == "\t":
@@ -217,55 +220,54 @@ def _plain(text: str):
                 op = c
                 if c == "&" or text[i + 1:i + 2] in ("&", ";"):
                     return None  # a background job, |&, ;; or ;&
-            tokens.append((op, i, i + len(op)))
+            tokens.append((op, i, i + len(op), None))
             i += len(op)
             continue
         if c == "#":
             return None  # a comment
         start = i
-        while i < n:
-            c = text[i]
-            if c == " " or c == "\t" or c == "|" or c == "&" or c == ";":
-                break
-            if c == "'" or c == '"':
-                end = text.find(c, i + 1)
-                if end < 0:
-                    return None
-                if c == '"' and (any(q in "$`\\" for q in text[i + 1:end])
-                                 or "<(" in text[i + 1:end] or ">(" in text[i + 1:end]):
-                    return None  # bashlex reads <( and >( in double quotes as a substitution
-                i = end + 1
-                continue
-            if c in _PLAIN_STOP:
+        i = _plain_word(text, i)
+        if i is None:
+            return None
+        if i < n and text[i] in "<>":
+            redirect = _plain_redirect(text, start, i)
+            if redirect is None:
                 return None
-            i += 1
+            i = redirect[0]
+            tokens.append((">", start, i, redirect[1]))
+            continue
+        if i == start:
+            return None
         raw = text[start:i]
-        eq = raw.find("=")
-        if eq >= 0 and raw[0] != "-":
+        if "=" in raw and raw[0] != "-":
             return None  # maybe an assignment (NAME=, NAME+=, NAME[i]=)
-        tokens.append((None, start, i))
-    if not tokens or tokens[-1][0] is not None:
+        tokens.append((None, start, i, None))
+    if not tokens or tokens[-1][0] not in (None, ">"):
         return None
     items, commands, pipelines = [], [], []
-    words, members, pipes = [], [], []
-    tokens.append(("", n, n))
-    for op, start, end in tokens:
-        if op is None:
+    words, redirects, members, pipes = [], [], [], []
+    first = last = 0
+    tokens.append(("", n, n, None))
+    for op, start, end, redirect in tokens:
+        if op is None or op == ">":
+            if not words and not redirects:
+                first = start
+            last = end
+            if op == ">":
+                redirects.append(redirect)
+                continue
             words.append(decode(text[start:end]))
             if len(words) == 1 and text[start:end] in _RESERVED_FIRST:
                 return None
             if words[-1].value in ("{", "}"):
                 return None  # bashlex then takes a reserved word after it as one
-            if len(words) == 1:
-                first = start
-            last = end
             continue
         if not words:
-            return None  # an empty command: bashlex reports the syntax error
-        cmd = Command(words, [], [], first, last, text[first:last])
+            return None  # an empty command (a syntax error) or only redirections
+        cmd = Command(words, [], redirects, first, last, text[first:last])
         commands.append(cmd)
         members.append(cmd)
-        words = []
+        words, redirects = [], []
         if op == "|":
             pipes.append(op)
             continue
@@ -275,6 +277,65 @@ def _plain(text: str):
         members, pipes = [], []
     pipelines.reverse()  # the order bashlex's tree walk finds them in
     return Script(text, items, [], commands, pipelines, [], {}, [])
+
+
+def _plain_word(text: str, i: int):
+    """The end of the plain word at text[i] (i itself when none starts there), or None
+    when something there is not plain."""
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c in " \t|&;<>":
+            return i
+        if c == "'" or c == '"':
+            end = text.find(c, i + 1)
+            if end < 0:
+                return None
+            if c == '"' and (any(q in "$`\\" for q in text[i + 1:end])
+                             or "<(" in text[i + 1:end] or ">(" in text[i + 1:end]):
+                return None  # bashlex reads <( and >( in double quotes as a substitution
+            i = end + 1
+            continue
+        if c in _PLAIN_STOP:
+            return None
+        i += 1
+    return i
+
+
+def _plain_redirect(text: str, start: int, i: int):
+    """(end, Redirect) of the redirection whose operator is at text[i] (text[start:i] its
+    descriptor: empty or one digit), or None when it is not a plain form."""
+    fd = text[start:i]
+    if fd and not (len(fd) == 1 and fd.isdigit()):
+        return None  # a word glued to the operator (`a>b`, `{fd}>b`, `"2">b`)
+    op = text[i]
+    if text[i:i + 2] in (">>", ">&"):
+        op = text[i:i + 2]
+    elif text[i + 1:i + 2] in ("<", ">", "&", "|", "("):
+        return None  # <<, <>, <&, >|, <( ... and friends
+    j = i + len(op)
+    fd = int(fd) if fd else None
+    if op == ">&":
+        k = j
+        while k < len(text) and text[k].isdigit():
+            k += 1
+        if k == j and text[j:j + 1] == "-":
+            k += 1
+        if k == j or k - j > 1 or (k < len(text) and text[k] not in " \t|&;"):
+            return None  # >&word, >&12, >&1x: bashlex's other forms
+        target = text[j:k]
+        return k, Redirect(op, fd, None, target if target == "-" else int(target))
+    while j < len(text) and text[j] in " \t":
+        j += 1
+    if j >= len(text) or text[j] == "#":
+        return None
+    end = _plain_word(text, j)
+    if end is None or end == j or text[end:end + 1] in ("<", ">"):
+        return None  # (`> 2>x`: bash reads that 2 as the next one's descriptor)
+    word = decode(text[j:end])
+    if "=" in word.raw or word.value in ("{", "}"):
+        return None
+    return end, Redirect(op, fd, word, None)
 
 
 def _check_placeholders(placeholders, commands) -> None:

@@ -116,7 +116,7 @@ def test_pre_tool_use_imports_nothing_heavy(project):
     loaded = set(bash["modules"])
     assert not loaded & set(FORBIDDEN), sorted(loaded & set(FORBIDDEN))
     assert not loaded & set(PLAIN_FORBIDDEN), sorted(loaded & set(PLAIN_FORBIDDEN))
-    _, other = _probe(project, env, hook="pre-tool-use", command="git status > /dev/null")
+    _, other = _probe(project, env, hook="pre-tool-use", command="git status $GIT_DIR")
     assert other["load_path"] == "cache"
     assert not set(other["modules"]) & set(FORBIDDEN)
     assert "gateway.guards.effects" in loaded  # the Bash path did run

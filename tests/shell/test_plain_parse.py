@@ -86,7 +86,12 @@ special_word = st.sampled_from(["if", "then", "fi", "for", "in", "do", "done", "
                                 "{", "}", "!", "[[", "]]", "X=1", "a+=b", "a[1]=x", "_x=",
                                 "=x", "--a=b", "-Da=b", "'X'=1", "x==", "'if'", "{}", "{a,b}",
                                 "!x", "a#b", "~", "~/x", "*.py"])
-word = st.one_of(st.lists(piece, min_size=1, max_size=3).map("".join), special_word)
+redirection = st.sampled_from([">x", "> x", "2>/dev/null", "2>&1", ">&2", ">>log", "<in",
+                               "1>&-", ">&x", "<<x", "&>x", ">|x", "<>x", "2>>e", "3< f",
+                               ">&12", "> 'a b'", '>"x"', "> #c", ">", "2>", "> {", "<&0",
+                               ">x=1", "9>x", "12>x", "a>x", ">&1x", "> >x", "<(a)", "2>&"])
+word = st.one_of(st.lists(piece, min_size=1, max_size=3).map("".join), special_word,
+                 redirection)
 blank = st.sampled_from([" ", "  ", "\t", " \t"])
 operator = st.sampled_from(["|", "||", "&&", ";", "&", "|&", ";;", ";&", "\n", "&>"])
 
@@ -112,6 +117,8 @@ def commands(draw):
 @example("echo 'a | b' \"c && d\" e")
 @example("echo }")
 @example("find . -name '*.pyc' -delete")
+@example("0 > 2> 0")
+@example("ls 2>&1 | tail -3 > out")
 def test_shortcut_equals_bashlex(text):
     check_same(text)
 
@@ -122,7 +129,9 @@ plain_piece = st.one_of(unquoted, unquoted, unquoted,
                             lambda s: f"'{s}'"),
                         st.text(alphabet=_PLAIN + " |&;()<>", max_size=6).map(
                             lambda s: f'"{s}"'))
-plain_word = st.lists(plain_piece, min_size=1, max_size=3).map("".join)
+plain_word = st.one_of(st.lists(plain_piece, min_size=1, max_size=3).map("".join),
+                       st.lists(plain_piece, min_size=1, max_size=3).map("".join),
+                       redirection)
 
 
 @st.composite
@@ -173,7 +182,10 @@ def test_shortcut_equals_bashlex_on_the_everyday_corpus():
     ("pytest -q tests/ && ruff check .", True),
     ("git log --oneline | head -5", True),
     ("echo $HOME", False),
-    ("ls > out.txt", False),
+    ("ls > out.txt", True),
+    ("pytest -q 2>&1 | tail -20", True),
+    ("cat <<EOF", False),
+    ("ls &> out", False),
     ("FOO=1 npm test", False),
     ("for f in *; do echo $f; done", False),
     ("make &", False),
