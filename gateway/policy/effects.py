@@ -26,8 +26,8 @@ class Model:
     __slots__ = ("policy", "programs", "wrappers", "runners", "shells", "interpreters",
                  "interpreter_prefixes", "code_builtins", "agents", "agent_info",
                  "version_words", "system_dirs", "git_commands", "git_commits",
-                 "git_publishes", "git_commit_words", "git_worktree", "git_read",
-                 "git_unsafe_options", "git_output_options", "git_global_value", "git_global_flags",
+                 "git_publishes", "git_commit_words", "git_worktree",
+                 "git_global_value", "git_global_flags",
                  "git_global_risky", "git_global_optional", "git_global_cwd", "_git_subs", "_git_data",
                  "_specs")
 
@@ -65,9 +65,6 @@ class Model:
         self.git_publishes = frozenset(git.get("publishes", ()))
         self.git_commit_words = self.git_commits | self.git_publishes
         self.git_worktree = frozenset(git.get("worktree", ()))
-        self.git_read = frozenset(git.get("read", ()))
-        self.git_unsafe_options = tuple(git.get("unsafe_options", ()))
-        self.git_output_options = tuple(git.get("output_options", ()))
         self.git_global_optional = frozenset(git.get("global_optional_flags", ()))
         self._git_data = git.get("subcommands") or {}
         self._git_subs = {}

@@ -49,7 +49,6 @@ def empty() -> dict:
                     "interpreter_prefixes": [], "code_builtins": [], "agents": [],
                     "agent_info": [], "version_words": [],
                     "git": {"commands": [], "commits": [], "publishes": [], "worktree": [],
-                            "read": [], "unsafe_options": [], "output_options": [],
                             "global_value_flags": [],
                             "global_flags": [], "global_optional_flags": [],
                             "subcommands": {}}},

@@ -393,10 +393,6 @@ class GitEffects(_Strict):
     commits: list[str] = []
     publishes: list[str] = []
     worktree: list[str] = []
-    # read-only whatever their arguments (apart from unsafe_options), not in the catalogue
-    read: list[str] = []
-    unsafe_options: list[str] = []
-    output_options: list[str] = []
     # global options (before the subcommand) beyond the catalogue's git `global` block
     global_value_flags: list[str] = []
     global_flags: list[str] = []

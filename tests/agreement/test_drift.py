@@ -113,7 +113,8 @@ def test_a_name_is_described_in_one_place(policy):
     assert not set(eff["code_builtins"]) & set(data["shell_builtins"]), "a builtin in both"
     assert not set(eff["shells"]) & set(eff["interpreters"]), "a shell that is an interpreter"
     git = data["catalogue"]["git"]["subcommands"]
-    assert not set(eff["git"]["read"]) & set(git), "a git read-only subcommand in both"
+    assert not set(eff["git"]["subcommands"]) & {
+        s for s, e in git.items() if e.get("effects")}, "a git subcommand described twice"
 
 
 def test_every_effects_kind_is_used_and_has_its_code(policy):
@@ -147,9 +148,31 @@ def test_every_described_entry_is_reachable(policy):
             assert model.git_sub(sub) is not None, sub
             assert sub in model.git_commands, f"git {sub} is not among git's commands"
     git = data["effects"]["git"]
-    for key in ("read", "worktree"):
+    for key in ("worktree", "subcommands"):
         missing = set(git[key]) - set(git["commands"])
         assert not missing, f"git {key}: not git commands: {missing}"
+
+
+def test_git_forms_are_consistent(policy):
+    """Every form of rules/effects.yaml's git.subcommands can match: its `like` names a
+    catalogue entry, the options it requires are among those it allows, and an option list
+    for abbreviations lists the form's long options (an option missing from it could be
+    taken for an abbreviation of another)."""
+    from gateway.policy.effects import _catalogue_entry
+
+    model = policy.effects
+    for sub, entry in policy.data["effects"]["git"]["subcommands"].items():
+        forms = model.git_forms(sub)
+        for k, (raw, form) in enumerate(zip(entry["forms"], forms.forms, strict=True)):
+            where = f"git {sub} form {k}"
+            if raw.get("like"):
+                assert _catalogue_entry(policy, raw["like"]) is not None, where
+            assert form.safe is not None, where
+            assert form.requires <= form.safe, f"{where}: requires an option it refuses"
+            if form.options is not None:
+                longs = {o for o in form.safe if o.startswith("--")}
+                assert longs <= form.options, (f"{where}: allows long options missing from "
+                                               f"its option list: {longs - form.options}")
 
 
 def test_output_and_tree_flags_are_options_the_entry_knows(policy):

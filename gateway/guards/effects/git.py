@@ -16,7 +16,7 @@ is named in this file (tests/agreement/test_drift.py)."""
 import os
 import posixpath
 
-from gateway.guards.effects._core import Effects, Write, _flags, _long, _write
+from gateway.guards.effects._core import Effects, Write, _flags, _write
 from gateway.paths import physical
 
 # --- git --------------------------------------------------------------------------------------
@@ -123,24 +123,6 @@ def _git_sub(eff, sub, args, env, label):
             eff.commit_push_maybe.append(f"{label} with an option the rules do not describe "
                                          "as read-only, which may run a program")
         eff.merge(trial)
-        return
-    if sub in model.git_read:
-        for a in [a for a in args if a.startswith("-") and a != "-"]:
-            for out in model.git_output_options:
-                if _long(a, out) and "=" in a:
-                    _write(eff, a.split("=", 1)[1], f"{label} {out}", env)
-                elif _long(a, out):
-                    k = args.index(a)
-                    if k + 1 < len(args):
-                        _write(eff, args[k + 1], f"{label} {out}", env)
-            for bad in model.git_unsafe_options:
-                if (bad.startswith("--") and _long(a, bad)) or (
-                        not bad.startswith("--") and not a.startswith("--")
-                        and bad[1:] in a[1:]):
-                    eff.unknown.append(f"{label} {bad} runs a program or writes a file")
-                    eff.commit_push_maybe.append(f"{label} {bad} runs a program, which may "
-                                                 "commit or push")
-                    return
         return
     form, parsed = _form(forms, args)
     if form is not None and form.effect == "read":
