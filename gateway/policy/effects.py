@@ -138,7 +138,7 @@ class GitSubcommand:
         own = data.get("options")
         if own is None and entry is not None and entry.options:
             own = entry.options
-        self.options = frozenset(o for o in own if o.startswith("--")) if own else None
+        self.options = _git_longs(own) if own else None
         self.forms = tuple(GitForm(model, self, f, base_values) for f in data.get("forms", ()))
         #: every option taking the next word in some form (and the outputs'), to parse the
         #: arguments when no form matches
@@ -191,8 +191,7 @@ class GitForm:
         self.fallback = data.get("fallback", "worktree")
         if options is None:
             options = sub.options
-        self.options = frozenset(o for o in options if o.startswith("--")) \
-            if options else None
+        self.options = _git_longs(options) if options else None
         self.options_first = sub.options_first
 
     def match(self, args):
@@ -231,6 +230,16 @@ class GitForm:
                                         and n > self.max_positionals):
             return None
         return parsed
+
+
+def _git_longs(options):
+    """The long options git's parser accepts, for resolving abbreviations: the complete list
+    (`--git-completion-helper-all`) and the negations it does not print: an option named
+    `no-X` is also given as `--no-no-X` (`git apply --no-n` is ambiguous: --no-numstat or
+    --no-no-add). A name too many only makes more prefixes ambiguous: never resolved."""
+    longs = {o for o in options if o.startswith("--")}
+    longs |= {"--no-" + o[2:] for o in longs if o.startswith("--no-")}
+    return frozenset(longs)
 
 
 def _catalogue_entry(policy, path):
