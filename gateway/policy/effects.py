@@ -194,6 +194,17 @@ class GitForm:
         self.options = _git_longs(options) if options else None
         self.options_first = sub.options_first
 
+    def parse(self, args):
+        """The arguments read with this form's option arities, whatever the options are
+        (for the files a use outside every form still names)."""
+        from gateway.validator import argv as argvmod
+
+        words = list(args)
+        if self.first is not None and words and words[0] in self.first:
+            words = words[1:]
+        return argvmod.parse(words, self.value_flags, self.options, self.optional_flags,
+                             self.options_first)
+
     def match(self, args):
         """The arguments (after the subcommand) parsed as this form reads them
         (gateway.validator.argv.Args, the first word left out), or None when they are not

@@ -139,23 +139,40 @@ def _git_sub(eff, sub, args, env, label):
                                          "may commit or push")
         elif form is None and forms.unmatched == "unknown":
             eff.unknown.append(f"{label} with arguments the rules do not describe")
+    outside = False
+    if form is None and forms is not None:
+        # a use no form describes (git clean -i build, git rm --bogus .claude/x): still the
+        # files its operands name, read as its paths (or move) form reads them, and a
+        # working-tree rewrite all the same
+        form = next((f for f in forms.forms if f.effect in ("paths", "move") and (
+            f.first is None or args[:1] and args[0] in f.first)), None)
+        parsed = form.parse(args) if form is not None else None
+        outside = form is not None
     if form is not None and form.effect == "repository":
         return  # the index, refs, HEAD or the stash: no working-tree file
     if form is not None and form.effect == "move":
         pos = parsed.positionals
-        if not any(p.startswith(":") for p in pos):
+        if len(pos) >= 2 and not any(p.startswith(":") for p in pos):
             into = tuple(posixpath.basename(p.rstrip("/")) or p for p in pos[:-1])
             _write(eff, pos[-1], label, env, tree=True, into=into)
             for p in pos[:-1]:
                 _write(eff, p, f"{label} (source)", env, tree=True)
-            return
+            if not outside:
+                return
     if form is not None and form.effect == "paths":
         pathspecs = parsed.rest if form.after_dashdash else parsed.positionals
+        if outside:  # every word that may be a pathspec: the words after a `--` too
+            after = list(args[args.index("--") + 1:]) if "--" in args else []
+            pathspecs = list(dict.fromkeys(
+                after if form.after_dashdash else parsed.positionals + after))
         if _pathspecs(eff, pathspecs, env, label):
-            return
-        if form.fallback == "cwd":
+            if not outside:
+                return
+        elif form.fallback == "cwd":
             for d in (env.cwds or ()):
                 eff.writes.append(Write(".", label, True, (d,)))
+            return
+        if outside and sub not in model.git_worktree:
             return
     if sub in model.git_worktree:
         eff.worktree.append(f"{label} rewrites working-tree files it does not name")
@@ -191,11 +208,21 @@ def _outputs(eff, forms, args, env, label):
         _config_write(eff, where, env, via)
         return
     for opt in parsed.options:
-        if opt.name in files or opt.name in trees:
-            if opt.value is not None:
-                _write(eff, opt.value, f"{label} {opt.name}", env, tree=opt.name in trees)
-            else:
-                eff.unknown.append(f"{label} {opt.name} writes a file it does not name")
+        # a long option written shorter counts as every output option it may stand for,
+        # whether or not git abbreviates it here (it asks as unknown anyway)
+        hits = [f for f in files | trees if argvmod.long_matches(opt.name, f)] \
+            if opt.name.startswith("--") else [opt.name]
+        hits = sorted(f for f in hits if f in files or f in trees)
+        if not hits:
+            continue
+        value = opt.value
+        if value is None and opt.name not in forms.value_flags:
+            k = args.index(opt.word) if opt.word in args else -1
+            value = args[k + 1] if 0 <= k < len(args) - 1 else None
+        if value is not None:
+            _write(eff, value, f"{label} {hits[0]}", env, tree=any(f in trees for f in hits))
+        else:
+            eff.unknown.append(f"{label} {opt.name} writes a file it does not name")
     if cwd_unless is not None and not any(o.name in cwd_unless for o in parsed.options):
         for d in (env.cwds or ()):  # the files go to the current directory
             eff.writes.append(Write(".", label, True, (d,)))
