@@ -148,6 +148,26 @@ class GitSubcommand:
         self.value_flags = frozenset(values | self.outputs[0] | self.outputs[1])
 
 
+    def unlisted(self, args):
+        """The first option in `args` (as git resolves it) that no form whose first word
+        fits lists, or None (the arguments fail the forms otherwise: operands, a first
+        word)."""
+        from gateway.validator import argv as argvmod
+
+        words = list(args)
+        forms = [f for f in self.forms if f.first is None]
+        if words and not words[0].startswith("-"):
+            fits = [f for f in self.forms if f.first is not None and words[0] in f.first]
+            if fits:
+                forms, words = fits, words[1:]
+        listed = set()
+        for f in forms:
+            listed |= f.safe or set()
+        parsed = argvmod.parse(words, self.value_flags, self.options, frozenset(),
+                               self.options_first)
+        return next((o.name for o in parsed.options if o.name not in listed), None)
+
+
 class GitForm:
     """A form of a git subcommand: an allowlist of its first word, options and operands."""
 

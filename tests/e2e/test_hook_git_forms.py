@@ -46,9 +46,10 @@ READ_ONLY_UNVOUCHED = [
 
 NOT_READ_ONLY = [
     # (command, what the reason names)
-    ("git archive --remote=origin HEAD", "may run a program of your choice"),
-    ("git archive --rem origin HEAD", "may run a program of your choice"),
-    ("git format-patch -1 --stdout --outp=x.patch", "arguments the rules do not describe"),
+    ("git archive --remote=origin HEAD", "git archive --remote may run a program of your choice"),
+    ("git archive --rem origin HEAD", "git archive --remote may run a program of your choice"),
+    ("git format-patch -1 --stdout --outp=x.patch",
+     "git format-patch --outp: an option no form of git format-patch in the rules allows"),
     ("git reflog --output=/tmp/reflog.txt", "git reflog --output writes '/tmp/reflog.txt'"),
     ("git stash list --output=out.txt", "git stash --output writes 'out.txt'"),
     ("git branch --del old", "git branch changes the repository"),

@@ -132,13 +132,17 @@ def _git_sub(eff, sub, args, env, label):
     eff.git.append(label)
     if forms is not None:
         _outputs(eff, forms, args, env, label)
-        if form is None and forms.unmatched == "program":
-            eff.unknown.append(f"{label} with an option the rules do not describe, which may "
-                               "run a program of your choice")
-            eff.commit_push_maybe.append(f"{label} may run a program of your choice, which "
-                                         "may commit or push")
-        elif form is None and forms.unmatched == "unknown":
-            eff.unknown.append(f"{label} with arguments the rules do not describe")
+        if form is None and forms.unmatched is not None:
+            opt = forms.unlisted(args)
+            what = (f"{label} {opt}: an option no form of {label} in the rules allows" if opt
+                    else f"{label} with arguments the rules do not describe")
+            if forms.unmatched == "program":
+                eff.unknown.append(f"{what} (it may run a program of your choice)")
+                eff.commit_push_maybe.append(f"{label} {opt or ''} may run a program of your "
+                                             "choice, which may commit or push"
+                                             .replace("  ", " "))
+            else:
+                eff.unknown.append(what)
     outside = False
     if form is None and forms is not None:
         # a use no form describes (git clean -i build, git rm --bogus .claude/x): still the
