@@ -102,7 +102,14 @@ class Model:
         or None; built on first use."""
         got = self._git_subs.get(sub)
         if got is None and sub in self._git_data:
-            got = self._git_subs[sub] = GitSubcommand(self, sub, self._git_data[sub])
+            raw = self._git_data[sub]
+            if isinstance(raw, str):  # as the cache keeps it (gateway.policy.cache)
+                import json
+
+                raw = json.loads(raw)
+                if not isinstance(raw, dict):
+                    raise ValueError(f"git subcommand {sub!r} is not a mapping")
+            got = self._git_subs[sub] = GitSubcommand(self, sub, raw)
         return got
 
     def git_sub(self, sub):

@@ -138,9 +138,9 @@ def _git_sub(eff, sub, args, env, label):
                     else f"{label} with arguments the rules do not describe")
             if forms.unmatched == "program":
                 eff.unknown.append(f"{what} (it may run a program of your choice)")
-                eff.commit_push_maybe.append(f"{label} {opt or ''} may run a program of your "
-                                             "choice, which may commit or push"
-                                             .replace("  ", " "))
+                who = f"{label} {opt}" if opt else label
+                eff.commit_push_maybe.append(f"{who} may run a program of your choice, which "
+                                             "may commit or push")
             else:
                 eff.unknown.append(what)
     outside = False
