@@ -53,7 +53,7 @@ try:
 except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b
 
-_FORMAT = 16  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
+_FORMAT = 17  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
 #               6: `config_flags`; 7: `prints_contents`; 8: `verified`, cached rules errors;
 #               9: `autorun`; 10: `edit`; 11: `into_directory`; 12: `options`,
 #               secrets.backup_suffixes, allowlists (optional_flags, info_flags, reads);
@@ -61,6 +61,8 @@ _FORMAT = 16  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: 
 #               14: the effects model (`effects`, output_flags, tree_flags, wrappers' runner)
 #               15: options_first, plus_commands, dry_run, own_options
 #               16: the catalogue's names on one line (one json.loads, not one per entry)
+#               17: effects.git's subcommands (forms, outputs, option lists), each a
+#                   JSON string decoded on use
 #: Policies loaded by this process: cache path -> (sources, Policy). Bounded.
 _LOADED = {}
 _LOADED_MAX = 16
@@ -152,12 +154,20 @@ def _encode(value, kind: str) -> bytes:
     the catalogue's names (one JSON array) on the second, then one line per catalogue entry
     in the same order (the entry's JSON): a hook call decodes only the entries of the
     commands it meets (the catalogue is most of the file; decoding all of it was most of the
-    load, and so was decoding each name on its own line)."""
+    load, and so was decoding each name on its own line). The git subcommands of the effects
+    model stay JSON strings on the first line for the same reason."""
     if kind != "policy":
         return json.dumps(value, separators=(",", ":")).encode("utf-8")
     if not isinstance(value.get("catalogue"), dict):
         raise TypeError("a policy without its catalogue")  # not cached
     rest = {k: v for k, v in value.items() if k != "catalogue"}
+    git = (rest.get("effects") or {}).get("git")
+    if isinstance(git, dict) and isinstance(git.get("subcommands"), dict):
+        # each git subcommand's forms as a JSON string: decoded when a command meets it
+        # (gateway.policy.effects.Model.git_forms), not on every load
+        rest["effects"] = dict(rest["effects"], git=dict(git, subcommands={
+            k: v if isinstance(v, str) else json.dumps(v, separators=(",", ":"))
+            for k, v in git["subcommands"].items()}))
     names = list(value["catalogue"])
     lines = [json.dumps(rest, separators=(",", ":")), json.dumps(names, separators=(",", ":"))]
     for name in names:

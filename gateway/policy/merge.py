@@ -49,9 +49,9 @@ def empty() -> dict:
                     "interpreter_prefixes": [], "code_builtins": [], "agents": [],
                     "agent_info": [], "version_words": [],
                     "git": {"commands": [], "commits": [], "publishes": [], "worktree": [],
-                            "read": [], "unsafe_options": [], "output_options": [],
                             "global_value_flags": [],
-                            "global_flags": []}},
+                            "global_flags": [], "global_optional_flags": [],
+                            "subcommands": {}}},
     }
 
 
@@ -181,6 +181,11 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
                 eff["agent_info"].append(list(info))
         if "git" in fields:
             for key, value in model.effects.git.model_dump().items():
+                if key == "subcommands":  # a layer describes a subcommand whole
+                    for sub, entry in model.effects.git.subcommands.items():
+                        eff["git"][key][sub] = entry.model_dump(exclude_none=True)
+                        m.provenance[f"effects.git.subcommands:{sub}"] = origin
+                    continue
                 _union(eff["git"][key], value, f"effects.git.{key}", origin, m.provenance)
     if model.deny is not None:
         ids = {r["id"] for r in p["deny"]}

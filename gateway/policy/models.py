@@ -289,6 +289,101 @@ class CommandEntry(_Strict):
         return self
 
 
+class GitOutputs(_Strict):
+    """Where a git subcommand that is not in one of its read-only forms writes: the value of
+    a `file` option is a file, of a `tree` option a directory it fills; with none of
+    `cwd_unless` given it writes into the current directory (git format-patch). `scopes`
+    and `default` name the configuration file `git config` writes (`.git/...`: the
+    enclosing repository's)."""
+
+    file: list[str] = []
+    tree: list[str] = []
+    cwd_unless: list[str] = []
+    scopes: dict[str, str] = {}
+    default: str | None = None
+
+    _v = field_validator("file", "tree", "cwd_unless")(lambda cls, v: _check_flags(v))
+
+
+class GitForm(_Strict):
+    """One form of a git subcommand, as an allowlist: it matches when every condition holds
+    (the first word, every option listed, the required options, the operand count)."""
+
+    # read: writes nothing; repository: changes the index, refs, HEAD, the stash or runs the
+    # configured tool, no working-tree file but its `outputs`; paths: writes the files its pathspecs name
+    # (literal ones; else the working tree, or with `fallback: cwd` the current directory);
+    # move: git mv (the last operand is the destination)
+    effect: Literal["read", "repository", "paths", "move"]
+    # the first argument is one of these words (a sub-subcommand)
+    first: list[str] | None = None
+    # with `first`: no argument at all matches too
+    bare: bool = False
+    # every option that may be given (value_flags and optional_flags are not implied)
+    safe_flags: list[str] = []
+    # options taking the next word (the catalogue's git entry adds its own: one source)
+    value_flags: list[str] = []
+    # options taking a value only glued (--abbrev=7, -n5)
+    optional_flags: list[str] = []
+    # one of these must be given
+    requires: list[str] = []
+    # never allowed here, even where `like` lists them (difftool's -t is its --tool)
+    unsafe_flags: list[str] = []
+    # a catalogue git entry (`[log]`, `[stash, show]`) whose options count as listed too,
+    # apart from its unsafe_flags and output_flags (git stash list hands them to git log)
+    like: list[str] = []
+    max_positionals: int | None = Field(default=None, ge=0)
+    min_positionals: int = Field(default=0, ge=0)
+    # the complete list of long options of this form (a sub-subcommand's own: git stash
+    # push), for abbreviations; else `like`'s entry's, the subcommand's, the catalogue's
+    options: list[str] | None = None
+    # paths: only the operands after `--` are pathspecs (git checkout -- FILE)
+    after_dashdash: bool = False
+    # option values may not be empty or start with '-' (a branch name)
+    plain_values: bool = False
+    # paths: without a literal pathspec the command writes the current directory's tree
+    fallback: Literal["worktree", "cwd"] = "worktree"
+
+    _v = field_validator("safe_flags", "value_flags", "optional_flags", "requires",
+                         "unsafe_flags")(lambda cls, v: _check_flags(v))
+    _flat = field_validator("safe_flags", "value_flags", "optional_flags", "requires",
+                            "unsafe_flags", "options", mode="before")(
+        lambda cls, v: _flatten(v))
+
+    @field_validator("options")
+    @classmethod
+    def _flags_or_none(cls, v):
+        return v if v is None else _check_flags(v)
+
+
+class GitSubcommand(_Strict):
+    """What the effects analysis knows of one git subcommand beyond its catalogue entry."""
+
+    # the subcommand's complete list of long options (`git SUB --git-completion-helper-all`):
+    # abbreviations resolve against it as git's option parser does; without it (and without
+    # one in the catalogue's entry) no abbreviation is resolved: it matches no form
+    options: list[str] | None = None
+    # git's option parser stops at the first operand (git config KEY VALUE -l: -l is a value)
+    options_first: bool = False
+    # no argument (and with implied_before_options, a first argument that is an option) is
+    # this sub-subcommand (`git reflog -3` is `git reflog show -3`)
+    implied: str | None = None
+    implied_before_options: bool = False
+    # first words that run any command (git submodule foreach, git bisect run)
+    runs_command: list[str] = []
+    # arguments outside every form: `program` (it may run a program of the caller's choice:
+    # unknown, and it may commit or push), `unknown`, or nothing more than a git change
+    unmatched: Literal["program", "unknown"] | None = None
+    outputs: GitOutputs | None = None
+    forms: list[GitForm] = []
+
+    _flat = field_validator("options", mode="before")(lambda cls, v: _flatten(v))
+
+    @field_validator("options")
+    @classmethod
+    def _flags_or_none(cls, v):
+        return v if v is None else _check_flags(v)
+
+
 class GitEffects(_Strict):
     """What git's subcommands do, beyond the catalogue's git entry (which lists the ones the
     validator may allow): every git command, the ones that create or publish commits, the
@@ -298,13 +393,13 @@ class GitEffects(_Strict):
     commits: list[str] = []
     publishes: list[str] = []
     worktree: list[str] = []
-    # read-only whatever their arguments (apart from unsafe_options), not in the catalogue
-    read: list[str] = []
-    unsafe_options: list[str] = []
-    output_options: list[str] = []
     # global options (before the subcommand) beyond the catalogue's git `global` block
     global_value_flags: list[str] = []
     global_flags: list[str] = []
+    # global options whose value is only glued (`--exec-path=DIR`; bare, it prints the path)
+    global_optional_flags: list[str] = []
+    # the forms, outputs and option lists of subcommands (read by gateway/guards/effects/git.py)
+    subcommands: dict[str, GitSubcommand] = {}
 
 
 class Effects(_Strict):

@@ -68,15 +68,10 @@ PARSING = {
     "ruby": "ruby -i edits the files it names (wrappers)",
 }
 
-#: git subcommands the git handler names: the read-only forms of subcommands that also
-#: write (their option parsing is code) and the working-tree rewrites' forms.
-GIT_PARSING = {
-    "branch", "tag", "stash", "remote", "worktree", "notes", "submodule", "reflog", "config",
-    "sparse-checkout", "symbolic-ref", "hook", "bisect", "apply", "format-patch", "archive",
-    "fsck", "difftool", "mergetool", "clean", "reset", "rm", "mv", "restore", "checkout",
-    "switch", "status", "show", "log", "push", "run", "store", "create", "clear", "drop",
-    "list", "get", "view", "exists", "summary", "terms", "foreach", "visualize", "get-url",
-}
+#: git subcommands the git handler may name: none. Their forms (which are read-only, which
+#: leave the working tree alone, which name the files they write), outputs and option lists
+#: are rules/effects.yaml's `git.subcommands` (test_git_handler_names_no_option below).
+GIT_PARSING = set()
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +113,8 @@ def test_a_name_is_described_in_one_place(policy):
     assert not set(eff["code_builtins"]) & set(data["shell_builtins"]), "a builtin in both"
     assert not set(eff["shells"]) & set(eff["interpreters"]), "a shell that is an interpreter"
     git = data["catalogue"]["git"]["subcommands"]
-    assert not set(eff["git"]["read"]) & set(git), "a git read-only subcommand in both"
+    assert not set(eff["git"]["subcommands"]) & {
+        s for s, e in git.items() if e.get("effects")}, "a git subcommand described twice"
 
 
 def test_every_effects_kind_is_used_and_has_its_code(policy):
@@ -152,9 +148,31 @@ def test_every_described_entry_is_reachable(policy):
             assert model.git_sub(sub) is not None, sub
             assert sub in model.git_commands, f"git {sub} is not among git's commands"
     git = data["effects"]["git"]
-    for key in ("read", "worktree"):
+    for key in ("worktree", "subcommands"):
         missing = set(git[key]) - set(git["commands"])
         assert not missing, f"git {key}: not git commands: {missing}"
+
+
+def test_git_forms_are_consistent(policy):
+    """Every form of rules/effects.yaml's git.subcommands can match: its `like` names a
+    catalogue entry, the options it requires are among those it allows, and an option list
+    for abbreviations lists the form's long options (an option missing from it could be
+    taken for an abbreviation of another)."""
+    from gateway.policy.effects import _catalogue_entry
+
+    model = policy.effects
+    for sub, entry in policy.data["effects"]["git"]["subcommands"].items():
+        forms = model.git_forms(sub)
+        for k, (raw, form) in enumerate(zip(entry["forms"], forms.forms, strict=True)):
+            where = f"git {sub} form {k}"
+            if raw.get("like"):
+                assert _catalogue_entry(policy, raw["like"]) is not None, where
+            assert form.safe is not None, where
+            assert form.requires <= form.safe, f"{where}: requires an option it refuses"
+            if form.options is not None:
+                longs = {o for o in form.safe if o.startswith("--")}
+                assert longs <= form.options, (f"{where}: allows long options missing from "
+                                               f"its option list: {longs - form.options}")
 
 
 def test_output_and_tree_flags_are_options_the_entry_knows(policy):
@@ -209,3 +227,19 @@ def test_the_code_names_no_program_the_rules_do_not_describe(policy):
     assert not unknown, f"names the rules do not describe: {unknown}"
     stale = {c for c in PARSING if c not in found}
     assert not stale, f"PARSING lists names the code no longer uses: {stale}"
+
+
+def test_git_handler_names_no_git_option_or_subcommand(policy):
+    """gateway/guards/effects/git.py reads git's command line; what an option or a
+    subcommand means is data (rules/effects.yaml `git`, the catalogue's git entry). The
+    only option-like words it may spell are the ones every getopt reads: `-` (an operand)
+    and `--` (the end of the options)."""
+    path = os.path.join(CODE, "git.py")
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    words = {n.value for n in ast.walk(tree)
+             if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    options = {w for w in words if re.fullmatch(r"--?[A-Za-z0-9][\w-]*(=.*)?", w)}
+    assert not options, f"git options named in git.py (move them into the rules): {options}"
+    commands = set(policy.data["effects"]["git"]["commands"])
+    named = {w for w in words if w in commands}
+    assert not named, f"git subcommands named in git.py (move them into the rules): {named}"

@@ -134,6 +134,18 @@ def test_pre_tool_use_imports_nothing_heavy(project):
     assert not loaded & {"gateway.state.fast", "gateway.state.store"}
 
 
+def test_git_forms_come_from_the_compiled_policy(project):
+    """The git forms (rules/effects.yaml git.subcommands) reach the guards through the
+    cached policy: a command that goes through several of them loads no rules compiler."""
+    env = _env(project)
+    command = "git archive --out=x.tar HEAD && git branch --li && git reflog -3"
+    _probe(project, env, hook="pre-tool-use", command=command)  # may compile the policy
+    _out, probe = _probe(project, env, hook="pre-tool-use", command=command)
+    loaded = set(probe["modules"])
+    assert "gateway.guards.effects.git" in loaded and "gateway.policy.effects" in loaded
+    assert not loaded & set(FORBIDDEN), sorted(loaded & set(FORBIDDEN))
+
+
 def test_hook_process_runs_without_the_cyclic_gc(project):
     """A hook process decides once and exits: `gateway hook` (argv from the command line)
     switches the cyclic collector off; a caller passing argv (a test, a long-lived

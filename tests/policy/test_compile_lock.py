@@ -95,12 +95,31 @@ def test_a_rules_error_is_compiled_once_and_reported_to_everyone(tmp_path):
 
 
 def _plain(policy):
-    """The policy's data with every catalogue entry decoded (the cache keeps them as bytes
-    until a command is met)."""
+    """The policy's data with every catalogue entry and git subcommand of the effects model
+    decoded (the cache keeps them as bytes and JSON strings until a command is met)."""
     data = dict(policy.data)
     data["catalogue"] = {n: json.loads(e) if isinstance(e, bytes) else e
                          for n, e in data["catalogue"].items()}
+    git = data["effects"]["git"]
+    data["effects"] = dict(data["effects"], git=dict(git, subcommands={
+        n: json.loads(e) if isinstance(e, str) else e for n, e in git["subcommands"].items()}))
     return data
+
+
+def test_the_cached_policy_keeps_git_forms_until_a_command_meets_them(tmp_path):
+    """The git subcommands of the effects model are JSON strings in the cached policy, and
+    decode to what the rules compiled to."""
+    env = _env(tmp_path)
+    proj = make_project(tmp_path / "proj")
+    cache._LOADED.clear()
+    compiled = cache.load_policy(proj, env)
+    cache._LOADED.clear()
+    cached = cache.load_policy(proj, env)
+    subs = cached.data["effects"]["git"]["subcommands"]
+    assert subs and all(isinstance(v, str) for v in subs.values())
+    assert _plain(cached) == _plain(compiled)
+    forms = cached.effects.git_forms("branch").forms
+    assert [f.effect for f in forms] == ["read", "read"]
 
 
 def test_projects_without_rules_share_one_compiled_policy(tmp_path):
