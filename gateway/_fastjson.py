@@ -42,9 +42,10 @@ _scan = _make_scanner(_Context()) if _make_scanner is not None else None
 def loads(s):
     """json.loads(s) for a str or bytes `s`."""
     if isinstance(s, (bytes, bytearray)):
-        # json.detect_encoding says UTF-8 exactly when there is no BOM and neither of the
-        # first two bytes is NUL (or there are fewer than two bytes)
-        if s[:3] != b"\xef\xbb\xbf" and (len(s) < 2 or (s[0] and s[1])):
+        # json.detect_encoding says UTF-8 exactly when there is no BOM (UTF-8's, UTF-16's
+        # or UTF-32's) and neither of the first two bytes is NUL (or there are fewer than two)
+        if (s[:3] != b"\xef\xbb\xbf" and s[:2] not in (b"\xfe\xff", b"\xff\xfe")
+                and (len(s) < 2 or (s[0] and s[1]))):
             s = s.decode("utf-8", "surrogatepass")
         else:
             return _json().loads(s)

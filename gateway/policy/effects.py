@@ -104,7 +104,7 @@ class Model:
         if got is None and sub in self._git_data:
             raw = self._git_data[sub]
             if isinstance(raw, str):  # as the cache keeps it (gateway.policy.cache)
-                import json
+                from gateway import _fastjson as json
 
                 raw = json.loads(raw)
                 if not isinstance(raw, dict):
