@@ -329,7 +329,6 @@ def _grep_like(kind, search, files, cwd, env, roots, multi):
     args = search.args
     if kind == "grep" and (env.get("GREP_OPTIONS") or "").strip():
         raise Unknown("GREP_OPTIONS is set: it may add options the probe does not see")
-    program = _program(search.word, cwd, env, roots)
     pre = []
     stamped = list(files)
     if kind == "rg" and not args.has("--no-config"):
@@ -344,6 +343,8 @@ def _grep_like(kind, search, files, cwd, env, roots, multi):
         if not args.positionals:
             raise Unknown("no pattern is given")
         opts += ["-e", args.positionals[0]]
+    # the options first: one that prints every line (PrintsAll) decides without the program
+    program = _program(search.word, cwd, env, roots)
     if kind == "grep":
         argv = [program, *opts, "--files-with-matches", "--null",
                 "--no-messages", "--", *files]

@@ -7,6 +7,8 @@ command may use {PROJECT} for the sample project's path (tests/property/support.
 bugs are listed in known_bugs.py until they are fixed; then they move here.
 """
 
+from helpers import search_code
+
 FIXED = [
     # (command, decision, code, cwd, what it was)
     ("git --git-dir=/elsewhere/.git log", "ask", "GW501", "",
@@ -17,7 +19,8 @@ FIXED = [
      "recursive-readers: a recursive grep of the project printed .env"),
     ("grep -rn SECRET .", "ask", "GW506", "", "recursive-readers: explicit ."),
     ("grep -R BEGIN keys", "ask", "GW506", "", "recursive-readers: keys/server.pem"),
-    ("rg --hidden SECRET", "ask", "GW506", "", "recursive-readers: rg --hidden reads .env"),
+    ("rg --hidden SECRET", "ask", search_code("GW506~rg"), "",
+     "recursive-readers: rg --hidden reads .env"),
     ("diff -r config src", "ask", "GW506", "",
      "recursive-readers: diff -r printed config/.env.production"),
     ("grep -R x scripts", "ask", "GW507", "",
