@@ -97,6 +97,25 @@ def test_hook_imports_nothing_heavy_and_uses_the_caches(project):
     assert second["rows_decoded"] < second["rows"] // 2, second
 
 
+def test_a_configured_python_tool_reads_its_parsed_configuration(tmp_path):
+    """`pytest` in a project whose pyproject.toml configures it: the first call parses the
+    TOML and remembers the parse (gateway.validator.checks.tomlcache); later calls import
+    neither tomllib nor shlex (addopts of plain words split without it) nor `re`."""
+    project = tmp_path / "py"
+    (project / "tests").mkdir(parents=True)
+    (project / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
+    (project / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "-q -x"\n')
+    env = _env(str(project))
+    _probe(str(project), env, hook="pre-tool-use", command="pytest tests")
+    out, info = _probe(str(project), env, hook="pre-tool-use", command="pytest tests")
+    assert '"permissionDecision": "allow"' in out, out
+    loaded = set(info["modules"])
+    assert "gateway.validator.checks.tomlcache" in loaded  # the configuration was read
+    heavy = {"tomllib", "shlex", *PLAIN_FORBIDDEN, *FORBIDDEN}
+    assert not loaded & heavy, sorted(loaded & heavy)
+
+
 def _write_payload(project):
     return json.dumps({"session_id": "s", "cwd": project, "tool_name": "Write",
                        "hook_event_name": "PreToolUse",

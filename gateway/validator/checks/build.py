@@ -30,7 +30,7 @@ a command judged as itself]).
 import os
 import posixpath
 
-from gateway.paths import is_protected, is_secret, is_within, lexical, physical, real
+from gateway.paths import fnmatchcase, is_protected, is_secret, is_within, lexical, physical, real
 from gateway.validator import argv as argvmod
 from gateway.validator.checks._common import PHASE
 
@@ -166,12 +166,19 @@ def _toml(path):
         raise ConfigError(f"{path} cannot be read")
     if not text:
         return None
+    from gateway.validator.checks import tomlcache
+
+    data = tomlcache.lookup(path, text)
+    if data is not None:
+        return data
     import tomllib
 
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc})") from None
+    tomlcache.store(path, text, data)
+    return data
 
 
 def _ini(path):
@@ -283,8 +290,6 @@ class Surface:
         self.hits = {}  # kind ("protected", "secret", "unproven") -> (path, why)
 
     def _typed(self, name):
-        from fnmatch import fnmatchcase
-
         return any(fnmatchcase(name, f) or fnmatchcase(name.lower(), f.lower())
                    for f in self.formats)
 
@@ -1960,13 +1965,21 @@ def _pytest_find_ini(ctx, args_dirs, explicit):
     return None, {}, common
 
 
-def _ini_list(value):
-    import shlex
+# What shlex.split (POSIX mode, no comments) treats specially besides its whitespace: a text
+# without them, whose only white space is shlex's own, splits as str.split() splits it.
+_SHLEX_SPECIAL = frozenset("'\"\\")
+_SHLEX_BLANK = frozenset(" \t\r\n")
 
+
+def _ini_list(value):
     if isinstance(value, list):
         return [str(v) for v in value]
     if not isinstance(value, str):
         return [str(value)]
+    if not any(c in _SHLEX_SPECIAL or (c.isspace() and c not in _SHLEX_BLANK) for c in value):
+        return value.split()  # the same words, without importing shlex (and re)
+    import shlex
+
     try:
         return shlex.split(value)
     except ValueError:
