@@ -159,10 +159,12 @@ def test_a_killed_compiler_leaves_no_stale_lock(tmp_path):
                          env=_env(tmp_path))
     assert p.stdout.readline() == "ready\n"
     for _ in range(6000):       # until it is inside the compile, holding the lock
-        if count.exists():
+        # (a whole line: the file exists from the open, before the pid is written, and a
+        # kill between the two left it empty, the worker's compile then counted alone)
+        if count.exists() and count.read_text().endswith("\n"):
             break
         time.sleep(0.01)
-    assert count.exists(), p.stderr.read()
+    assert count.exists() and count.read_text().endswith("\n"), p.stderr.read()
     p.send_signal(signal.SIGKILL)
     p.wait()
     p.stdout.close()
