@@ -11,7 +11,7 @@ rules (a catastrophic target spelled through a parameter) and by the validator f
 that are only text.
 """
 
-import fnmatch
+from gateway.paths import fnmatchcase  # fnmatch.fnmatchcase, imported when a glob needs it
 
 #: How many strings one word may become before the evaluation gives up.
 MAX_VALUES = 64
@@ -276,12 +276,12 @@ def _remove(value, pattern, op):
     if op in ("#", "##"):
         rng = range(len(value) + 1) if op == "#" else range(len(value), -1, -1)
         for k in rng:
-            if fnmatch.fnmatchcase(value[:k], pattern):
+            if fnmatchcase(value[:k], pattern):
                 return value[k:]
         return value
     rng = range(len(value), -1, -1) if op == "%" else range(len(value) + 1)
     for k in rng:
-        if fnmatch.fnmatchcase(value[k:], pattern):
+        if fnmatchcase(value[k:], pattern):
             return value[:k]
     return value
 
@@ -292,12 +292,12 @@ def _replace(value, pattern, rep, mode):
     n = len(value)
     if mode == "#":
         for k in range(n, -1, -1):
-            if fnmatch.fnmatchcase(value[:k], pattern):
+            if fnmatchcase(value[:k], pattern):
                 return rep + value[k:]
         return value
     if mode == "%":
         for k in range(n + 1):
-            if fnmatch.fnmatchcase(value[k:], pattern):
+            if fnmatchcase(value[k:], pattern):
                 return value[:k] + rep
         return value
     out = []
@@ -306,7 +306,7 @@ def _replace(value, pattern, rep, mode):
     while i < n:
         if not done:
             for k in range(n, i, -1):
-                if fnmatch.fnmatchcase(value[i:k], pattern):
+                if fnmatchcase(value[i:k], pattern):
                     out.append(rep)
                     i = k
                     done = mode != "/"

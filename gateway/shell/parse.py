@@ -147,6 +147,18 @@ def parse(text: str) -> Script:
     script = _plain(text)
     if script is not None:
         return script
+    if '"$(cat' in text:
+        # Claude Code's commit-message form: once its spans are placeholders (what
+        # parse_bashlex does first), the rest is often plain words
+        from gateway.shell import continuation as _continuation
+        from gateway.shell import heredoc as _heredoc
+
+        new_text, placeholders = _heredoc.extract(text)
+        if placeholders:
+            script = _plain(_continuation.remove(new_text), placeholders)
+            if script is not None:
+                _check_placeholders(placeholders, script.all_commands)
+                return script
     return parse_bashlex(text)
 
 
@@ -190,14 +202,16 @@ _RESERVED_FIRST = frozenset(("if", "then", "else", "elif", "fi", "case", "esac",
 _PLAIN_STOP = frozenset("$`\\()")
 
 
-def _plain(text: str):
+def _plain(text: str, placeholders=None):
     """The Script of a command made only of plain words, or None (bashlex parses it).
 
     Plain: printable ASCII; simple commands joined by `|`, `&&`, `||` and `;`, each of words
     and simple redirections. A word is unquoted characters other than the shell's special
-    ones, `'...'` and `"..."` with no `$`, backquote, backslash, `<(` or `>(` inside; no
-    reserved word starting a command, no word that could be an assignment (a name, then
-    `=`), no `{` or `}` word, no comment, no trailing operator. A redirection is `>`, `>>`
+    ones, plain parameter expansions (`$NAME`, `${NAME}`, `$?`, `$1`, ...: no operator,
+    no substitution), `'...'` and `"..."` with no backquote, backslash, `<(`, `>(` or other
+    `$` form inside; no reserved word starting a command, no word that could be an
+    assignment (a name, then `=`) before the command's name, no `{` or `}` word, no
+    comment, no trailing operator. A redirection is `>`, `>>`
     or `<` with a plain word, or `>&` with a descriptor number or `-`, each with an optional
     one-digit descriptor before it (`2>/dev/null`, `2>&1`, `>>log`); any other form
     (here-documents, `&>`, `<>`, `>|`, `{NAME}>`, a word glued before the operator) goes
@@ -230,7 +244,7 @@ def _plain(text: str):
         if i is None:
             return None
         if i < n and text[i] in "<>":
-            redirect = _plain_redirect(text, start, i)
+            redirect = _plain_redirect(text, start, i, placeholders)
             if redirect is None:
                 return None
             i = redirect[0]
@@ -238,9 +252,6 @@ def _plain(text: str):
             continue
         if i == start:
             return None
-        raw = text[start:i]
-        if "=" in raw and raw[0] != "-":
-            return None  # maybe an assignment (NAME=, NAME+=, NAME[i]=)
         tokens.append((None, start, i, None))
     if not tokens or tokens[-1][0] not in (None, ">"):
         return None
@@ -256,8 +267,11 @@ def _plain(text: str):
             if op == ">":
                 redirects.append(redirect)
                 continue
-            words.append(decode(text[start:end]))
-            if len(words) == 1 and text[start:end] in _RESERVED_FIRST:
+            raw = text[start:end]
+            if not words and "=" in raw and raw[0] != "-":
+                return None  # maybe an assignment (NAME=, NAME+=, NAME[i]=) before the name
+            words.append(decode(raw, placeholders))
+            if len(words) == 1 and raw in _RESERVED_FIRST:
                 return None
             if words[-1].value in ("{", "}"):
                 return None  # bashlex then takes a reserved word after it as one
@@ -276,7 +290,7 @@ def _plain(text: str):
             pipelines.append(list(members))
         members, pipes = [], []
     pipelines.reverse()  # the order bashlex's tree walk finds them in
-    return Script(text, items, [], commands, pipelines, [], {}, [])
+    return Script(text, items, [], commands, pipelines, [], placeholders or {}, [])
 
 
 def _plain_word(text: str, i: int):
@@ -291,10 +305,22 @@ def _plain_word(text: str, i: int):
             end = text.find(c, i + 1)
             if end < 0:
                 return None
-            if c == '"' and (any(q in "$`\\" for q in text[i + 1:end])
-                             or "<(" in text[i + 1:end] or ">(" in text[i + 1:end]):
-                return None  # bashlex reads <( and >( in double quotes as a substitution
+            if c == '"':
+                inside = text[i + 1:end]
+                if "`" in inside or "\\" in inside or "<(" in inside or ">(" in inside:
+                    return None  # bashlex reads <( and >( in double quotes as a substitution
+                k = inside.find("$")
+                while k >= 0:
+                    after = _plain_dollar(inside, k)
+                    if after is None:
+                        return None
+                    k = inside.find("$", after)
             i = end + 1
+            continue
+        if c == "$":
+            i = _plain_dollar(text, i)
+            if i is None:
+                return None
             continue
         if c in _PLAIN_STOP:
             return None
@@ -302,7 +328,38 @@ def _plain_word(text: str, i: int):
     return i
 
 
-def _plain_redirect(text: str, start: int, i: int):
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_NAME_CHARS = _NAME_START | frozenset("0123456789")
+# (not $$: bashlex reads its second $ afresh, and `"$${"` opens a ${ there)
+_SPECIAL_PARAMS = frozenset("?#@*!-0123456789")
+
+
+def _plain_dollar(text: str, i: int):
+    """The end of the plain parameter expansion at text[i] (a `$`): `$NAME`, `${NAME}` or a
+    special parameter (`$?`, `$1`, `$@`, ...); None for any other form (`$(`, `$((`, `${X:-y}`,
+    `$'...'`, `$"..."`, a lone `$`), which bashlex parses."""
+    n = len(text)
+    j = i + 1
+    if j >= n:
+        return None
+    c = text[j]
+    if c in _SPECIAL_PARAMS:
+        return j + 1
+    if c == "{":
+        k = j + 1
+        if k >= n or text[k] not in _NAME_START:
+            return None
+        while k < n and text[k] in _NAME_CHARS:
+            k += 1
+        return k + 1 if k < n and text[k] == "}" else None
+    if c not in _NAME_START:
+        return None
+    while j < n and text[j] in _NAME_CHARS:
+        j += 1
+    return j
+
+
+def _plain_redirect(text: str, start: int, i: int, placeholders=None):
     """(end, Redirect) of the redirection whose operator is at text[i] (text[start:i] its
     descriptor: empty or one digit), or None when it is not a plain form."""
     fd = text[start:i]
@@ -332,7 +389,7 @@ def _plain_redirect(text: str, start: int, i: int):
     end = _plain_word(text, j)
     if end is None or end == j or text[end:end + 1] in ("<", ">"):
         return None  # (`> 2>x`: bash reads that 2 as the next one's descriptor)
-    word = decode(text[j:end])
+    word = decode(text[j:end], placeholders)
     if "=" in word.raw or word.value in ("{", "}"):
         return None
     return end, Redirect(op, fd, word, None)

@@ -73,12 +73,15 @@ def _argv_of(cmd, home):
         alts = None
         if sw.PARAM in kinds and kinds <= {sw.PARAM, sw.TILDE, sw.GLOB, sw.BRACE}:
             # (an unquoted ${...} also reports a brace)
-            from gateway.shell import expand, params
+            from gateway.shell import params
 
             if env is None:
                 env = dict(os.environ, HOME=home)
             alts = params.values(w.raw, env, home)
-            if alts and sw.BRACE in kinds:
+            if alts and sw.BRACE in kinds and any("{" in a for a in alts):
+                # (a value without `{` expands to itself: `re` is imported only for braces)
+                from gateway.shell import expand
+
                 try:
                     alts = [b for a in alts for b in expand.braces(a)]
                 except (expand.TooLarge, RecursionError):

@@ -99,8 +99,8 @@ def test_the_second_call_serves_the_modules_and_answers_the_same(tree, proj, tmp
     assert not any(m.startswith("bashlex") for m in second["files"])  # plain words: no parser
     # a command that needs bashlex imports it the standard way once, and the file then
     # holds both calls' modules
-    _probe(tree, proj, cache, command="git status $X")
-    third = _probe(tree, proj, cache, command="git status $Y")
+    _probe(tree, proj, cache, command="git status ${X:-.}")
+    third = _probe(tree, proj, cache, command="git status ${Y:-.}")
     assert "bashlex.parser" in third["served"] and "gateway.validator.pipeline" in third["served"]
     assert "gateway.validator.pipeline" in _probe(tree, proj, cache)["served"]
     # a served module is the source file it came from, as with the standard import

@@ -85,8 +85,9 @@ def test_hook_imports_nothing_heavy_and_uses_the_caches(project):
     assert not loaded & set(FORBIDDEN), sorted(loaded & set(FORBIDDEN))
     assert not loaded & set(PLAIN_FORBIDDEN), sorted(loaded & set(PLAIN_FORBIDDEN))
     assert second["load_path"] is None  # bashlex was not even imported
-    # a command that is not plain words (an expansion) goes through bashlex, from the cache
-    out3, third = _probe(project, env, command="git status --short $GIT_DIR")
+    # a command that is not plain words (an expansion with an operator) goes through
+    # bashlex, from the cache
+    out3, third = _probe(project, env, command="git status --short ${GIT_DIR:-.}")
     loaded = set(third["modules"])
     assert not loaded & set(FORBIDDEN), sorted(loaded & set(FORBIDDEN))
     assert third["load_path"] == "cache", "bashlex rebuilt its LR tables instead of the cache"
@@ -95,6 +96,26 @@ def test_hook_imports_nothing_heavy_and_uses_the_caches(project):
     assert "gateway.policy.merge" not in loaded and "yaml" not in loaded
     # the LR table rows are decoded when the parser first uses them, not all at import
     assert second["rows_decoded"] < second["rows"] // 2, second
+
+
+@pytest.mark.parametrize("command", [
+    'git diff --stat -- "$FILE" src/app.py',
+    "echo $HOME ${VIRTUAL_ENV} $?",
+    "go env -w GOFLAGS=-mod=mod",
+    "git add src/app.py && git commit -m \"$(cat <<'EOF'\nFix the total\n\n"
+    "Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\"",
+])
+def test_plain_parameters_and_the_commit_form_skip_bashlex(project, command):
+    """Plain parameter expansions, `=` in arguments and Claude Code's commit-message form
+    take the plain-word parse too (gateway.shell.parse): no bashlex, no `re`."""
+    env = _env(project)
+    _probe(project, env, hook="pre-tool-use", command=command)  # may compile the policy
+    for hook in ("pre-tool-use", "permission-request"):
+        _out, info = _probe(project, env, hook=hook, command=command)
+        loaded = set(info["modules"])
+        assert info["load_path"] is None, (hook, command)
+        assert not loaded & set(PLAIN_FORBIDDEN), (hook, sorted(loaded & set(PLAIN_FORBIDDEN)))
+        assert not loaded & set(FORBIDDEN), (hook, sorted(loaded & set(FORBIDDEN)))
 
 
 def test_a_configured_python_tool_reads_its_parsed_configuration(tmp_path):
@@ -135,7 +156,7 @@ def test_pre_tool_use_imports_nothing_heavy(project):
     loaded = set(bash["modules"])
     assert not loaded & set(FORBIDDEN), sorted(loaded & set(FORBIDDEN))
     assert not loaded & set(PLAIN_FORBIDDEN), sorted(loaded & set(PLAIN_FORBIDDEN))
-    _, other = _probe(project, env, hook="pre-tool-use", command="git status $GIT_DIR")
+    _, other = _probe(project, env, hook="pre-tool-use", command="git status ${GIT_DIR:-.}")
     assert other["load_path"] == "cache"
     assert not set(other["modules"]) & set(FORBIDDEN)
     assert "gateway.guards.effects" in loaded  # the Bash path did run

@@ -80,7 +80,16 @@ single = st.text(alphabet=_ANY.replace("'", ""), max_size=6).map(lambda s: f"'{s
 double = st.text(alphabet=_ANY.replace('"', ""), max_size=6).map(lambda s: f'"{s}"')
 odd = st.sampled_from(["$x", "${x}", "$(a)", "`a`", "\\a", "(a)", "<a", ">a", "2>&1", "'",
                        '"', "a\\", "#c"])
-piece = st.one_of(unquoted, unquoted, single, double, odd)
+# parameter expansions: the plain forms ($NAME, ${NAME}, special parameters) and their
+# neighbours that bashlex must parse (operators, substitutions, odd quoting, a lone $)
+dollar = st.sampled_from(["$x", "$_a1", "${x}", "${_B2}", "$1", "$?", "$#", "$@", "$*", "$$",
+                          "$!", "$-", "$0", "$12", "${1}", "${x:-y}", "${x}y", "${!x}",
+                          "${#x}", "${x", "${}", "${ x}", "$", "$'a'", '$"a"', "$((1))",
+                          "$(a)", "$[1]", "$x{a,b}", "$x#y", "${x}}", "$x=1", "$=", "$%",
+                          "$.", "$/", "$~", "$:"])
+quoted_dollar = st.lists(st.one_of(dollar, unquoted), min_size=1, max_size=3).map(
+    lambda parts: '"' + "".join(parts).replace('"', "") + '"')
+piece = st.one_of(unquoted, unquoted, single, double, odd, dollar, quoted_dollar)
 special_word = st.sampled_from(["if", "then", "fi", "for", "in", "do", "done", "case", "esac",
                                 "while", "until", "time", "function", "select", "coproc",
                                 "{", "}", "!", "[[", "]]", "X=1", "a+=b", "a[1]=x", "_x=",
@@ -119,12 +128,14 @@ def commands(draw):
 @example("find . -name '*.pyc' -delete")
 @example("0 > 2> 0")
 @example("ls 2>&1 | tail -3 > out")
+@example('"$${"')
+@example("echo $$ ${HOME}x \"$1$?\" a=$b")
 def test_shortcut_equals_bashlex(text):
     check_same(text)
 
 
 # Mostly words the shortcut takes, so that most examples compare two real parses.
-plain_piece = st.one_of(unquoted, unquoted, unquoted,
+plain_piece = st.one_of(unquoted, unquoted, unquoted, dollar, quoted_dollar,
                         st.text(alphabet=_ANY.replace("'", ""), max_size=6).map(
                             lambda s: f"'{s}'"),
                         st.text(alphabet=_PLAIN + " |&;()<>", max_size=6).map(
@@ -181,7 +192,15 @@ def test_shortcut_equals_bashlex_on_the_everyday_corpus():
     ("npm test", True),
     ("pytest -q tests/ && ruff check .", True),
     ("git log --oneline | head -5", True),
-    ("echo $HOME", False),
+    ("echo $HOME", True),
+    ('echo "$VIRTUAL_ENV" ${X} $? "$@"', True),
+    ("pytest -o log_cli=true", True),
+    ("go env -w GOFLAGS=-mod=mod && x a=b", True),
+    ("echo ${X:-y}", False),
+    ('echo "$(date)"', False),
+    ("echo $'a'", False),
+    ("ls; X=1 y", False),
+    ("<in X=1 y", False),
     ("ls > out.txt", True),
     ("pytest -q 2>&1 | tail -20", True),
     ("cat <<EOF", False),
@@ -206,3 +225,54 @@ def test_which_texts_take_the_shortcut(text, plain):
     except ShellParseError:
         got = None
     assert got == full
+
+
+# --- Claude Code's commit-message form: plain once its spans are placeholders -------------
+
+_body_line = st.text(alphabet=_ANY + "EOF", max_size=20)
+_around = st.sampled_from(["", "git add -A && ", "cd /tmp/x && ", "echo $x; ", "ls | ",
+                           "X=1 ", "for a in b; do ", "# c\n", "git add 'a b' &&\n"])
+_after = st.sampled_from(["", " && git status", "; git log -1 | head", " 2>&1 | tail -3",
+                          " &", " && echo \"$(date)\"", "; done", " > out", "\necho 'x'"])
+_delim = st.sampled_from(["EOF", "MSG", "E_1"])
+
+
+@st.composite
+def commit_forms(draw):
+    d = draw(_delim)
+    body = "\n".join(draw(st.lists(_body_line, min_size=0, max_size=4)))
+    close = draw(st.sampled_from([f"{d}\n)\"", f"{d}\n  )\"", f"{d})\"", f"{d}\n)", f"{d}\n)\" "]))
+    form = f"\"$(cat <<'{d}'\n{body}\n{close}"
+    extra = draw(st.sampled_from(["", f" -m \"$(cat <<'{d}'\nsecond\n{d}\n)\"", " --amend"]))
+    return (draw(_around) + draw(st.sampled_from(["git commit -m ", "git tag -a v1 -m ",
+                                                  "gh pr create --body "]))
+            + form + extra + draw(_after))
+
+
+def _parsed(fn, text):
+    try:
+        return dump(fn(text))
+    except ShellParseError as exc:
+        return ("error", str(exc))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(commit_forms())
+@example("git commit -m \"$(cat <<'EOF'\nFix the thing\n\nCo-Authored-By: x <y@z>\nEOF\n)\"")
+@example("git add -A && git commit -m \"$(cat <<'EOF'\nmsg\nEOF\n)\" && git status")
+def test_commit_forms_parse_as_bashlex_parses_them(text):
+    assert _parsed(parse, text) == _parsed(parse_bashlex, text)
+
+
+def test_the_everyday_commit_form_takes_the_shortcut():
+    from gateway.shell import heredoc
+    from gateway.shell.parse import _plain as plain
+
+    text = ("git add src/app.py && git commit -m \"$(cat <<'EOF'\nFix the cart total\n\n"
+            "Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\"")
+    new_text, placeholders = heredoc.extract(text)
+    assert placeholders and plain(new_text, placeholders) is not None
+    script = parse(text)
+    assert [w.value for w in script.all_commands[1].words][-1] == (
+        "Fix the cart total\n\nCo-Authored-By: Claude <noreply@anthropic.com>")
+    assert dump(script) == dump(parse_bashlex(text))
