@@ -184,16 +184,27 @@ def resolve(arg: str, cwd: str, roots: Roots) -> Resolved:
 
 def fnmatchcase(name: str, pattern: str) -> bool:
     """fnmatch.fnmatchcase, importing fnmatch (and `re`) only when a glob is matched: most
-    hook calls match none, and that import was a tenth of their CPU. A pattern with no
-    `*`, `?` or `[` matches itself, `*` matches every name and `*SUFFIX` (SUFFIX without
-    them) every name ending so, exactly as fnmatch reads them (its `*` crosses `/` and
-    newlines): those are answered without it (`*.py` of the formatters' file types)."""
+    hook calls match none, and that import was a tenth of their CPU. A pattern whose only
+    wildcard is `*` (no `?`, no `[`) is answered without it, as fnmatch reads it (its `*`
+    matches any text, `/` and newlines included): the text before the first `*` starts the
+    name, the text after the last ends it, and the pieces between are found in order, each
+    as early as it can be (`*.py`, `.env*`, `*secret*`)."""
     if "?" not in pattern and "[" not in pattern:
-        star = pattern.rfind("*")
-        if star < 0:
+        pieces = pattern.split("*")
+        if len(pieces) == 1:
             return name == pattern
-        if star == 0:
-            return name.endswith(pattern[1:])
+        first, last = pieces[0], pieces[-1]
+        end = len(name) - len(last)
+        if end < len(first) or not name.startswith(first) or not name.endswith(last):
+            return False
+        pos = len(first)
+        for piece in pieces[1:-1]:
+            if piece:
+                pos = name.find(piece, pos, end)
+                if pos < 0:
+                    return False
+                pos += len(piece)
+        return True
     from fnmatch import fnmatchcase as match
 
     return match(name, pattern)

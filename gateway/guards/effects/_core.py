@@ -893,14 +893,22 @@ def _home_value(word, home):
     return None
 
 
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _words(text):
+    """re.findall(r"[a-z][a-z0-9_-]*", text) without `re`: in each run of [a-z0-9_-], the
+    match starts at its first letter and runs to its end."""
+    runs = "".join(c if c in _WORD_CHARS else " " for c in text).split()
+    return [w for w in (r.lstrip("0123456789_-") for r in runs) if w]
+
+
 def _mentions_commit_push(text, model) -> bool:
     """Text that names git and a subcommand that commits or pushes (code the analyzer cannot
     see into: an unparseable command, an interpreter's inline code)."""
-    import re
-
     if not isinstance(text, str) or "git" not in text.lower():
         return False
-    words = set(re.findall(r"[a-z][a-z0-9_-]*", text.lower()))
+    words = set(_words(text.lower()))
     if "git" in words:
         return bool(words & model.git_commit_words)
     return any(w.startswith("git-") and w[4:] in model.git_commit_words for w in words)

@@ -204,10 +204,22 @@ def _jsonc(path):
         raise ConfigError(f"{path} cannot be read")
     if not text:
         return None
-    import json
-    import re
+    from gateway import _fastjson
 
+    try:
+        data = _fastjson.loads(_jsonc_clean(text))
+    except (ValueError, RecursionError) as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} does not hold a JSON object")
+    return data
+
+
+def _jsonc_clean(text):
+    """JSON text of a JSONC text: `//` and `/* */` comments and the comma before a closing
+    `}` or `]` (blanks and comments between them) removed, strings left as they are."""
     out = []
+    comma = None  # index in `out` of a comma followed so far only by blanks and comments
     i = 0
     n = len(text)
     while i < n:
@@ -217,6 +229,7 @@ def _jsonc(path):
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
             out.append(text[i:j + 1])
+            comma = None
             i = j + 1
         elif text.startswith("//", i):
             j = text.find("\n", i)
@@ -225,16 +238,15 @@ def _jsonc(path):
             j = text.find("*/", i + 2)
             i = n if j < 0 else j + 2
         else:
+            if c in "}]" and comma is not None:
+                out[comma] = ""
+            if c == ",":
+                comma = len(out)
+            elif c not in " \t\r\n":
+                comma = None
             out.append(c)
             i += 1
-    clean = re.sub(r",(\s*[}\]])", r"\1", "".join(out))
-    try:
-        data = json.loads(clean)
-    except (ValueError, RecursionError) as exc:
-        raise ConfigError(f"{path} is not valid JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path} does not hold a JSON object")
-    return data
+    return "".join(out)
 
 
 def _ancestors(start):
@@ -1457,14 +1469,14 @@ def _local_bin(ctx, cwd, name):
 
 
 def _package_scripts(ctx, cwd):
-    import json
+    from gateway import _fastjson
 
     path = posixpath.join(_npm_prefix(ctx, cwd), "package.json")
     text = _read(path)
     if not text:
         return {}
     try:
-        data = json.loads(text)
+        data = _fastjson.loads(text)
     except (ValueError, RecursionError):
         return {}
     scripts = data.get("scripts") if isinstance(data, dict) else None

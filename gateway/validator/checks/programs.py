@@ -319,7 +319,7 @@ def awk(ctx, spec, words, cwd):
     cands = []
     for p in args.positionals[1:]:
         name, eq, value = p.partition("=")
-        if eq and _AWK_NAME.match(name):
+        if eq and _awk_name(name):
             why = _awk_assignment_problem(p)
             if why:
                 return _program(ctx, f"awk operand {p!r}", why), [], []
@@ -328,15 +328,19 @@ def awk(ctx, spec, words, cwd):
     return None, cands, []
 
 
-import re as _re  # noqa: E402
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_NAME_CHARS = _NAME_START | frozenset("0123456789")
 
-_AWK_NAME = _re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+def _awk_name(text) -> bool:
+    """An awk variable name: [A-Za-z_][A-Za-z0-9_]* (ASCII), the whole text."""
+    return bool(text) and text[0] in _NAME_START and all(c in _NAME_CHARS for c in text)
 
 
 def _awk_assignment_problem(text) -> str:
     """Why `-v NAME=VALUE` (or a NAME=VALUE operand) is not allowed, or ""."""
     name = text.partition("=")[0]
-    if not _AWK_NAME.match(name):
+    if not _awk_name(name):
         return "not an assignment of a variable"
     if name in _AWK_VARIABLES or (name.islower() or not any(c.isalpha() for c in name)):
         return ""
