@@ -3,7 +3,9 @@
 What it measures (docs/performance.md has the targets and a recent run):
 
 1. hook process  `gateway hook permission-request` (a Bash command) and `gateway hook
-                 pre-tool-use` (the same Bash command, and a Write inside the project) with
+                 pre-tool-use` (the same Bash command, and a Write inside the project;
+                 through the lean line also Claude Code's commit-message form and a
+                 pytest run that pyproject.toml configures) with
                  typical payloads, against `python -c pass` of the same interpreter: wall
                  and CPU time, alternating runs after a warm-up; min/median/max and the
                  ratio of the medians. Each through pip's console script (`gateway install
@@ -50,12 +52,16 @@ _WORDS = ["fix", "parser", "tests", "cache", "docs", "refactor", "retry", "confi
           "speed", "typo", "edge", "case", "update", "errors", "api"]
 
 
+_CONTENT = {"pyproject.toml": '[project]\nname = "bench"\nversion = "0.1.0"\n\n'
+                              '[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "-q"\n'}
+
+
 def make_project(root: str) -> str:
     for rel in _FILES + [".claude/.keep", ".git/HEAD"]:
         path = os.path.join(root, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as fh:
-            fh.write("x\n")
+            fh.write(_CONTENT.get(rel, "x\n"))
     return os.path.realpath(root)
 
 
@@ -79,6 +85,11 @@ def bench_env(tmp: str, project: str) -> dict:
 
 
 TYPICAL_COMMAND = "git diff --stat HEAD~1 -- src/app.py"
+#: Two more Bash calls of every session, measured through the lean launcher's pre-tool-use:
+#: Claude Code's commit-message form and a test run its pyproject.toml configures.
+COMMIT_COMMAND = ("git add src/app.py && git commit -m \"$(cat <<'EOF'\nFix the retry loop\n\n"
+                  "Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\"")
+PYTEST_COMMAND = "python3 -m pytest -x tests"
 
 
 def typical_payload(event: str, project: str, command=TYPICAL_COMMAND):
@@ -275,6 +286,10 @@ def hook_cases(project, env) -> list:
                 continue
             for tool, body in bodies:
                 cases.append((f"{launcher} {name} ({tool})", argv_of(name), body, alone))
+    if "pre-tool-use" in events:
+        for what, command in (("commit message", COMMIT_COMMAND), ("pytest", PYTEST_COMMAND)):
+            cases.append((f"lean launcher pre-tool-use (Bash {what})", lean_argv("pre-tool-use"),
+                          typical_payload("PreToolUse", project, command), alone))
     return cases
 
 

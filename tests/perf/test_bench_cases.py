@@ -1,0 +1,32 @@
+"""`gateway bench` measures the paths it names: each hook process it times answers as a user
+would expect in its sample project (an allow for every Bash call, the Write left to the
+client), so a ratio never comes from an error path or a policy that failed to load."""
+
+import json
+import os
+import subprocess
+
+from gateway.cli import bench
+
+
+def test_every_measured_hook_call_answers_as_expected(tmp_path):
+    project = bench.make_project(str(tmp_path / "proj"))
+    env = bench.bench_env(str(tmp_path), project)
+    cases = bench.hook_cases(project, env)
+    labels = [c[0] for c in cases]
+    assert "lean launcher pre-tool-use (Bash commit message)" in labels
+    assert "lean launcher pre-tool-use (Bash pytest)" in labels
+    for label, argv, data, e in cases:
+        out = subprocess.run(argv, input=data, env=e, capture_output=True, timeout=120)
+        assert out.returncode == 0, (label, out.stderr.decode())
+        if "(Write)" in label:
+            assert out.stdout == b"", label  # no decision: the client's acceptEdits rules
+            continue
+        answer = json.loads(out.stdout)["hookSpecificOutput"]
+        if "permission-request" in label:
+            assert answer["decision"] == {"behavior": "allow"}, label
+        else:
+            assert answer["permissionDecision"] == "allow", label
+            assert answer["permissionDecisionReason"].startswith("gateway GW700:"), label
+    # the pytest case reads a real configuration (the parsed-TOML cache is then written)
+    assert os.listdir(os.path.join(env["GATEWAY_CACHE_DIR"], "parsed"))
