@@ -48,7 +48,8 @@ def _path(env) -> str:
 
 def _open(path):
     """(fd, size) of the cache file, or None: not a link, a regular file owned by the user,
-    writable by nobody else, of bounded size."""
+    writable by nobody else, with no second name (a hard link it could be rewritten through),
+    of bounded size."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
@@ -57,7 +58,7 @@ def _open(path):
         st = os.fstat(fd)
     except OSError:
         st = None
-    if (st is None or st.st_uid != os.getuid() or st.st_mode & 0o022
+    if (st is None or st.st_uid != os.getuid() or st.st_mode & 0o022 or st.st_nlink != 1
             or (st.st_mode & 0o170000) != 0o100000 or st.st_size > _MAX_FILE):
         os.close(fd)
         return None

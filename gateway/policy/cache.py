@@ -114,8 +114,10 @@ def _read_cache(path: str, sources, verified: bool):
     try:
         st = os.fstat(fd)
         if (st.st_uid != os.getuid() or st.st_mode & 0o022 or (st.st_mode & 0o170000)
-                != 0o100000 or st.st_size > _MAX_CACHE_FILE):
-            return None  # someone else could have written it, or not a file: compile
+                != 0o100000 or st.st_size > _MAX_CACHE_FILE or st.st_nlink != 1):
+            # someone else could have written it (or could, in place, through a second
+            # name: a hard link), or not a file: compile
+            return None
         with open(fd, "rb", closefd=False) as fh:
             data = fh.read(_MAX_CACHE_FILE + 1)
     except OSError:

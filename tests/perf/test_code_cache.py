@@ -160,7 +160,8 @@ def _write_cache(cache, data: bytes, mode=0o600):
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "offsets", "writable",
-                                    "symlink", "fifo", "directory", "other-format", "chunks"])
+                                    "symlink", "fifo", "directory", "other-format", "chunks",
+                                    "hardlink"])
 def test_a_hostile_or_broken_file_serves_nothing_and_changes_no_answer(tree, proj, tmp_path,
                                                                         damage):
     cache = tmp_path / "cache"
@@ -191,6 +192,8 @@ def test_a_hostile_or_broken_file_serves_nothing_and_changes_no_answer(tree, pro
     elif damage == "fifo":
         os.unlink(path)
         os.mkfifo(path)
+    elif damage == "hardlink":  # a second name: the file could be rewritten in place
+        os.link(path, tmp_path / "second-name.bin")
     elif damage == "directory":
         os.unlink(path)
         os.mkdir(path)

@@ -186,3 +186,22 @@ def test_a_cached_error_is_never_a_policy(tmp_path):
     # an entry written without the examples check is not used by a caller that checks them
     cache._write_cache(path, sources, {"not": "a policy", "catalogue": {}}, "policy", False)
     assert cache._read_cache(path, sources, True) is None
+
+
+def test_a_cache_file_with_a_second_name_is_compiled_again(tmp_path):
+    """A hard link to the compiled policy (say, inside the project) would let it be
+    rewritten in place, keeping its owner and mode: a file with two names is not read."""
+    env = _env(tmp_path)
+    proj = make_project(tmp_path / "proj")
+    count = []
+    cache._LOADED.clear()
+    cache.load_policy(proj, env, verify=lambda m: count.append(1))
+    sources = cache.source_digests(proj, env)
+    path = cache._cache_path(sources, env)
+    assert cache._read_cache(path, sources, True) is not None  # the control: it is usable
+    os.link(path, tmp_path / "second-name.json")
+    assert cache._read_cache(path, sources, True) is None
+    cache._LOADED.clear()
+    cache.load_policy(proj, env, verify=lambda m: count.append(1))
+    assert count == [1, 1]  # compiled again, and written anew (one name again)
+    assert os.stat(path).st_nlink == 1

@@ -225,3 +225,64 @@ def test_ini_list_splits_as_shlex_does(value):
             build._ini_list(value)
         return
     assert build._ini_list(value) == expected
+
+
+# --- found by the round-21 red-team review: each was believed before ----------------------
+
+def test_a_hard_linked_cache_file_rewritten_elsewhere_is_not_believed(cache, tmp_path):
+    """A second name of the cache file (a hard link in the project) would let it be
+    rewritten in place, keeping its inode, mode and owner: one name only."""
+    path = tmp_path / "pyproject.toml"
+    path.write_text(TRUE_TEXT)
+    assert build._toml(str(path)) == tomllib.loads(TRUE_TEXT)  # stored
+    link = tmp_path / "innocent.json"
+    os.link(_entry_file(path), link)
+    with open(link, "r+") as fh:
+        fh.truncate()
+        fh.write(_lie(path).decode())
+    assert os.stat(_entry_file(path)).st_nlink == 2
+    assert build._toml(str(path)) == tomllib.loads(TRUE_TEXT)
+
+
+def test_a_symlinked_parsed_directory_is_neither_read_nor_written(cache, tmp_path):
+    path = tmp_path / "pyproject.toml"
+    path.write_text(TRUE_TEXT)
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    planted = evil / os.path.basename(_entry_file(path))
+    planted.write_bytes(_lie(path))
+    os.chmod(planted, 0o600)
+    os.makedirs(cache, exist_ok=True)
+    os.symlink(evil, cache / "parsed")
+    assert build._toml(str(path)) == tomllib.loads(TRUE_TEXT)
+    assert sorted(os.listdir(evil)) == [planted.name]  # nothing written through the link
+    assert planted.read_bytes() == _lie(path)
+
+
+def test_a_parsed_directory_others_can_write_is_not_trusted(cache, tmp_path):
+    path = tmp_path / "pyproject.toml"
+    path.write_text(TRUE_TEXT)
+    _plant(path, _lie(path))
+    os.chmod(cache / "parsed", 0o777)
+    assert build._toml(str(path)) == tomllib.loads(TRUE_TEXT)
+
+
+@pytest.mark.parametrize("inner", [{"tool": {"pytest": None}}, {"tool": [None]},
+                                   {"a": {"b": [1, {"c": None}]}}])
+def test_a_parse_tomllib_cannot_make_is_not_believed(cache, tmp_path, inner):
+    path = tmp_path / "pyproject.toml"
+    path.write_text(TRUE_TEXT)
+    _plant(path, _lie(path, data=inner))
+    assert build._toml(str(path)) == tomllib.loads(TRUE_TEXT)
+
+
+def test_a_planted_entry_that_passes_every_check_is_what_the_cache_trusts(cache, tmp_path):
+    """The control for the tests above: the same lie, planted as the gateway writes (a
+    regular 0600 file of the user's with one name, in a 0700 parsed/), is believed: the
+    cache directory's protection (GW832, tests/e2e/test_hook_config_cache.py) is what keeps
+    the agent from writing it."""
+    path = tmp_path / "pyproject.toml"
+    path.write_text(TRUE_TEXT)
+    _plant(path, _lie(path))
+    os.chmod(cache / "parsed", 0o700)
+    assert build._toml(str(path)) == LIE
