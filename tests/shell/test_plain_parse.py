@@ -22,9 +22,13 @@ from gateway.shell.parse import ShellParseError, _plain, parse, parse_bashlex
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def _word(w):
+    return None if w is None else (w.raw, w.value, w.quoted, w.issues, w.pattern)
+
+
 def _cmd(c, index):
-    return (index[id(c)], [(w.raw, w.value, w.quoted, w.issues, w.pattern) for w in c.words],
-            [(w.raw, w.value) for w in c.assignments], [repr(r) for r in c.redirects],
+    return (index[id(c)], [_word(w) for w in c.words], [_word(w) for w in c.assignments],
+            [(r.op, r.fd, r.target_fd, r.heredoc, _word(r.target)) for r in c.redirects],
             c.start, c.end, c.text)
 
 
