@@ -495,8 +495,11 @@ def dangerous_token(draw):
                                      "! ( {} )"]))
         # bashlex implements neither case, time nor coproc (GW302); after a pipe `time` and
         # `!` are not keywords at all (bash too reports a syntax error there: GW301)
+        # a for loop is unrolled when it stands alone (gateway.shell.loops); beside another
+        # construct (a background job, a subshell) it is GW218
         codes = _codes("GW302", "GW301") if form.startswith(("case", "time", "coproc")) \
-            else _codes("GW206", "GW301") if form.startswith("!") else _codes("GW206")
+            else _codes("GW206", "GW301") if form.startswith("!") \
+            else _codes("GW206", "GW218") if form.startswith("for") else _codes("GW206")
         return Token("wrap", form, codes)
     if kind == "background":
         return Token("wrap", draw(st.sampled_from(["{} &", "{}&", "{} & ls"])), _codes("GW214"))
