@@ -160,7 +160,9 @@ CODES = {
               "cat .env"),
     "GW504": ("5", "ask", "write to a protected path",
               "The command writes to the agent's own permission surface (settings, hooks, the "
-              "gateway's rules, .git/hooks, .git/config).", "touch .claude/settings.local.json"),
+              "gateway's rules, .git/hooks, .git/config) or to the gateway's own files (its "
+              "rules, installed code, caches and audit log directory: the list the PreToolUse "
+              "guards deny with GW832).", "touch .claude/settings.local.json"),
     "GW505": ("5", "ask", "URL argument", "An argument is a URL: the command talks to the "
               "network.", "git clone https://example.com/x"),
     "GW506": ("5", "ask", "recursive read reaches a secret",

@@ -113,7 +113,7 @@ class Roots:
     """The directories that count as inside: the project and any allowed extra directories,
     each in lexical and real form."""
 
-    __slots__ = ("project", "project_real", "extra")
+    __slots__ = ("project", "project_real", "extra", "env", "_own")
 
     def __init__(self, project: str, allowed_dirs=()):
         self.project = posixpath.normpath(project)
@@ -124,6 +124,20 @@ class Roots:
             d = posixpath.normpath(d)
             extra.append((d, real(d)))
         self.extra = tuple(extra)
+        # the request's environment, set by the validator: is_protected then counts the
+        # gateway's own files (gateway.ownpaths, computed once when first needed)
+        self.env = None
+        self._own = None
+
+    def own(self) -> list:
+        """The gateway's own files (gateway.ownpaths) for this request; [] without env."""
+        if self.env is None:
+            return []
+        if self._own is None:
+            from gateway.ownpaths import own_paths
+
+            self._own = own_paths(self, self.env)
+        return self._own
 
     def lexically_inside(self, lex: str) -> bool:
         if is_within(lex, self.project) or is_within(lex, self.project_real):
@@ -511,7 +525,14 @@ def holds_pattern(rel: str, pattern: str) -> bool:
 
 def is_protected(paths, roots: Roots, policy, as_dir=False) -> str:
     """The protected-path pattern one of `paths` matches, or "". With `as_dir`, a directory
-    that holds a protected path counts too (a build's output directory, `.claude`)."""
+    that holds a protected path counts too (a build's output directory, `.claude`). Where
+    `roots` carries the request's environment (the validator's), the gateway's own files
+    count too (gateway.ownpaths: the one list the PreToolUse guards deny writes of, GW832);
+    their path is then what is returned."""
+    for p in paths:
+        for own in roots.own():
+            if is_within(p, own) or (as_dir and is_within(own, p)):
+                return own
     home = posixpath.normpath(os.path.expanduser("~"))
     for p in paths:
         rels = []

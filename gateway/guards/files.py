@@ -125,33 +125,12 @@ class Surface:
     """The paths no agent may write, for one request."""
 
     def __init__(self, roots, policy, env):
-        from gateway import audit
-        from gateway.policy import cache, load
+        from gateway.ownpaths import own_paths
 
         self.roots = roots
         self.policy = policy
         self.home = posixpath.normpath(os.path.expanduser("~"))
-        dirs = []
-        try:
-            dirs.append(load.builtin_rules_dir())
-        except Exception:  # missing rules: the policy would not have loaded either
-            pass
-        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        if not (paths.is_within(package, roots.project)
-                or paths.is_within(package, roots.project_real)):
-            dirs.append(package)  # an installed copy; a checkout being developed is not
-        dirs.append(cache.cache_dir(env))
-        log = audit.log_path(env)
-        if log:
-            dirs.append(os.path.dirname(os.path.abspath(log)))
-        user_rules = load.user_rules_path(env)
-        dirs.append(user_rules)
-        self.gateway_paths = []
-        for d in dirs:
-            d = posixpath.normpath(os.path.abspath(d))
-            for form in (d, paths.real(d)):
-                if form not in self.gateway_paths and form not in ("/", self.home):
-                    self.gateway_paths.append(form)
+        self.gateway_paths = own_paths(roots, env)
         config = env.get("CLAUDE_CONFIG_DIR")
         self.claude_config = posixpath.normpath(config) if config and config.startswith("/") \
             else None

@@ -39,6 +39,7 @@ class Context:
 
             env = os.environ
         self.env = env
+        self.roots.env = env  # is_protected counts the gateway's own files (gateway.ownpaths)
 
     def step(self, phase: str, status: str, code: str = "", message: str = "") -> None:
         self.trace.append(Step(phase, status, code, message))

@@ -14,8 +14,10 @@ HOSTILE = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "--basete
 
 
 @pytest.fixture()
-def proj(tmp_path):
-    root = tmp_path / "proj"
+def proj(tmp_path_factory):
+    # (not below tmp_path: hook_env keeps the audit log there, and the directory of the
+    # gateway's audit log is its own, protected, files)
+    root = tmp_path_factory.mktemp("cfgproj") / "proj"
     (root / "tests").mkdir(parents=True)
     (root / "tests" / "test_a.py").write_text("def test_a():\n    assert True\n")
     (root / "pyproject.toml").write_text(BENIGN)
@@ -90,3 +92,29 @@ def test_the_agent_cannot_write_the_cache(run_hook, hook_env, proj):
     out = json.loads(proc.stdout)["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny", out
     assert out["permissionDecisionReason"].startswith("gateway GW832:"), out
+
+
+def test_the_validator_alone_protects_the_gateways_own_files(run_hook, hook_env, proj):
+    """With the cache inside the project, a copy over the compiled policy is asked about by
+    PermissionRequest too (GW504: the same list of the gateway's own files the PreToolUse
+    guards deny writes of, GW832), not allowed as an in-project copy."""
+    cache = proj / ".gwcache"
+    env = {"GATEWAY_CACHE_DIR": str(cache)}
+    data = {"session_id": SESSION, "transcript_path": "/tmp/t.jsonl", "cwd": str(proj),
+            "permission_mode": "acceptEdits", "hook_event_name": "PermissionRequest",
+            "tool_name": "Bash", "tool_input": {"command": "cp tests/test_a.py .gwcache/x.json"}}
+    proc = run_hook("permission-request", json.dumps(data).encode(), env)
+    assert proc.returncode == 0 and proc.stdout == b"", proc.stdout  # no allow: the dialog
+    data["tool_input"]["command"] = "cp tests/test_a.py tests/test_b.py"  # the control
+    proc = run_hook("permission-request", json.dumps(data).encode(), env)
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["decision"] == {"behavior": "allow"}
+    # the dry run names the reason
+    import subprocess
+    import sys
+
+    exe = os.path.join(os.path.dirname(sys.executable), "gateway")
+    out = subprocess.run([exe, "check", "--json", "--permission-mode", "acceptEdits",
+                          "cp tests/test_a.py .gwcache/x.json"], cwd=proj, capture_output=True,
+                         env=dict(hook_env, **env), text=True)
+    verdict = json.loads(out.stdout)
+    assert (verdict["decision"], verdict["code"]) == ("ask", "GW504"), verdict

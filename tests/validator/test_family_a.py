@@ -67,7 +67,7 @@ def _judge(policy, command, root, mode=None):
     ("tar xf escape.tar", "acceptEdits", ASK, "GW501"),
     ("tar xf link.tar", "acceptEdits", ASK, "GW501"),
     ("tar xOf secret.tar", None, ASK, "GW503"),
-    ("tar xf ok.tar -C /tmp", "acceptEdits", ASK, "GW501"),
+    ("tar xf ok.tar -C /opt", "acceptEdits", ASK, "GW501"),  # (/tmp holds the suite's cache)
     ("tar xf missing.tar", "acceptEdits", ASK, "GW712"),
     ("tar xf - ", "acceptEdits", ASK, "GW712"),
     ("tar cf new.tar src", None, ALLOW, "GW700"),
