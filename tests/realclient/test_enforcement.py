@@ -184,3 +184,35 @@ def test_a_refused_role_marker_write_registers_nothing(tmp_path):
                         mode="default", answer="yes")
     assert marker.exists(), res.describe()
     assert [v["role"] for v in i.roles().values()] == ["reviewer"], i.roles()
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "auto"])
+def test_a_rewritten_configuration_is_judged_as_written(tmp_path, mode):
+    """Round 21: the hook keeps what tomllib made of pyproject.toml between calls. A rewrite
+    that keeps the file's size and modification time must be judged as written: the client
+    ran pytest under the benign configuration (the gateway's early allow) and does not run
+    it once addopts writes outside the project (PreToolUse asks: in -p a refusal)."""
+    b = Installed(tmp_path)
+    basetemp = tmp_path / "bt"
+    hostile = f"--basetemp={basetemp}"
+    benign = "-q" + " " * (len(hostile) - 2)  # the same words as `-q`, the same size
+    config = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "{}"\n'
+    (b.project / "tests").mkdir()
+    (b.project / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
+    cfg = b.project / "pyproject.toml"
+    cfg.write_text(config.format(benign))
+    # python3 with pytest: the interpreter running this suite
+    b.env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    call = [bash("python3 -m pytest -p no:cacheprovider")]
+    res = b.run(call, mode=mode, codes=(0, 1))
+    assert "1 passed" in res.tool_results[0].text, res.describe()
+    before = os.stat(cfg)
+    cfg.write_text(config.format(hostile))
+    os.utime(cfg, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(cfg).st_size == before.st_size
+    res = b.run(call, mode=mode, codes=(0, 1))
+    assert not basetemp.exists(), res.describe()
+    assert "passed" not in res.tool_results[0].text, res.describe()
+    asks = [(e["decision"], e["code"]) for e in b.audit()
+            if e["event"] == "PreToolUse" and e["tool"] == "Bash"]
+    assert asks[0] == ("allow", "GW700") and asks[-1] == ("ask", "GW840"), asks
