@@ -30,7 +30,7 @@ import marshal
 import os
 import sys
 
-from gateway.cachedir import cache_dir
+from gateway.cachedir import cache_dir, key
 
 FORMAT = 1
 #: Packages whose modules are served (the gateway's code and its parser).
@@ -39,11 +39,8 @@ _MAX_FILE = 16 << 20
 
 
 def _path(env) -> str:
-    here = os.path.dirname(os.path.abspath(__file__))
-    key = 0xcbf29ce484222325  # FNV-1a of the installation's directory: one file per install
-    for byte in here.encode("utf-8", "surrogatepass"):
-        key = ((key ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return os.path.join(cache_dir(env), f"code-{sys.implementation.cache_tag}-{key:016x}.bin")
+    here = os.path.dirname(os.path.abspath(__file__))  # one file per installation
+    return os.path.join(cache_dir(env), f"code-{sys.implementation.cache_tag}-{key(here)}.bin")
 
 
 def _open(path):

@@ -12,12 +12,11 @@ that are only text.
 """
 
 from gateway.paths import fnmatchcase  # fnmatch.fnmatchcase, imported when a glob needs it
+from gateway.shell.words import NAME_CHARS, NAME_START
 
 #: How many strings one word may become before the evaluation gives up.
 MAX_VALUES = 64
 _SPECIAL = "@*#?-$!0123456789"
-_NAME_START = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
-_NAME_CHARS = _NAME_START + "0123456789"
 _DQ_ESCAPABLE = '$`"\\\n'
 
 
@@ -156,9 +155,9 @@ def _dollar(raw, i, env, home):
         return _braced(raw[i + 2:end], env, home), end + 1
     if c in _SPECIAL:
         return [_get(c, env) or ""], i + 2
-    if c in _NAME_START:
+    if c in NAME_START:
         j = i + 1
-        while j < n and raw[j] in _NAME_CHARS:
+        while j < n and raw[j] in NAME_CHARS:
             j += 1
         return [_get(raw[i + 1:j], env) or ""], j
     if c in "'\"":
@@ -198,7 +197,7 @@ def _braced(body, env, home):
     if not body:
         raise _Unsupported("bad substitution")
     if body[0] == "#" and len(body) > 1 and body[1] != "}":
-        if body[1:] and all(ch in _NAME_CHARS for ch in body[1:]):
+        if body[1:] and all(ch in NAME_CHARS for ch in body[1:]):
             return [str(len(_get(body[1:], env) or ""))]
         raise _Unsupported("length of something else")
     if body[0] == "!":
@@ -207,7 +206,7 @@ def _braced(body, env, home):
         name, rest = body[0], body[1:]
     else:
         k = 0
-        while k < len(body) and body[k] in _NAME_CHARS:
+        while k < len(body) and body[k] in NAME_CHARS:
             k += 1
         name, rest = body[:k], body[k:]
         if not name or name[0].isdigit() and not name.isdigit():

@@ -8,7 +8,7 @@ background jobs), and every simple command anywhere in the tree (for the deny ru
 must see inside substitutions and subshells too).
 """
 
-from gateway.shell.words import decode
+from gateway.shell.words import NAME_CHARS, NAME_START, decode
 
 # Structural constructs (each maps to a phase-2 reason code).
 SUBSHELL = "subshell"
@@ -147,28 +147,33 @@ def parse(text: str) -> Script:
     script = _plain(text)
     if script is not None:
         return script
-    if '"$(cat' in text:
-        # Claude Code's commit-message form: once its spans are placeholders (what
-        # parse_bashlex does first), the rest is often plain words
-        from gateway.shell import continuation as _continuation
-        from gateway.shell import heredoc as _heredoc
-
-        new_text, placeholders = _heredoc.extract(text)
-        if placeholders:
-            script = _plain(_continuation.remove(new_text), placeholders)
-            if script is not None:
-                _check_placeholders(placeholders, script.all_commands)
-                return script
-    return parse_bashlex(text)
+    new_text, placeholders = _prepare(text)
+    if placeholders:
+        # Claude Code's commit-message form: once its spans are placeholders, the rest is
+        # often plain words
+        script = _plain(new_text, placeholders)
+        if script is not None:
+            _check_placeholders(placeholders, script.all_commands)
+            return script
+    return _parse_prepared(new_text, placeholders)
 
 
 def parse_bashlex(text: str) -> Script:
     """`parse` without the plain-word shortcut: always through bashlex."""
+    return _parse_prepared(*_prepare(text))
+
+
+def _prepare(text: str):
+    """(text, placeholders): the commit-message forms replaced by placeholders
+    (gateway.shell.heredoc), then the line continuations removed, as bash reads them."""
     from gateway.shell import continuation as _continuation  # (not for plain words)
     from gateway.shell import heredoc as _heredoc
 
     new_text, placeholders = _heredoc.extract(text)
-    new_text = _continuation.remove(new_text)
+    return _continuation.remove(new_text), placeholders
+
+
+def _parse_prepared(new_text: str, placeholders) -> Script:
     bashlex = _bashlex()
     try:
         trees = bashlex.parse(new_text)
@@ -328,8 +333,6 @@ def _plain_word(text: str, i: int):
     return i
 
 
-_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-_NAME_CHARS = _NAME_START | frozenset("0123456789")
 # (not $$: bashlex reads its second $ afresh, and `"$${"` opens a ${ there)
 _SPECIAL_PARAMS = frozenset("?#@*!-0123456789")
 
@@ -347,14 +350,14 @@ def _plain_dollar(text: str, i: int):
         return j + 1
     if c == "{":
         k = j + 1
-        if k >= n or text[k] not in _NAME_START:
+        if k >= n or text[k] not in NAME_START:
             return None
-        while k < n and text[k] in _NAME_CHARS:
+        while k < n and text[k] in NAME_CHARS:
             k += 1
         return k + 1 if k < n and text[k] == "}" else None
-    if c not in _NAME_START:
+    if c not in NAME_START:
         return None
-    while j < n and text[j] in _NAME_CHARS:
+    while j < n and text[j] in NAME_CHARS:
         j += 1
     return j
 

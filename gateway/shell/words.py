@@ -20,7 +20,9 @@ HISTORY = "history"  # ! that interactive bash would expand
 UNTERMINATED = "unterminated"  # a quote that never closes
 PLACEHOLDER = "heredoc_placeholder"  # a here-doc placeholder outside its own quotes
 
-_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+#: The characters of bash's names (variables): [A-Za-z_][A-Za-z0-9_]*, ASCII only.
+NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+NAME_CHARS = NAME_START | frozenset("0123456789")
 _SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
 _HISTORY_QUIET = frozenset(" \t\n=(")
@@ -53,6 +55,11 @@ class Word:
 
     def __repr__(self) -> str:
         return f"Word({self.raw!r} -> {self.value!r}, issues={self.issues!r})"
+
+
+def is_name(text: str) -> bool:
+    """Whether `text` is a name as bash (and awk) reads one: [A-Za-z_][A-Za-z0-9_]*."""
+    return bool(text) and text[0] in NAME_START and all(c in NAME_CHARS for c in text)
 
 
 def expand_tilde(word: Word, home):
@@ -92,7 +99,7 @@ def _dollar_issue(text: str, i: int, in_dq: bool):
         return CMDSUB, i + 2
     if nxt == "[":
         return ARITH, i + 2
-    if nxt == "{" or nxt in _NAME_START or nxt in _SPECIAL_PARAMS:
+    if nxt == "{" or nxt in NAME_START or nxt in _SPECIAL_PARAMS:
         return PARAM, i + 2
     if not in_dq and nxt == "'":
         return ANSI_C, i + 2

@@ -1,5 +1,6 @@
 """Program texts: sed, awk and jq programs are judged, not just their options."""
 
+from gateway.shell.words import is_name as _awk_name  # awk's variable names are bash's
 from gateway.validator import argv as argvmod
 from gateway.validator.checks._common import _program, _unsafe
 
@@ -326,15 +327,6 @@ def awk(ctx, spec, words, cwd):
             continue  # an assignment operand: no file is read
         cands.append(p)
     return None, cands, []
-
-
-_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
-_NAME_CHARS = _NAME_START | frozenset("0123456789")
-
-
-def _awk_name(text) -> bool:
-    """An awk variable name: [A-Za-z_][A-Za-z0-9_]* (ASCII), the whole text."""
-    return bool(text) and text[0] in _NAME_START and all(c in _NAME_CHARS for c in text)
 
 
 def _awk_assignment_problem(text) -> str:

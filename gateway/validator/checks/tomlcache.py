@@ -27,17 +27,14 @@ Set GATEWAY_CONFIG_CACHE=0 to turn it off.
 import os
 
 from gateway import _fastjson
-from gateway.cachedir import cache_dir
+from gateway.cachedir import cache_dir, key
 
 FORMAT = 1
 _MAX_FILE = 4 << 20  # the cache file: a 1 MiB configuration file (its limit) fits twice
 
 
 def _name(path: str) -> str:
-    key = 0xcbf29ce484222325  # FNV-1a of the configuration file's path
-    for byte in path.encode("utf-8", "surrogatepass"):
-        key = ((key ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return f"toml-{key:016x}.json"
+    return f"toml-{key(path)}.json"
 
 
 def _dir() -> str:
@@ -101,26 +98,26 @@ def lookup(path: str, text: str):
         return None
     if (isinstance(entry, list) and len(entry) == 4 and entry[0] == FORMAT
             and entry[1] == path and entry[2] == text and type(entry[3]) is dict
-            and _plain(entry[3])):
+            and _json_exact(entry[3])):
         return entry[3]
     return None
 
 
-def _plain(value, depth=0) -> bool:
+def _json_exact(value, depth=0) -> bool:
     """Every value one JSON gives back unchanged (no date, no time, no odd key)."""
     if depth > 100:
         return False
     kind = type(value)
     if kind is dict:
-        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
+        return all(type(k) is str and _json_exact(v, depth + 1) for k, v in value.items())
     if kind is list:
-        return all(_plain(v, depth + 1) for v in value)
+        return all(_json_exact(v, depth + 1) for v in value)
     return kind in (str, int, float, bool)
 
 
 def store(path: str, text: str, data) -> None:
     """Remember `data`, what tomllib made of `text` (the content of `path`)."""
-    if not _enabled() or type(data) is not dict or not _plain(data):
+    if not _enabled() or type(data) is not dict or not _json_exact(data):
         return
     try:
         raw = _fastjson.dumps([FORMAT, path, text, data], separators=(",", ":")).encode(
