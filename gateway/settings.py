@@ -69,11 +69,16 @@ class Rule:
 
 
 class SettingsRules:
-    """The ask and deny rules for Bash from every settings file, and any read errors."""
+    """The ask and deny rules for Bash from every settings file, and any read errors.
+    `sandbox` holds each file's `sandbox` object and `allow` its `permissions.allow` Bash
+    rules, read in the same pass (gateway.sandbox.posture): [(path, value)], lowest
+    precedence first."""
 
-    def __init__(self, rules=(), errors=()):
+    def __init__(self, rules=(), errors=(), sandbox=(), allow=()):
         self.rules = list(rules)
         self.errors = list(errors)
+        self.sandbox = list(sandbox)
+        self.allow = list(allow)
 
     def match(self, argv, cmd_text: str, deny_only: bool = False):
         """(kind, rule text, source) of the strictest rule naming this command, or None."""
@@ -97,6 +102,8 @@ class SettingsRules:
 def load(project_dir, env=None) -> SettingsRules:
     rules = []
     errors = []
+    sandbox = []
+    allow = []
     from gateway import configfile
 
     for path in settings_paths(project_dir, env):
@@ -116,21 +123,25 @@ def load(project_dir, env=None) -> SettingsRules:
         if not isinstance(doc, dict):
             errors.append(f"{path}: the top level is not an object")
             continue
+        if "sandbox" in doc:
+            sandbox.append((path, doc["sandbox"]))
         perms = doc.get("permissions", {})
         if perms is None:
             continue
         if not isinstance(perms, dict):
             errors.append(f"{path}: permissions is not an object")
             continue
-        for kind in ("ask", "deny"):
+        for kind in ("ask", "deny", "allow"):
             items = perms.get(kind, [])
             if items is None:
                 continue
             if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+                if kind == "allow":
+                    continue  # an allow list the client cannot read grants nothing
                 errors.append(f"{path}: permissions.{kind} is not a list of strings")
                 continue
             for item in items:
                 item = item.strip()
                 if item == "Bash" or item.startswith("Bash("):
-                    rules.append(Rule(kind, item, path))
-    return SettingsRules(rules, errors)
+                    (allow if kind == "allow" else rules).append(Rule(kind, item, path))
+    return SettingsRules(rules, errors, sandbox, allow)

@@ -47,6 +47,8 @@ def show_result(res, verb: str) -> None:
             click.echo("")
             click.echo(res.diff.rstrip("\n"))
         click.echo("\ndry run: nothing was written")
+        for note in res.notes:
+            click.echo(note)
         return
     if not res.changed:
         click.echo("already up to date; nothing was written")
@@ -105,10 +107,25 @@ def _compile_builtin_policy() -> None:
                    "allows never apply. The client still applies your permissions.ask and "
                    ".deny rules after it. --no-early-allow leaves every allow to "
                    "PermissionRequest (docs/security.md, the trade-off).")
+@click.option("--sandbox/--no-sandbox", "sandbox", default=None,
+              help="Configure Claude Code's Bash sandbox from the rules (bubblewrap + socat "
+                   "on Linux): secrets hidden from commands, the files that run later and "
+                   "the gateway's own files write-protected, failIfUnavailable and "
+                   "allowUnsandboxedCommands: false. Default: when the sandbox can start on "
+                   "this machine (otherwise install says what is missing). --sandbox writes "
+                   "it regardless; --no-sandbox writes none and takes out what an earlier "
+                   "install added (docs/sandbox.md).")
+@click.option("--allow-unsandboxed", is_flag=True,
+              help="Leave sandbox.allowUnsandboxedCommands alone: a call may then ask to run "
+                   "outside the sandbox (dangerouslyDisableSandbox, after a dialog), and the "
+                   "gateway judges such a call as unsandboxed.")
+@click.option("--no-toolchain-caches", "toolchain_caches", flag_value=False, default=True,
+              help="Do not allow sandboxed writes to the toolchain caches found for this "
+                   "project (~/.npm, ~/.cache/pip, ~/.cargo/registry...; rules/sandbox.yaml).")
 @click.option("--plugin-hooks", is_flag=True,
               help="Print hooks/hooks.json for the Claude Code plugin layout and exit.")
 def command(scope, project, settings_file, dry_run, http, port, launcher, gateway_path,
-            early_allow, plugin_hooks):
+            early_allow, sandbox, allow_unsandboxed, toolchain_caches, plugin_hooks):
     """Register the gateway's hooks in a Claude Code settings file.
 
     Every hook the gateway implements is registered (PermissionRequest for Bash; PreToolUse
@@ -117,7 +134,9 @@ def command(scope, project, settings_file, dry_run, http, port, launcher, gatewa
     Write completed and a spec task's due done step once its box was checked), by
     absolute paths of this installation: its Python started with -I -S (the lean launch
     line; --launcher script for the console script), so the hooks work whatever the
-    agent's cwd, PATH and PYTHONPATH are. Every other key and hook in the file is kept;
+    agent's cwd, PATH and PYTHONPATH are. Claude Code's Bash sandbox is configured from the
+    gateway's rules in the same file (see --sandbox). Every other key and hook in the file is
+    kept;
     running it again changes nothing; a backup of the file is kept; `gateway uninstall` takes
     exactly these entries out again.
 
@@ -130,7 +149,8 @@ def command(scope, project, settings_file, dry_run, http, port, launcher, gatewa
       gateway install --scope local --http   # answered by `gateway serve`
       gateway install --launcher script  # register the `gateway` console script
       gateway install --no-early-allow   # allows only through PermissionRequest
-      gateway doctor                     # check the result
+      gateway install --no-sandbox       # hooks only, no OS sandbox
+      gateway doctor                     # check the result (and prove the sandbox)
     """
     from gateway.install import entries, ops
 
@@ -145,8 +165,12 @@ def command(scope, project, settings_file, dry_run, http, port, launcher, gatewa
         if gateway_path and launcher == "lean":
             raise click.UsageError("--gateway-path names a console script: it goes with "
                                    "--launcher script")
+        from gateway.sandbox.configure import Choice
+
+        mode = {None: "auto", True: "on", False: "off"}[sandbox]
         res = ops.install(scope, project, settings_file, dry_run, http, port, gateway_path,
-                          launcher=launcher, early_allow=early_allow)
+                          launcher=launcher, early_allow=early_allow,
+                          sandbox=Choice(mode, allow_unsandboxed, toolchain_caches))
     except InstallError as exc:
         click.echo(f"gateway install: {exc}", err=True)
         sys.exit(EXIT_CONFIG)

@@ -77,6 +77,7 @@ def run(project, env=None, probe=True, claude=None) -> list:
         seen.add(key)
         checks.append(_runs(reg, project, env, probe))
     checks.extend(_rules(project, env, unusable, settings_errors))
+    checks.extend(_sandbox(project, env, probe, claude))
     checks.append(_audit(env))
     checks.append(_claude_version(claude, env))
     return checks
@@ -325,6 +326,24 @@ def _rules(project, env, unusable=(), settings_errors=()) -> list:
         out.append(Check("fail", f"a settings file cannot be read, so every command asks "
                          f"(GW903): {errors[0]}", "fix that settings file"))
     return out
+
+
+def _sandbox(project, env, probe, claude) -> list:
+    """The OS floor: the client's Bash sandbox (gateway.sandbox.doctor)."""
+    from gateway.sandbox import doctor as sandbox_doctor
+
+    policy = None
+    try:
+        from gateway.runtime import get_policy
+
+        policy = get_policy(project)
+    except Exception:  # the rules check above reports it
+        pass
+    try:
+        return sandbox_doctor.checks(project, env, probe=probe, claude=claude, policy=policy)
+    except Exception as exc:  # a broken check must not hide the others
+        return [Check("fail", f"the sandbox checks failed: {type(exc).__name__}: {exc}",
+                      "report this")]
 
 
 def _audit(env) -> Check:

@@ -139,7 +139,8 @@ def _resolve(scope, project, settings_file, env):
 
 
 def install(scope="project", project=None, settings_file=None, dry_run=False, http=False,
-            port=None, gateway_path=None, env=None, launcher=None, early_allow=True) -> Result:
+            port=None, gateway_path=None, env=None, launcher=None, early_allow=True,
+            sandbox=None) -> Result:
     """Register every implemented hook in the settings file of `scope` (or `settings_file`).
 
     With `http`, the hooks `gateway serve` may answer are registered as http handlers (the
@@ -149,7 +150,8 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     `launcher` is how command handlers start the gateway (entries.gateway_command): "lean"
     (the default, gateway.launch's line) or "script" (the console script, or `gateway_path`).
     `early_allow=False` writes GATEWAY_EARLY_ALLOW=0 into the PreToolUse command (see
-    gateway.guards.reads). Raises InstallError with a message for the user."""
+    gateway.guards.reads). `sandbox` is a gateway.sandbox.configure.Choice (None: no
+    change to the file's sandbox block). Raises InstallError with a message for the user."""
     path = _resolve(scope, project, settings_file, env)
     res = Result(path)
     res.dry_run = dry_run
@@ -177,6 +179,13 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
                              "~/.local/state/gateway/serve-token)\" before starting Claude Code.")
     wanted = [(s, groups[s.name]) for s in specs]
     new, res.changes = merge.install(loaded.data, wanted, path)
+    sandbox_record = None
+    if sandbox is not None:
+        from gateway.sandbox import configure
+
+        new, more, sandbox_record = configure.install(new, sandbox, scope, project, path, env,
+                                                      res.notes)
+        res.changes += more
     res.changed = (new != loaded.data) or not loaded.exists
     if not res.changed:
         return res
@@ -195,6 +204,10 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     if loaded.exists:
         res.backup = backup.save_backup(path, loaded.raw, env)
     _write(path, new_text, new, private)
+    if sandbox is not None:
+        from gateway.sandbox import install as sandbox_install
+
+        sandbox_install.write_record(path, sandbox_record, env)
     if scope == "local" and not settings_file:
         from gateway.install import gitignore
 
@@ -223,6 +236,10 @@ def uninstall(scope="project", project=None, settings_file=None, dry_run=False,
         except InstallError:
             record = None
     new, res.changes = merge.uninstall(loaded.data, original)
+    from gateway.sandbox import configure
+
+    new, more = configure.uninstall(new, original, scope, project, path, env, res.notes)
+    res.changes += more
     if not res.changes:
         res.notes.append(f"no gateway hooks in {path}")
         if not dry_run and record is not None:
@@ -257,6 +274,9 @@ def uninstall(scope="project", project=None, settings_file=None, dry_run=False,
         if res.restored:
             _restore_mode(path, record.mode)
     backup.drop_record(path, env)
+    from gateway.sandbox import install as sandbox_install
+
+    sandbox_install.write_record(path, None, env)
     return res
 
 

@@ -91,7 +91,10 @@ def test_uninstall_removes_every_lifecycle_handler(project):
 
 
 def test_doctor_accepts_the_installed_lifecycle_hooks(project):
-    ops.install("project", str(project), gateway_path=GW, launcher="script")
+    from gateway.sandbox.configure import Choice
+
+    ops.install("project", str(project), gateway_path=GW, launcher="script",
+                sandbox=Choice("on"))
     checks = doctor.run(str(project), claude="/nonexistent/claude")
     bad = [(c.status, c.title) for c in checks if c.status in ("fail", "warn")
            and not c.title.startswith("Claude Code at /nonexistent/claude")]
