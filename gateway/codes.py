@@ -535,6 +535,29 @@ CODES = {
               "big, unreadable). .gitignore is not modelled: a secret git ignores is still "
               "counted. Narrow the search with a glob such as *.py or a type such as py.",
               "Grep KEY   (path: the project, which holds .env)"),
+    "GW860": ("guard:sandbox", "info", "the sandbox hides what the command could read",
+              "The call runs in Claude Code's Bash sandbox, whose sandbox.filesystem.denyRead "
+              "holds every secret path of the rules (gateway install writes them), and the "
+              "project holds no secret the sandbox cannot hide (git history, credentials in "
+              "git's configuration, a secret name no glob matches, an archive holding one). "
+              "What the command reads is then left to the OS: the hook does not ask GW840, "
+              "and the client's own flow decides, your permissions.allow rules included. A "
+              "trace step, not a decision.", "tox -e py311   (sandboxed; Bash(tox:*) allowed)"),
+    "GW861": ("guard:sandbox", "ask", "sandbox auto-allow would run an edit with no dialog",
+              "sandbox.autoAllowBashIfSandboxed is on: Claude Code runs every sandboxed Bash "
+              "call the PreToolUse hook leaves alone with no dialog and no PermissionRequest "
+              "(measured: rm -rf src in default mode deleted src/). The sandbox stops nothing "
+              "inside the project, so in default and dontAsk mode (and plan) the hook asks "
+              "for a command that is not read-only, unless the validator allows it or one of "
+              "your permissions.allow rules names it.", "touch notes.txt   (default mode)"),
+    "GW862": ("guard:sandbox", "ask", "sandbox auto-allow would run a removal or an "
+              "unknown program with no dialog",
+              "sandbox.autoAllowBashIfSandboxed is on, and the command removes files, "
+              "rewrites the working tree, changes the repository, commits or publishes, or "
+              "runs a program whose writes the gateway cannot know. In acceptEdits and auto "
+              "mode edits inside the project run anyway; these the sandbox does not stop "
+              "either, so the hook asks, unless the validator allows the command or one of "
+              "your permissions.allow rules names it.", "rm -rf src   (acceptEdits mode)"),
     "GW890": ("guard:state", "deny", "the breezing state cannot be read",
               "A state file the guards consult (breezing-session-roles.json, "
               "breezing-active.json, gateway-breezing-phase.json) is corrupt, not a regular "

@@ -145,13 +145,19 @@ def run_guards(command, cwd, project, as_json, verbose, tool_name, input_json, i
         click.echo(f"gateway: {guard.message}", err=True)
         return EXIT_CONFIG
     core = None
+    sandbox = None
     if tool_name in ("Bash", "Monitor") and isinstance(tool_input.get("command"), str):
+        session = _Session(use_settings)
         try:
-            core = _Session(use_settings).judge(tool_input["command"], cwd, project, "Bash",
-                                                permission_mode)
+            core = session.judge(tool_input["command"], cwd, project, "Bash", permission_mode)
         except PolicyError as exc:
             return _report_policy_error(exc)
-    final, how = outcome(guard, core, permission_mode)
+        from gateway.sandbox import dryrun
+
+        policy, _rules = session.load(project)
+        sandbox = dryrun.report(tool_input["command"], tool_input, cwd, project, env, policy,
+                                settings_mod.load(project, env))
+    final, how = outcome(guard, core, permission_mode, sandbox)
     subject = guard.command or json.dumps(tool_input, ensure_ascii=False)
     if as_json:
         g = guard.as_dict()
@@ -159,10 +165,15 @@ def run_guards(command, cwd, project, as_json, verbose, tool_name, input_json, i
         g["decision"] = _hook_decision(guard)
         out = {"decision": final, "how": how, "tool": tool_name, "input": tool_input,
                "permission_mode": permission_mode, "pretooluse": g,
-               "validator": core.as_dict() if core is not None else None}
+               "validator": core.as_dict() if core is not None else None,
+               "sandbox": sandbox.as_dict() if sandbox is not None else None}
         click.echo(json.dumps(out, ensure_ascii=False))
     else:
         _print_guard(tool_name, subject, guard, core, verbose, final, how)
+        from gateway.sandbox import dryrun
+
+        for line in dryrun.describe(sandbox):
+            click.echo("  " + line)
     return {"allow": EXIT_ALLOW, "deny": EXIT_DENY}.get(final, EXIT_ASK)
 
 
@@ -175,12 +186,18 @@ def _hook_decision(guard) -> str:
     return "none" if guard.code == "GW800" else "ask"
 
 
-def outcome(guard, core, mode) -> tuple:
+def outcome(guard, core, mode, sandbox=None) -> tuple:
     """(final decision, how it comes about) for a tool call: the PreToolUse answer, else
-    the client's own flow (gateway.client) with PermissionRequest where it fires."""
+    the client's own flow (gateway.client) with PermissionRequest where it fires: a call
+    that runs with no dialog (your allow rule, the sandbox's auto-allow, the client's own
+    read-only run; gateway.sandbox.dryrun) is "allow"."""
     from gateway import client
+    from gateway.sandbox import dryrun
 
     hook = _hook_decision(guard)
+    refined = dryrun.outcome(hook, core, mode, sandbox)
+    if refined is not None:
+        return refined
     if hook == "deny":
         return "deny", "PreToolUse denies it; nobody can approve it"
     if hook == "ask":

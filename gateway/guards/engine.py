@@ -12,8 +12,11 @@
    Bash       the core validator's deny (GW750, GW709...), writes to protected paths
               (GW835), gateway state changes by non-Leads (GW807), codex (GW811),
               role (GW802/804); then asks: a write of a file that runs later (GW836), a
-              read of a secret or reads that cannot be known (GW503/GW506/GW840); then
-              the early allow of what the validator allows (gateway.guards.reads)
+              read of a secret or reads that cannot be known (GW503/GW506/GW840, left to
+              the OS when the call runs in the client's sandbox and it hides every
+              secret); then the early allow of what the validator allows
+              (gateway.guards.reads); then, under the sandbox's auto-allow, what it would
+              run with no dialog that the user reviews (GW861/GW862, gateway.sandbox.decide)
    Read, Grep, MCP tools   a read of a secret asks (GW841/GW842)
 6. otherwise  no decision (GW800): the client's own permission flow decides
 
@@ -361,6 +364,13 @@ def _bash_judged(req, state):
         return req.ask("guard:files", "GW838", f"the command writes a protected path "
                        f"({surface_write.code}: {surface_write.message})",
                        rule=surface_write.rule or surface_write.code)
+    # the client's Bash sandbox (gateway.sandbox.decide): reads the OS hides are left to it;
+    # what its auto-allow would run with no dialog and the OS does not stop is asked here
+    from gateway.sandbox.decide import Floor
+
+    floor = Floor(req, settings, command)
     if exposure.decision is not ALLOW:
-        return reads.bash_exposure(req, exposure)
-    return reads.early_allow(req, core) or req.passed()
+        verdict = floor.exposure(exposure)
+        if verdict is not None:
+            return verdict
+    return reads.early_allow(req, core) or floor.auto_allow(core, effects) or req.passed()

@@ -47,6 +47,7 @@ class Extras(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     version: int
     deny_write: list[DenyWrite]
+    client_protects: list[str]
     toolchains: list[Toolchain]
 
 
@@ -58,6 +59,12 @@ def path() -> str:
 
 def load():
     """(deny_write, toolchains) of rules/sandbox.yaml. Raises PolicyError when unusable."""
+    extras = load_all()
+    return extras.deny_write, extras.toolchains
+
+
+def load_all() -> Extras:
+    """rules/sandbox.yaml, validated. Raises PolicyError when unusable."""
     from pydantic import ValidationError
 
     from gateway.policy.errors import PolicyError
@@ -66,8 +73,7 @@ def load():
     where = path()
     data, _lines = parse_yaml(where, read_text(where), allow_aliases=False)
     try:
-        extras = Extras.model_validate(data)
+        return Extras.model_validate(data)
     except ValidationError as exc:
         raise PolicyError([f"{where}: {'.'.join(str(x) for x in e['loc'])}: {e['msg']}"
                            for e in exc.errors()]) from None
-    return extras.deny_write, extras.toolchains
