@@ -182,29 +182,42 @@ def _covered(rel, globs) -> bool:
 
 
 class _Quick:
-    """is_secret for the walk, fast: one case-insensitive regex of the last components of
-    every secret rule (and the secret directory names) rejects most names at once; a name it
-    does not reject is judged by gateway.paths.is_secret on the whole path, so the answers
-    are is_secret's. (This runs only for a call the sandbox may let through, never on the
-    hook's plain path, so it may import `re`.)"""
+    """is_secret for the walk, with the same answers as gateway.paths.is_secret on the
+    whole path. A small tree is judged name by name (a base name once, memoised); past
+    REGEX_AFTER entries one case-insensitive regex of the last components of every secret
+    rule (and the secret directory names) rejects most names at once, and only a name it
+    does not reject is judged by is_secret. (This runs only for a call the sandbox may let
+    through, never on the hook's plain path, so it may import `re`.)"""
+
+    REGEX_AFTER = 2000
 
     def __init__(self, policy):
-        import fnmatch
-        import re
-
         from gateway import paths
 
         self.policy = policy
-        tails = {p.rsplit("/", 1)[-1] for p in policy.secret_patterns}
-        tails |= set(policy.secret_dirs)
-        self.rx = re.compile("|".join(f"(?:{fnmatch.translate(t)})" for t in sorted(tails)),
-                             re.IGNORECASE)
         self.names = paths.secret_names
         self.memo = {}
+        self.rx = None
+        self.seen = 0
+        self.multi = any("/" in p for p in policy.secret_patterns)
+
+    def _regex(self):
+        import fnmatch
+        import re
+
+        tails = {p.rsplit("/", 1)[-1] for p in self.policy.secret_patterns}
+        tails |= set(self.policy.secret_dirs)
+        return re.compile("|".join(f"(?:{fnmatch.translate(t)})" for t in sorted(tails)),
+                          re.IGNORECASE)
 
     def __call__(self, rel):
         from gateway import paths
 
+        self.seen += 1
+        if self.seen <= self.REGEX_AFTER:
+            return paths.is_secret(("/" + rel,), self.policy)
+        if self.rx is None:
+            self.rx = self._regex()
         base = rel.rsplit("/", 1)[-1]
         maybe = self.memo.get(base)
         if maybe is None:
