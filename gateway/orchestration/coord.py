@@ -336,10 +336,12 @@ def _pid_alive(pid) -> bool | None:
 
 class CoordStore:
     """``CoordStore(project_dir)`` or ``CoordStore(base=".../agent-coord")``. Creates the
-    directories on the first write. ``clock`` (epoch seconds) is injectable for tests."""
+    directories on the first write. ``clock`` (epoch seconds) is injectable for tests.
+    ``sweep=False``: a read-only view (``gateway orch``) that removes no temp file of a dead
+    writer; the first write still does."""
 
     def __init__(self, project_dir=None, *, base=None, clock: Callable[[], float] = _now_epoch,
-                 lock_timeout: float = store.DEFAULT_LOCK_TIMEOUT):
+                 lock_timeout: float = store.DEFAULT_LOCK_TIMEOUT, sweep: bool = True):
         if base is None:
             if project_dir is None:
                 raise ValueError("give project_dir or base")
@@ -348,7 +350,8 @@ class CoordStore:
         self.clock = clock
         self.lock_timeout = lock_timeout
         self.host = socket.gethostname()
-        self._swept = False
+        self._swept = not sweep
+        self._open_for_write()
 
     # -- paths -----------------------------------------------------------------------------
 
@@ -369,15 +372,19 @@ class CoordStore:
         return d
 
     def _open_for_write(self) -> None:
-        """The first write of this store removes the temp files of writers that died
-        (``gateway.state.temps``: only the store's own, by name and age, each under its
-        entity's lock)."""
+        """Opening the store (``sweep=True``, the default; else its first write) removes the
+        temp files of writers that died (``gateway.state.temps``: only the store's own, by
+        name and age, each under its entity's lock). A store that cannot be used is left
+        for the operation that follows to refuse."""
         if self._swept:
             return
         self._swept = True
         for name in ("planner-sessions", "tasks", "runs"):
-            d = self._dir(name)
-            if os.path.isdir(d):
+            try:
+                d = self._dir(name)
+            except store.StateError:
+                return
+            if os.path.isdir(d) and not os.path.islink(d):
                 temps.sweep(d)
 
     def session_path(self, session_id: str) -> str:

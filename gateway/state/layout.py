@@ -64,7 +64,10 @@ _REPAIR = {
              "lines are intact), or delete or fix them in {path}",
     TIMELINE: "`gateway state repair` moves the listed lines to {path}.unreadable (the other "
               "lines are intact), or delete or fix them in {path}",
-    "temp": _REPAIR_HINT,
+    "temp": "the gateway's next write to the state directory removes it; "
+            "`gateway state repair` removes it now (the breezing session continues)",
+    "coord-temp": "the next write to the orchestrator store removes it; `gateway state "
+                  "repair` removes it now",
 }
 
 
