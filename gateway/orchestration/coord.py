@@ -747,14 +747,16 @@ class CoordStore:
                              | os.O_NONBLOCK | os.O_CLOEXEC, store.FILE_MODE)
             except OSError as e:
                 if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.ENOTDIR):
-                    raise store.StateUnsafe(path, "is a symbolic link or not a regular file; "
-                                            "the store is never followed through links",
-                                            f"remove {path}") from None
+                    try:
+                        mode = os.lstat(path).st_mode
+                    except OSError:
+                        mode = stat.S_IFLNK if e.errno == errno.ELOOP else 0
+                    raise store.unsafe_file(path, mode) from None   # the readers' sentence
                 raise store.StateError(path, f"cannot be opened for appending: {e.strerror}",
                                        "check the permissions of the store") from None
             try:
                 if not stat.S_ISREG(os.fstat(fd).st_mode):
-                    raise store.StateUnsafe(path, "is not a regular file", f"remove {path}")
+                    raise store.unsafe_file(path, os.fstat(fd).st_mode)
                 if os.fstat(fd).st_size + len(data) > MAX_LOG_BYTES:
                     raise CoordError(f"run log {path} would exceed {MAX_LOG_BYTES} bytes")
                 os.write(fd, data)

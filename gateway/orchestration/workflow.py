@@ -265,8 +265,7 @@ class WorkflowStore:
         except FileNotFoundError:
             st = None
         if st is not None and not stat.S_ISREG(st.st_mode):
-            raise store.StateUnsafe(self.path, "is not a regular file (a link, directory or "
-                                    "device); it is never opened", _REPAIR.format(path=self.path))
+            raise store.unsafe_file(self.path, st.st_mode)      # never opened: the readers' words
         if st is None:
             try:
                 os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW

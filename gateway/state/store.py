@@ -402,7 +402,7 @@ def atomic_write_bytes(path, data: bytes, *, mode: int = FILE_MODE,
         raise StateError(path, f"cannot be examined: {e.strerror}",
                          f"check the permissions of {directory}") from None
     if st is not None and not stat.S_ISREG(st.st_mode):
-        raise _unsafe_file(path, st.st_mode)
+        raise unsafe_file(path, st.st_mode)
     if (os.getpid(), _thread.get_ident(), os.path.abspath(lock_path_for(path))) in _held:
         from . import temps
 
@@ -465,7 +465,7 @@ def _open_regular(path: str) -> int:
         raise StateMissing(path) from None
     except OSError as e:
         if e.errno == errno.ELOOP:
-            raise _unsafe_file(path, stat.S_IFLNK) from None
+            raise unsafe_file(path, stat.S_IFLNK) from None
         if e.errno == errno.ENOTDIR:
             # something exists where a directory must be: broken state, never "absent"
             raise StateUnsafe(path, "a parent of it is not a directory",
@@ -476,11 +476,11 @@ def _open_regular(path: str) -> int:
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise _unsafe_file(path, st.st_mode)
+        raise unsafe_file(path, st.st_mode)
     return fd
 
 
-def _unsafe_file(path: str, mode: int) -> StateUnsafe:
+def unsafe_file(path: str, mode: int) -> StateUnsafe:
     """The refusal of a state file that is not a regular file: the same sentence for the
     guards' reads and for every writer."""
     if stat.S_ISLNK(mode):
