@@ -266,6 +266,14 @@ CODES = {
               "file is elsewhere too, perhaps outside the project) asks. In default and plan "
               "mode every output redirection asks (GW213).",
               "echo x > /dev/stderr   (permission_mode acceptEdits)"),
+    "GW715": ("7C", "ask", "xargs input not reproduced",
+              "`P | xargs CMD ARGS` is judged as CMD ARGS with the names P prints appended, "
+              "when the gateway can list them: P is `git ls-files` (git is asked) or a "
+              "`find` that only tests and prints (its tree is listed), through line filters "
+              "(sort, uniq, head, tail, grep). Another producer, an xargs option that changes "
+              "the command line (-I, -a, -d, -E), a name that xargs would split or that starts "
+              "with '-', or too many names asks.",
+              "cat list.txt | xargs rm"),
     "GW730": ("2", "ask", "a glob matches a name read as an option",
               "A glob or brace in an argument is expanded against the file system as bash "
               "expands it (in every directory the command may run in, with every shell option "

@@ -257,6 +257,15 @@ def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth):
         # `command -v NAME` looks NAME up and prints what it is; nothing runs
         return ctx.allow("7A", "GW700", f"command {argv[1]} looks {', '.join(argv[2:])} up: "
                          "nothing runs", rule="wrappers:command:-v")
+    if lname not in ctx.policy.always_ask:
+        if lname == "xargs":
+            from gateway.validator import xargs
+
+            return xargs.judge(ctx, argv, cwd, depth, judge_argv)
+        if wrapper.get("transparent"):
+            from gateway.validator import wrapped
+
+            return wrapped.judge(ctx, lname, argv, wrapper, cwd, depth, judge_argv)
     if lname in ctx.policy.always_ask:
         outer = ctx.ask("7B", "GW701", f"{lname} is on the ALWAYS_ASK list (it runs another "
                         "command)", rule=f"always_ask:{lname}")
