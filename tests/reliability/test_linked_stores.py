@@ -77,7 +77,9 @@ def build(root) -> str:
     cs = coord.CoordStore(proj)
     cs.create_session("build the thing", session_id=SID)
     cs.add_task(SID, 1)
+    assert cs.claim_next_task("w0").id == "task-7682b3a8-1"   # a run is of a claimed task
     cs.add_task(SID, 2)
+    cs.add_task(SID, 3)
     cs.start_run("task-7682b3a8-1", "codex", run_id=RUN)
     cs.append_log(RUN, "started\n")
     return proj
@@ -315,7 +317,7 @@ def test_every_store_writer_refuses_a_linked_directory(tmp_path, which):
         "plans.mark_done": lambda: plans.mark_done(os.path.join(proj, "Plans.md"), ["2.1"]),
         "coord.create_session": lambda: cs.create_session(
             "x", session_id="planner-11111111-1c2d-4e5f-8a9b-0c1d2e3f4a5b"),
-        "coord.add_task": lambda: cs.add_task(SID, 3),
+        "coord.add_task": lambda: cs.add_task(SID, 4),
         "coord.claim_next_task": lambda: cs.claim_next_task("w"),
         "coord.finish_run": lambda: cs.finish_run(RUN, "SUCCESS"),
         "coord.append_log": lambda: cs.append_log(RUN, "more\n"),
