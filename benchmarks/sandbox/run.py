@@ -43,6 +43,7 @@ from benchmarks.everyday.run import load_corpus  # noqa: E402
 
 GATEWAY = os.path.join(os.path.dirname(sys.executable), "gateway")
 BATCH = 8
+TOOLCHAIN_HOMES = (".rustup", ".cargo")
 SANDBOX_SIGNS = ("Read-only file system", "Permission denied", "Operation not permitted",
                  "CONNECT tunnel failed", "sandbox_violations", "403 Forbidden")
 CLIENT_ASKS = ("requires approval", "needs approval", "haven't granted", "was blocked",
@@ -67,6 +68,14 @@ class Env:
         self.root = root
         self.project = sample.build(root)
         self.home = os.path.join(root, "home")
+        # the toolchains a developer's home holds (rustup's toolchains, cargo's registry):
+        # linked from this machine's home, as a real home would have them
+        real_home = os.path.expanduser("~")
+        for name in TOOLCHAIN_HOMES:
+            src = os.path.join(real_home, name)
+            dst = os.path.join(self.home, name)
+            if os.path.isdir(src) and not os.path.lexists(dst):
+                os.symlink(src, dst)
         self.env = {"XDG_STATE_HOME": os.path.join(root, "state"),
                     "XDG_CACHE_HOME": os.path.join(root, "cache"),
                     "XDG_CONFIG_HOME": os.path.join(root, "config"),
