@@ -194,6 +194,19 @@ CODES = {
               "secrets, a probe that failed or took longer than 2 s.",
               "grep -r -f - .   (with .env in the project)"),
     # --- Phase 6: containment -----------------------------------------------------------------
+    "GW510": ("5", "ask", "a file read holds a credential",
+              "A file the command reads has a name that decides nothing, but its content holds "
+              "a credential: detect-secrets (with the plugins of secrets.content in the "
+              "rules) found one, an AWS key in deploy/settings.ini, a password assignment in "
+              "a YAML file, a private key block. The verdict is kept by the file's identity "
+              "(device, inode, size, modification and change time), so an unchanged file is "
+              "scanned once.", "head -3 deploy/settings.ini   (aws_secret_access_key = ...)"),
+    "GW511": ("5", "ask", "a file read could not be checked for credentials in time",
+              "A file the command reads is bigger than secrets.content.max_bytes, or the "
+              "scanner did not finish within secrets.content.timeout_ms (it goes on in the "
+              "background: the same command a moment later finds its verdict), or the "
+              "scanner's cache is not a directory of yours that nobody else can write.",
+              "cat huge.log   (over 2 MiB)"),
     "GW600": ("6", "allow", "contained script",
               "An interpreter with safe flags (or direct execution) runs a script under the "
               "project's own scripts/ or .claude/hooks/ directory.", "python3 scripts/foo.py"),
@@ -539,7 +552,8 @@ CODES = {
               "of these by itself (read-only forms, auto mode, allow rules), so the hook asks. "
               "The bracket gives the validator's own reason.", "python3 -c \"print(1)\""),
     "GW841": ("guard:reads", "ask", "a file tool reads a secret",
-              "Read (or an MCP tool with a path argument) names a secret file: .env files, "
+              "Read (or an MCP tool with a path argument) names a secret file, or one whose "
+              "content holds a credential (detect-secrets, gateway.secrets.content): .env files, "
               "private keys, credential and token files, anything under .ssh/ or .aws/ (see "
               "secrets in the rules), as written or through a symlink. The client reads files "
               "inside the project without asking; the hook asks.", "Read .env"),
@@ -556,6 +570,12 @@ CODES = {
               "and every later write through it is judged at its real target, so a human may "
               "approve it. A command that also writes (ln -s ~ h && echo x > h/.bashrc) and "
               "a hard link to a protected file stay denied (GW835).", "ln -s ~ homelink"),
+    "GW844": ("guard:reads", "ask", "a file tool reads a file that could not be checked",
+              "Read (or an MCP tool that reads) a file whose name decides nothing and whose "
+              "content could not be scanned in time: bigger than secrets.content.max_bytes, "
+              "or the scanner was not done within secrets.content.timeout_ms (it goes on in "
+              "the background; the same call a moment later finds its verdict). GW841 when "
+              "the scanner found a credential.", "Read huge.log"),
     "GW890": ("guard:state", "deny", "the breezing state cannot be read",
               "A state file the guards consult (breezing-session-roles.json, "
               "breezing-active.json, gateway-breezing-phase.json) is corrupt, not a regular "

@@ -27,7 +27,9 @@ import os
 from gateway.decision import ALLOW
 
 #: Codes of a read of a secret that is certain (not merely possible).
-CERTAIN = frozenset(("GW503", "GW506"))
+CERTAIN = frozenset(("GW503", "GW506", "GW510"))
+#: Codes the PreToolUse hook gives as they are (not as GW840): a file not scanned in time.
+OWN = frozenset(("GW511",))
 #: The directories the Grep tool never searches (its ripgrep call: --glob !.git ...).
 GREP_VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
 #: ripgrep's --type definitions for common types, as plain base-name globs. A type not
@@ -68,6 +70,8 @@ def bash_exposure(req, core):
     if core.code in CERTAIN:
         return req.ask("guard:reads", core.code, f"the command reads a secret: "
                        f"{core.message}", rule=core.rule)
+    if core.code in OWN:
+        return req.ask("guard:reads", core.code, core.message, rule=core.rule)
     return req.ask("guard:reads", "GW840", f"what the command reads cannot be known, so it "
                    f"may read a secret ({core.code}: {core.message})", rule=core.rule)
 
@@ -117,11 +121,26 @@ def _read(req):
     from gateway.guards.context import check_path_length
 
     check_path_length(raw, "Read: tool_input.file_path")
-    _t, pat = _target(req, raw)
+    target, pat = _target(req, raw)
     if not pat:
-        return None
+        return _content(req, f"Read of {raw!r}", (target.real,))
     return req.ask("guard:reads", "GW841", f"Read of {raw!r}: a secret file ({pat})",
                    rule=f"secrets:{pat}")
+
+
+def _content(req, what, real_paths):
+    """The ask for files a tool reads whose content holds a credential (GW841) or could not
+    be scanned in time (GW844), or None (gateway.secrets.content)."""
+    from gateway.secrets import content
+
+    found = content.check(real_paths, req.policy, req.env)
+    if found is None:
+        return None
+    if found.kind == content.SECRET:
+        return req.ask("guard:reads", "GW841", f"{what}: {found.path!r} holds a credential "
+                       f"(detect-secrets: {found.detail})", rule="secrets:content")
+    return req.ask("guard:reads", "GW844", f"{what}: {found.path!r} could not be checked "
+                   f"for credentials: {found.detail}", rule="secrets:content")
 
 
 def _grep(req):
@@ -210,6 +229,9 @@ def _mcp(req):
                            f"({pat})", rule=f"secrets:{pat}")
         if not reads_contents:
             continue
+        found = _content(req, f"{req.tool} reads {raw!r}", (target.real,))
+        if found is not None:
+            return found
         if not os.path.isdir(target.real):
             continue
         walk = walker.Walk([target.real], follow=False, hidden=True)

@@ -46,7 +46,9 @@ def empty() -> dict:
         "subcommand_ask": [],
         "secrets": {"patterns": [], "directories": [], "exceptions": [],
                     "backup_suffixes": [],
-                    "env_files": {k: [] for k in _ENV_KEYS}},
+                    "env_files": {k: [] for k in _ENV_KEYS},
+                    "content": {"plugins": [], "max_bytes": None, "timeout_ms": None,
+                                "full_scan_extensions": []}},
         "protected_paths": [],
         "autorun": [],
         "catalogue": {},
@@ -108,6 +110,10 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
             if env is not None and getattr(env, key):
                 errors.append(f"{where('secrets')}.env_files.{key}: a {layer} layer cannot "
                               "make fewer names secrets; use the user layer")
+        content = model.secrets.content if model.secrets is not None else None
+        if content is not None and content.model_fields_set - {"plugins"}:
+            errors.append(f"{where('secrets')}.content: a {layer} layer may only add "
+                          "plugins; use the user layer")
     if "floors" in fields and layer != "builtin":
         if trusted:
             errors.append(f"{where('floors')}: floors are fixed by the built-in rules")
@@ -161,6 +167,15 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
         for key in ("patterns", "directories", "exceptions", "backup_suffixes"):
             _union(p["secrets"][key], getattr(model.secrets, key), f"secrets.{key}", origin,
                    m.provenance)
+        if model.secrets.content is not None:
+            c = model.secrets.content
+            dest = p["secrets"]["content"]
+            _union(dest["plugins"], c.plugins, "secrets.content.plugins", origin, m.provenance)
+            _union(dest["full_scan_extensions"], c.full_scan_extensions,
+                   "secrets.content.full_scan_extensions", origin, m.provenance)
+            for key in ("max_bytes", "timeout_ms"):
+                if getattr(c, key) is not None:
+                    dest[key] = getattr(c, key)
         if model.secrets.env_files is not None:
             for key in _ENV_KEYS:
                 _union(p["secrets"]["env_files"][key], getattr(model.secrets.env_files, key),

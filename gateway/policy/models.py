@@ -490,11 +490,29 @@ class EnvFiles(_Strict):
         return v
 
 
+class SecretContent(_Strict):
+    """The content scanner (gateway.secrets.content): detect-secrets plugin names (any layer
+    may add), the largest file it scans and how long a hook waits for it (user layer)."""
+
+    plugins: list[str] = []
+    max_bytes: int | None = None
+    timeout_ms: int | None = None
+    full_scan_extensions: list[str] = []
+
+    @field_validator("max_bytes", "timeout_ms")
+    @classmethod
+    def _positive(cls, v):
+        if v is not None and not 0 < v <= 1 << 30:
+            raise ValueError(f"{v!r} is not a positive size or time")
+        return v
+
+
 class Secrets(_Strict):
     patterns: list[str] = []
     directories: list[str] = []
     exceptions: list[str] = []
     env_files: EnvFiles | None = None
+    content: SecretContent | None = None
     # a name that ends in one of these is also judged without it (`.env.bak`, `id_rsa~`)
     backup_suffixes: list[str] = []
 
