@@ -52,6 +52,17 @@ def prefilter_lines(plugin_classes):
     return out
 
 
+#: The gateway's own detectors (gateway/secrets/plugins.py), by class name.
+OWN_PLUGINS = ("AnthropicKeyDetector", "TokenAssignmentDetector")
+
+
+def plugins_used(names):
+    """detect-secrets' `plugins_used` setting for these plugin names: the library's by name,
+    the gateway's own by the path of their file (the library's custom-plugin form)."""
+    own = "file://" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "plugins.py")
+    return [{"name": n, "path": own} if n in OWN_PLUGINS else {"name": n} for n in names]
+
+
 def _classes(names):
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
@@ -107,9 +118,8 @@ def main(argv=None):
     entry_dir = os.path.join(root, key)
     from detect_secrets.settings import transient_settings
 
-    classes = _classes(plugins)
-    _write_prefilter(root, key, classes)
-    with transient_settings({"plugins_used": [{"name": n} for n in plugins]}):
+    with transient_settings({"plugins_used": plugins_used(plugins)}):
+        _write_prefilter(root, key, _classes(plugins))
         for path in files:
             try:
                 before = os.stat(path)
