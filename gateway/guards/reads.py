@@ -137,8 +137,8 @@ def _content(req, what, real_paths):
     if found is None:
         return None
     if found.kind == content.SECRET:
-        return req.ask("guard:reads", "GW841", f"{what}: {found.path!r} holds a credential "
-                       f"(detect-secrets: {found.detail})", rule="secrets:content")
+        return req.ask("guard:reads", "GW841", f"{what}: {found.path!r} holds a credential: "
+                       f"{found.detail}", rule="secrets:content")
     return req.ask("guard:reads", "GW844", f"{what}: {found.path!r} could not be checked "
                    f"for credentials: {found.detail}", rule="secrets:content")
 

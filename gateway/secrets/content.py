@@ -229,6 +229,11 @@ def check(paths, policy, env=None, *, wait=True):
         ident = identity(st)
         hit = cached(entry_dir, ident) if trusted else None
         if hit is None:
+            member = container_secret(p, policy)
+            if member:
+                if trusted:
+                    write_entry(entry_dir, ident, SECRET, member)
+                return Verdict(SECRET, p, member)
             misses.append((p, st, ident))
         elif hit[0] == SECRET:
             return Verdict(SECRET, p, hit[1])
@@ -259,6 +264,61 @@ def check(paths, policy, env=None, *, wait=True):
         if hit[0] == SECRET:
             return Verdict(SECRET, p, hit[1])
     return None
+
+
+#: Magic numbers of the containers whose members are judged (tar at offset 257).
+_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")
+_MAX_MEMBERS = 20000
+_MAX_CONTAINER = 64 << 20
+
+
+def container_secret(path, policy) -> str:
+    """"archive member NAME (rule)" when `path` is a tar or zip archive (compressed or not,
+    known by its bytes, not its name) with a member that is a secret by its name; else "".
+    Any reader that prints an archive's bytes (cat, strings, od, xxd, grep -a) is judged by
+    its members, as `tar xOf` is (gateway.validator.checks.archives). An archive that cannot
+    be listed is scanned as a file."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return ""
+    is_tar = len(head) >= 262 and head[257:262] == b"ustar"
+    if not (is_tar or head.startswith(_MAGIC)):
+        return ""
+    try:
+        if os.path.getsize(path) > _MAX_CONTAINER:
+            return ""
+    except OSError:
+        return ""
+    from gateway.paths import is_secret
+
+    for name in _members(path, head):
+        rule = is_secret(("/" + name.lstrip("/"),), policy)
+        if rule:
+            return f"the archive's member {name!r} is a secret ({rule})"
+    return ""
+
+
+def _members(path, head):
+    names = []
+    try:
+        if head.startswith(b"PK"):
+            import zipfile
+
+            with zipfile.ZipFile(path) as z:
+                names = [i.filename for i in z.infolist()[:_MAX_MEMBERS]]
+        else:
+            import tarfile
+
+            with tarfile.open(path, "r:*") as t:
+                for m in t:
+                    names.append(m.name)
+                    if len(names) >= _MAX_MEMBERS:
+                        break
+    except Exception:  # noqa: BLE001 - not an archive after all, or a broken one
+        return names
+    return names
 
 
 def _text(path, st, limit):

@@ -93,7 +93,8 @@ def scan_one(path):
     from detect_secrets.core.scan import scan_file
 
     for secret in scan_file(path):
-        return (contentmod.SECRET, f"{secret.type}, line {secret.line_number}")
+        return (contentmod.SECRET, f"detect-secrets finds a {secret.type} on line "
+                f"{secret.line_number}")
     return (contentmod.CLEAN, "")
 
 

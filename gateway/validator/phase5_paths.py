@@ -65,13 +65,18 @@ def content_verdict(ctx, contents):
     scanned in time (GW511): gateway.secrets.content, cached by each file's identity."""
     from gateway.secrets import content
 
+    # an archive tar/zip/unzip judged member by member themselves (gateway.validator.checks.
+    # archives): listing one prints names, not its bytes
+    judged = ctx.__dict__.get("containers_judged") or ()
+    contents = [(c, real) for c, real in contents if c not in judged]
+    if not contents:
+        return None
     found = content.check([real for _cand, real in contents], ctx.policy,
                           getattr(ctx, "env", None))
     if found is None:
         return None
     cand = next((c for c, real in contents if real == found.path), found.path)
     if found.kind == content.SECRET:
-        return ctx.ask(PHASE, "GW510", f"{cand!r} holds a credential (detect-secrets: "
-                       f"{found.detail})", rule="secrets:content")
+        return ctx.ask(PHASE, "GW510", f"{cand!r} holds a credential: {found.detail}", rule="secrets:content")
     return ctx.ask(PHASE, "GW511", f"{cand!r} could not be checked for credentials: "
                    f"{found.detail}", rule="secrets:content")

@@ -107,6 +107,8 @@ def tar(ctx, spec, words, cwd):
     if mode == "info":
         return None, [], []
     if mode == "list":
+        if not stdio:  # names are printed, not the archive's bytes (gateway.secrets.content)
+            ctx.__dict__.setdefault("containers_judged", set()).add(archive)
         return None, cands + ([archive] if not stdio else []), []
     if mode == "diff":
         return ctx.ask(PHASE, "GW712", "tar -d compares an archive with the files",
@@ -367,6 +369,8 @@ def unzip(ctx, spec, words, cwd):
         return ctx.ask(PHASE, "GW712", "unzip from standard input", rule="catalogue:unzip"), [], []
     lists = bool(letters & _UNZIP_LIST) and not letters & set("pc")
     if lists:
+        # names are printed, not the archive's bytes (gateway.secrets.content)
+        ctx.__dict__.setdefault("containers_judged", set()).add(archive)
         return None, [archive] + ([exdir] if exdir else []), []
     prints = bool(letters & set("pc"))
     if not prints:
