@@ -27,7 +27,7 @@ import os
 from gateway.decision import ALLOW
 
 #: Codes of a read of a secret that is certain (not merely possible).
-CERTAIN = frozenset(("GW503", "GW506", "GW510"))
+CERTAIN = frozenset(("GW503", "GW506", "GW510", "GW742"))
 #: Codes the PreToolUse hook gives as they are (not as GW840): a file not scanned in time.
 OWN = frozenset(("GW511",))
 #: The directories the Grep tool never searches (its ripgrep call: --glob !.git ...).
