@@ -167,9 +167,10 @@ def _grep(req):
     include = _grep_include(ti.get("glob"), ti.get("type"))
     walk = walker.Walk([target.real], follow=False, hidden=True,
                        include=include or (), exclude_dir=GREP_VCS_DIRS)
-    found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT])
+    files = []
+    found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT], files=files)
     if found is None:
-        return None
+        return _tree_content(req, f"Grep searches {raw!r}", files)
     kind, path = found
     if kind == "secret":
         from gateway import paths
@@ -179,6 +180,23 @@ def _grep(req):
                        f"{path!r} ({pat})", rule=f"secrets:{pat}")
     return req.ask("guard:reads", "GW842", f"Grep searches {raw!r}, which cannot be proven "
                    f"free of secrets ({kind}: {path!r})", rule="secrets:walk")
+
+
+def _tree_content(req, what, files):
+    """The ask for a tree whose files hold a credential by content (GW842) or could not be
+    scanned in time (GW844), or None."""
+    from gateway.validator.phase5_recursive import content_secrets
+
+    secrets, unscanned = content_secrets(files, req.policy, req.env)
+    if secrets:
+        path, detail = secrets[0]
+        return req.ask("guard:reads", "GW842", f"{what}, which holds {path!r}: it holds a "
+                       f"credential ({detail})", rule="secrets:content")
+    if unscanned is not None:
+        return req.ask("guard:reads", "GW844", f"{what}, which holds {unscanned.path!r}: it "
+                       f"could not be checked for credentials ({unscanned.detail})",
+                       rule="secrets:content")
+    return None
 
 
 def _grep_include(glob, type_):
@@ -235,7 +253,12 @@ def _mcp(req):
         if not os.path.isdir(target.real):
             continue
         walk = walker.Walk([target.real], follow=False, hidden=True)
-        found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT])
+        files = []
+        found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT], files=files)
+        if found is None:
+            verdict = _tree_content(req, f"{req.tool} reads {raw!r}", files)
+            if verdict is not None:
+                return verdict
         if found is not None:
             return req.ask("guard:reads", "GW842", f"{req.tool} reads {raw!r}, which holds "
                            f"{'the secret ' if found[0] == 'secret' else 'what cannot be checked: '}"

@@ -200,10 +200,18 @@ def check(paths, policy, env=None, *, wait=True):
     """The first Verdict among `paths` (absolute) that is not clean - SECRET (the scanner
     found a credential), UNSCANNED (too big, not scanned in time, no trustworthy cache) -
     or None when every one that is a regular file is clean."""
+    found = verdicts(paths, policy, env, wait=wait, first=True)
+    return found[0] if found else None
+
+
+def verdicts(paths, policy, env=None, *, wait=True, first=False):
+    """Every Verdict among `paths` that is not clean (with `first`: at most one), in order:
+    the files the scanner found a credential in, and those it could not scan."""
     conf = settings(policy)
     if conf is None:
-        return None
+        return []
     plugins, max_bytes, timeout, full_exts = conf
+    out = []
     todo = []
     import stat as _stat
 
@@ -215,11 +223,14 @@ def check(paths, policy, env=None, *, wait=True):
         if not _stat.S_ISREG(st.st_mode) or st.st_size == 0:
             continue
         if st.st_size > max_bytes:
-            return Verdict(UNSCANNED, p, f"{st.st_size} bytes, over the scanner's limit of "
-                           f"{max_bytes} (secrets.content.max_bytes)")
+            out.append(Verdict(UNSCANNED, p, f"{st.st_size} bytes, over the scanner's limit "
+                               f"of {max_bytes} (secrets.content.max_bytes)"))
+            if first:
+                return out
+            continue
         todo.append((p, st))
     if not todo:
-        return None
+        return out
     root = scan_root(env)
     skey = scanner_key(plugins)
     entry_dir = os.path.join(root, skey)
@@ -233,12 +244,17 @@ def check(paths, policy, env=None, *, wait=True):
             if member:
                 if trusted:
                     write_entry(entry_dir, ident, SECRET, member)
-                return Verdict(SECRET, p, member)
+                out.append(Verdict(SECRET, p, member))
+                if first:
+                    return out
+                continue
             misses.append((p, st, ident))
         elif hit[0] == SECRET:
-            return Verdict(SECRET, p, hit[1])
+            out.append(Verdict(SECRET, p, hit[1]))
+            if first:
+                return out
     if not misses:
-        return None
+        return out
     pre = _prefilter(root, skey) if trusted else None
     scan = []
     for p, st, ident in misses:
@@ -249,7 +265,7 @@ def check(paths, policy, env=None, *, wait=True):
                 continue
         scan.append(p)
     if not scan:
-        return None
+        return out
     if wait:
         _run_worker(scan, plugins, root, skey, timeout, env)
     for p in scan:
@@ -259,11 +275,15 @@ def check(paths, policy, env=None, *, wait=True):
             continue
         hit = cached(entry_dir, identity(st)) if _own_dir(root) else None
         if hit is None:
-            return Verdict(UNSCANNED, p, f"not scanned within {timeout:g} s (the scanner "
-                           "goes on in the background: try again in a moment)")
-        if hit[0] == SECRET:
-            return Verdict(SECRET, p, hit[1])
-    return None
+            out.append(Verdict(UNSCANNED, p, f"not scanned within {timeout:g} s (the scanner "
+                               "goes on in the background: try again in a moment)"))
+        elif hit[0] == SECRET:
+            out.append(Verdict(SECRET, p, hit[1]))
+        else:
+            continue
+        if first:
+            return out
+    return out
 
 
 #: Magic numbers of the containers whose members are judged (tar at offset 257).
