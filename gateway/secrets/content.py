@@ -381,16 +381,20 @@ def _run_worker(paths, plugins, root, skey, timeout, env):
         os.makedirs(root, mode=0o700, exist_ok=True)
     except OSError:
         return
-    args = [sys.executable, "-m", "gateway.secrets.scan", "--root", root, "--key", skey]
+    # isolated (-I: no PYTHON* variables, no user site, not the current directory on
+    # sys.path) with the hook's own absolute sys.path, started in the cache directory: no
+    # file of the agent's project can stand in for a module the scanner imports
+    search = [p for p in sys.path if p and os.path.isabs(p)]
+    code = (f"import sys; sys.path[:] = {search!r}; "
+            "from gateway.secrets.scan import main; sys.exit(main())")
+    args = [sys.executable, "-I", "-c", code, "--root", root, "--key", skey]
     for p in plugins:
         args += ["--plugin", p]
     args += ["--"] + list(paths)
-    child_env = dict(os.environ if env is None else env)
-    child_env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     try:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True,
-                                env=child_env, close_fds=True)
+                                cwd=root, close_fds=True)
     except (OSError, ValueError):
         return
     try:
