@@ -67,6 +67,16 @@ def _reads(box):
     ]
 
 
+def test_the_client_grep_y_asks_with_the_default_tools(box):
+    """With the client's default tool list (no Grep tool) the Bash tool's grep is ugrep."""
+    res = run_session(CLAUDE, box.project, home=box.home, tool_use=[bash("grep -ry zzqq .")],
+                      permission_mode="default", env_extra=box.env,
+                      extra_args=["--tools", "Bash,Read"], timeout=180)
+    assert not res.timed_out, res.describe()
+    assert not _leaks(res), res.describe()
+    assert ["gateway GW506" in t.text for t in res.tool_results] == [True], res.describe()
+
+
 @pytest.mark.parametrize("mode", ["default", "plan", "dontAsk"])
 def test_no_secret_by_name_content_container_or_client_grep_reaches_the_model(box, mode):
     reads = _reads(box)
@@ -112,10 +122,14 @@ def test_the_client_alone_runs_these_reads(tmp_path):
     assert not res.timed_out, res.describe()
     assert any(TOKEN in t.text for t in res.tool_results), res.describe()
     # the client asks about `grep -ry` itself ("This command requires approval"): the user's
-    # allow rule pre-approves it, as the gateway's early allow did before issue 24
+    # allow rule pre-approves it, as the gateway's early allow did before issue 24. The
+    # client defines its grep function only when its Grep tool is off (the default tool
+    # list): with Grep in --tools the Bash tool runs GNU grep
+    project, home = build_project(tmp_path / "grep")
     res = run_session(CLAUDE, project, home=home, permission_mode="default",
                       tool_use=[bash("grep -ry zzqq ."), bash("/usr/bin/grep -ry zzqq .")],
-                      extra_args=[*TOOLS, "--allowedTools", "Bash"], timeout=180)
+                      extra_args=["--tools", "Bash,Read", "--allowedTools", "Bash"],
+                      timeout=180)
     assert not res.timed_out, res.describe()
     texts = [t.text for t in res.tool_results]
     # the client's grep printed the committed secret; GNU grep (by its path) printed nothing
