@@ -134,3 +134,45 @@ def test_every_tool_asks_for_a_generated_env_name(policy, tmp_path, name):
     g = evaluate(payload, env={"CLAUDE_PROJECT_DIR": root, "HOME": os.environ["HOME"]},
                  project=root)
     assert (str(g.decision), g.code) == ("ask", "GW841"), (name, g.message)
+
+
+# --- the same data as the client's sandbox globs (gateway.secrets.sandbox) -------------------
+
+def _glob_hits(globs, rel):
+    """A root-relative `**/...` glob of the client's matches the project-relative path."""
+    import fnmatch
+
+    parts = rel.split("/")
+    for g in globs:
+        tail = g[3:] if g.startswith("**/") else g
+        if tail.endswith("/**"):
+            d = tail[:-3]
+            if any(fnmatch.fnmatchcase(p.lower(), d.lower()) for p in parts[:-1]):
+                return True
+            continue
+        n = tail.count("/") + 1
+        if len(parts) >= n and fnmatch.fnmatchcase("/".join(parts[-n:]).lower(), tail.lower()):
+            return True
+        if any(fnmatch.fnmatchcase(p.lower(), tail.lower()) for p in parts[:-1]):
+            return True  # a directory so named: the sandbox hides all below it
+    return False
+
+
+@given(d=DIRS, name=env_names())
+def test_the_sandbox_globs_cover_every_generated_env_name(policy, d, name):
+    from gateway.secrets.sandbox import globs
+
+    g = globs(policy)
+    rel = (d + "/" if d else "") + name
+    assert _glob_hits([x[0] for x in g.deny], rel), rel
+
+
+def test_the_sandbox_globs_are_absolute_and_name_their_rule(policy):
+    from gateway.secrets.sandbox import deny_read, globs
+
+    g = globs(policy)
+    assert all(kind in ("exact", "broader") and rule for _glob, kind, rule in g.deny)
+    assert ".git/config" in g.hooks_only  # git reads it on every command
+    out = deny_read(policy, ["/p"])
+    assert out["denyRead"] and all(x.startswith("//p/") for x in out["denyRead"])
+    assert "//p/**/.env.example" in out["allowRead"]
