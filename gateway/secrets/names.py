@@ -162,11 +162,26 @@ def env_component(parts, grammar) -> str:
     return ""
 
 
+def _secret_dirs(policy):
+    """{lower-cased directory name: as the rules spell it}, built once per policy object."""
+    dirs = policy.secret_dirs
+    cached = getattr(policy, "_gw_secret_dirs", None)
+    if cached is not None and cached[0] is dirs:
+        return cached[1]
+    table = {d.lower(): d for d in dirs}
+    try:
+        policy._gw_secret_dirs = (dirs, table)
+    except AttributeError:
+        pass
+    return table
+
+
 def classify(paths, policy, *, prefilter=None, glob_match=None) -> str:
     """The rule one of `paths` (absolute) is a secret by ("" when none): a secret
     directory ("<dir>/"), an env-file form (".env.*", "*.env", ".env.d/"...), or a pattern.
     `prefilter`/`glob_match` are gateway.paths' (passed in: no import cycle)."""
     grammar = env_grammar(policy)
+    dirs = _secret_dirs(policy)
     exceptions = policy.secret_exceptions
     for p in [v for p0 in paths for v in variants(p0, policy)]:
         parts = [c for c in p.split("/") if c]
@@ -174,16 +189,21 @@ def classify(paths, policy, *, prefilter=None, glob_match=None) -> str:
             continue
         base = parts[-1]
         for d in parts:
-            for sd in policy.secret_dirs:
-                if d.lower() == sd.lower():
-                    return sd + "/"
-        excepted = any(glob_match(ex, base) for ex in exceptions)
+            sd = dirs.get(d.lower())
+            if sd is not None:
+                return sd + "/"
         if grammar is not None and "env" in p.lower():
-            form = env_component(parts if not excepted else parts[:-1], grammar)
-            if form:
+            form = env_component(parts, grammar)
+            if form and (form.endswith("/")
+                         or not any(glob_match(ex, base) for ex in exceptions)):
                 return form
-        if excepted:
-            continue
+            if form:
+                # the base name is excepted by the user: its directories may still be env
+                # directories
+                form = env_component(parts[:-1], grammar)
+                if form:
+                    return form + ("" if form.endswith("/") else "/")
+                continue
         if prefilter is not None:
             groups = prefilter
             if not (any(len(parts) >= n and rx.match("/".join(parts[-n:])) is not None
@@ -191,6 +211,8 @@ def classify(paths, policy, *, prefilter=None, glob_match=None) -> str:
                     or any(rx.match("/".join(parts[i:])) is not None
                            for n, rx in groups if not n for i in range(len(parts)))):
                 continue
+        if any(glob_match(ex, base) for ex in exceptions):
+            continue
         for pat in policy.secret_patterns:
             if "**" in pat:
                 if any(glob_match(pat, "/".join(parts[i:])) for i in range(len(parts))):
