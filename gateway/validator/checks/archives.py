@@ -136,8 +136,11 @@ def tar(ctx, spec, words, cwd):
     to_stdout = args.has("-O", "--to-stdout")
     # the directory it extracts into is written (a protected path below it is held: GW504,
     # `tar -C ~ -xf x.tar` writes ~/.claude/settings.json)
+    # the archive's own bytes are judged with its members (phase 5 again, below): here only
+    # where it lies and where it writes
     verdict = phase5_paths.run(ctx, cands + ([] if stdio else [archive]), cwd,
-                               writes=[where] if where and not to_stdout else ())
+                               writes=[where] if where and not to_stdout else (),
+                               names=frozenset(() if stdio else (archive,)))
     if verdict is not None:
         return verdict, [], []
     if stdio:
