@@ -38,6 +38,20 @@ def _below_secret_dir(pat, policy) -> bool:
     return any(part.lower() in dirs for part in pat.split("/")[:-1])
 
 
+def template_globs(policy) -> list:
+    """Root-relative globs of names the rules say are not secrets although a deny glob
+    covers them (templates: `**/.env.example`), for `allowRead` (measured: a project's
+    allowRead re-opens below its own denyRead, globs included). From the secret grammar
+    (issue 24) when it is there, else the exceptions without a directory."""
+    try:
+        from gateway.secrets import sandbox as grammar
+    except ImportError:
+        grammar = None
+    if grammar is not None and hasattr(grammar, "globs"):
+        return list(dict.fromkeys(grammar.globs(policy).allow))
+    return [f"**/{ex}" for ex in policy.secret_exceptions if "/" not in ex]
+
+
 def hooks_only_secrets(policy) -> list:
     """The secret patterns no sandbox glob covers (left to the hooks)."""
     return [p for p in policy.secret_patterns if "**" in p or _git_reads_it(p)]

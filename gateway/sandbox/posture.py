@@ -123,9 +123,17 @@ class Posture:
         return [w for w in wanted if w not in have]
 
     def hides_secrets(self, policy, env) -> list:
-        """The secret paths (absolute) the effective denyRead lacks: [] when it hides every
-        one gateway.sandbox.globs generates for this project."""
-        return self.missing(wanted_deny_read(policy, self.project, env, self._home))
+        """The secret paths (absolute) the effective denyRead lacks, and the allowRead
+        entries that may re-open one (any but the templates install writes): [] when every
+        path gateway.sandbox.globs generates for this project is hidden."""
+        out = self.missing(wanted_deny_read(policy, self.project, env, self._home))
+        if self.paths["allowRead"]:
+            from gateway.sandbox import globs
+
+            templates = {_absolute(g, self.project, self._home)
+                         for g in globs.template_globs(policy)}
+            out += [f"allowRead {p}" for p in self.paths["allowRead"] if p not in templates]
+        return out
 
 
 def _words(command):

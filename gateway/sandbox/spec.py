@@ -32,12 +32,13 @@ from gateway.sandbox.globs import (  # noqa: F401 - spec is where install looks
     home_secrets,
     hooks_only_secrets,
     secret_globs,
+    template_globs,
 )
 
 #: The scalar keys install sets, with their values. allowUnsandboxedCommands is left out when
 #: the user opts out (`--allow-unsandboxed`).
 FLAGS = (("enabled", True), ("failIfUnavailable", True), ("allowUnsandboxedCommands", False))
-LIST_KEYS = ("denyRead", "denyWrite", "allowWrite")
+LIST_KEYS = ("denyRead", "allowRead", "denyWrite", "allowWrite")
 #: Where a virtual environment keeps the files Python imports at start-up.
 _SITE_DIRS = ("site-packages", "dist-packages")
 _VENV_SEARCH_DEPTH = 2  # pyvenv.cfg at <project>/<dir>/ or <project>/<dir>/<dir>/
@@ -221,6 +222,9 @@ def generate(policy, project, *, scope="project", env=None, allow_unsandboxed=Fa
     if per_project:
         for glob, rule in secret_globs(policy):
             spec.add("denyRead", glob, "secrets", f"a secret by the rules ({rule})")
+        for glob in template_globs(policy):
+            spec.add("allowRead", glob, "secrets", "a template, not a secret by the rules "
+                     "(re-opened below the denyRead globs)")
     for path, rule in home_secrets(policy):
         spec.add("denyRead", path, "home", f"a credential store in the home directory ({rule})")
     for path in client_credentials(env):

@@ -119,6 +119,11 @@ def test_the_installed_block_hides_every_secret_and_a_partial_one_does_not(layou
     block["filesystem"]["denyRead"].remove("**/.env")
     p = write(project={"sandbox": block})
     assert p.hides_secrets(policy, env) == [str(proj / "**" / ".env")]
+    # an allowRead of the user's that may re-open a secret: not hidden
+    block["filesystem"]["denyRead"].append("**/.env")
+    block["filesystem"]["allowRead"].append("config/.env.prod")
+    p = write(project={"sandbox": block})
+    assert p.hides_secrets(policy, env) == [f"allowRead {proj / 'config' / '.env.prod'}"]
     # a user-scope install hides the home's stores, not the project's secrets
     user = spec.generate(policy, str(proj), scope="user", env=env).block()
     p = write(user={"sandbox": user})

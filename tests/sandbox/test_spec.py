@@ -38,8 +38,9 @@ def test_flags_and_secrets(tmp_path):
         assert glob in deny
     # git reads the repository's config on every command: left to the hooks
     assert not any(".git/config" in g or "config.worktree" in g for g in deny)
-    # .aws/credentials lies in .aws, hidden whole: no separate glob
-    assert "**/.aws" in deny and "**/.aws/credentials" not in deny
+    assert "**/.aws" in deny
+    # templates are not secrets by the rules: re-opened below the deny globs
+    assert "**/.env.example" in b["filesystem"]["allowRead"]
     # the home's credential stores as concrete paths (no walk of the home)
     for path in ("~/.ssh", "~/.aws", "~/.gnupg", "~/.netrc", "~/.git-credentials",
                  "~/.config/gh/hosts.yml", "~/.docker/config.json", "~/.kube/config"):
