@@ -113,8 +113,8 @@ def describe(rep) -> list:
     if rep is None:
         return []
     if not rep.sandboxed:
-        return [f"sandbox: not sandboxed ({rep.why_not}); the OS floor is missing for this "
-                "call, the gateway's prediction alone decides"]
+        return [f"sandbox: not sandboxed: {rep.why_not}; the OS floor is missing for this "
+                "call, the prediction alone decides"]
     out = ["sandbox: runs sandboxed" + (", auto-allow on" if rep.auto_allow else "")]
     for s in rep.os_stops:
         out.append(f"  the OS stops: {s}")
