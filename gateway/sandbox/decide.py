@@ -9,7 +9,8 @@ keeps deciding (docs/security.md, "The decision matrix").
   project holds no secret the sandbox cannot hide (gateway.sandbox.residual: git history,
   git configuration, uncovered names, archives), the OS refuses those reads: no ask, and the
   client's own flow decides, the user's `permissions.allow` rules included. A certain read of
-  a secret (GW503/GW506) still asks: it names the secret, and git's objects are not hidden.
+  a secret (gateway.guards.reads.CERTAIN: by name, by content, git's configuration) and a file
+  whose content could not be checked (OWN) keep their own asks: denyRead hides names.
 * `auto_allow()`  with `autoAllowBashIfSandboxed`, the client runs every sandboxed call the
   PreToolUse hook leaves alone with no dialog and no PermissionRequest, in every mode but
   plan on the default model (measured: `rm -rf src` in default mode deleted src/). The OS
@@ -26,8 +27,6 @@ today. Standard library only; the posture is read from the settings the hook alr
 
 from gateway.decision import ALLOW
 
-#: The validator's codes for a certain read of a secret: the hook keeps asking.
-CERTAIN = frozenset(("GW503", "GW506"))
 #: Modes in which an edit inside the project runs without a dialog anyway (the client's own).
 EDIT_MODES = frozenset(("acceptEdits", "auto"))
 
@@ -82,10 +81,14 @@ class Floor:
         from gateway.guards import reads
 
         req = self.req
-        if exposure.code in CERTAIN or not self.sandboxed():
-            if exposure.code not in CERTAIN:
-                req.step("guard:sandbox", "info", "", "no OS floor for this call: "
-                         + self.why_not())
+        # a certain read of a secret (by name, by content, from git's configuration) and a
+        # file whose content could not be checked keep their own asks: the sandbox hides
+        # names, not contents
+        if exposure.code in reads.CERTAIN or exposure.code in reads.OWN:
+            return reads.bash_exposure(req, exposure)
+        if not self.sandboxed():
+            req.step("guard:sandbox", "info", "", "no OS floor for this call: "
+                     + self.why_not())
             return reads.bash_exposure(req, exposure)
         unhidden = self.unhidden()
         if unhidden:

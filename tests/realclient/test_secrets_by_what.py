@@ -105,7 +105,13 @@ def test_ordinary_reads_still_run(box):
     assert not any("gateway GW" in t.text and "GW700" not in t.text
                    for t in res.tool_results), res.describe()
     assert any("a sample" in t.text for t in res.tool_results), res.describe()
-    assert all(not t.is_error for t in res.tool_results), res.describe()
+    # gateway install turns on the client's Bash sandbox (issue 23): a recursive grep then
+    # exits 2, warning about what the sandbox hides or protects, and still searches the rest
+    for t in res.tool_results:
+        if t.is_error:
+            lines = [ln for ln in t.text.splitlines()[1:] if ln.strip()]
+            assert t.text.startswith("Exit code 2") and all(
+                "Permission denied" in ln for ln in lines), res.describe()
 
 
 def test_the_client_alone_runs_these_reads(tmp_path):
