@@ -199,10 +199,11 @@ def test_rm_rf_src_under_auto_allow_draws_the_dialog(tmp_path):
     assert (box.project / "src" / "a.py").exists()
 
 
-def test_an_attack_script_draws_no_dialog_and_has_no_effect_interactively(tmp_path):
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+def test_an_attack_script_draws_no_dialog_and_has_no_effect_interactively(tmp_path, mode):
     box = Box(tmp_path)
     res = run_interactive(CLAUDE, box.project, home=box.home,
-                          tool_use=bash("bash scripts/lint.sh"), permission_mode="default",
+                          tool_use=bash("bash scripts/lint.sh"), permission_mode=mode,
                           env_extra=box.env, answer="no")
     assert res.done == "end", res.describe()
     assert not res.dialog_shown

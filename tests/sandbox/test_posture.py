@@ -148,3 +148,18 @@ def test_probe_block_moves_the_project_and_home_paths(layout):
         "denyRead": ["**/.env", "~/.ssh", "//opt/x"]}}})
     b = posture.probe_block(p, "/scratch/p", "/scratch/h")
     assert b["filesystem"]["denyRead"] == ["//scratch/p/**/.env", "//scratch/h/.ssh", "//opt/x"]
+
+
+def test_every_generated_entry_counts_toward_hiding_the_secrets(layout):
+    """Removing any one generated denyRead entry is noticed (no entry is decorative)."""
+    write, proj, home, env = layout
+    policy = get_policy(str(proj))
+    block = spec.generate(policy, str(proj), env=env).block()
+    entries = list(block["filesystem"]["denyRead"])
+    for i in range(0, len(entries), max(1, len(entries) // 25)):
+        gone = entries[i]
+        block["filesystem"]["denyRead"] = entries[:i] + entries[i + 1:]
+        p = write(project={"sandbox": block})
+        missing = p.hides_secrets(policy, env)
+        want = posture._absolute(gone, str(proj), str(home))
+        assert missing == [want], (gone, missing)
