@@ -104,6 +104,13 @@ class Judge:
             final = "allow" if pre_d != "ask" else "ask"
         else:
             final = "ask" if pre_d == "ask" or str(pr.decision) == "ask" else str(pr.decision)
+        if pre_d == "none" and final != "allow" and mode != "plan":
+            # no hook decides: the client runs it by the user's own permissions.allow rule
+            from gateway import client
+            from gateway import settings as settings_mod
+
+            if client.allow_rule(settings_mod.load(self.project, self.env), command):
+                final = "allow"
         return {"final": final, "pretooluse": pre_d, "pre_code": pre.code,
                 "permission_request": str(pr.decision), "pr_code": pr.code,
                 "message": (pre.message if pre_d in ("ask", "deny") else pr.message)}

@@ -68,8 +68,9 @@ def bash_exposure(req, core):
     if core.code in CERTAIN:
         return req.ask("guard:reads", core.code, f"the command reads a secret: "
                        f"{core.message}", rule=core.rule)
-    return req.ask("guard:reads", "GW840", f"what the command reads cannot be known, so it "
-                   f"may read a secret ({core.code}: {core.message})", rule=core.rule)
+    return req.ask("guard:reads", "GW840", f"{core.message} ({core.code}): the gateway does "
+                   "not model what this command reads, so it asks (it may read a secret)",
+                   rule=core.rule)
 
 
 def early_allow(req, verdict):

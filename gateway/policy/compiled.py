@@ -34,6 +34,7 @@ class CommandSpec:
                  "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files",
                  "revision_paths", "prints_contents", "config_flags", "into_directory", "options",
                  "subcommands", "default_subcommand", "fallback_subcommand",
+                 "subcommand_required",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global",
                  "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats",
@@ -102,6 +103,7 @@ class CommandSpec:
         self.subcommands = _SubSpecs(name, subs, self.shared) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")
         self.fallback_subcommand = data.get("fallback_subcommand")
+        self.subcommand_required = bool(data.get("subcommand_required", False))
         g = data.get("global") or {}
         self.has_global = bool(data.get("global"))
         self.global_value_flags = frozenset(g.get("value_flags", ()))

@@ -220,6 +220,8 @@ class CommandEntry(_Strict):
     # a word that is not one of the subcommands is handled by this one, the word kept as its
     # first argument (`yarn build` is `yarn run build`)
     fallback_subcommand: str | None = None
+    # the command alone (no subcommand word) is not one of the allowed forms
+    subcommand_required: bool = False
     global_: GlobalOptions | None = Field(default=None, alias="global")
     # options every subcommand accepts: one place for them, merged into each subcommand
     shared: SharedOptions | None = None
