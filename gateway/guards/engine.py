@@ -298,6 +298,8 @@ def _bash_judged(req, state):
     autorun = None
     tree_ask = None
     for w in effects.writes:
+        if w.listed:
+            continue  # its entries are writes of their own (find -delete, listed)
         where = w.paths
         unknown_dir = not where and not w.target.startswith("/")
         if unknown_dir:

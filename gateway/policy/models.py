@@ -147,7 +147,7 @@ class SharedOptions(_Strict):
         return self
 
 
-CHECKS = ("sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
+CHECKS = ("sed", "awk", "jq", "find", "rm", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
           "git-restore", "git-reset", "git-config", "gh-api", "make", "go", "xxd", "tsc",
           "cargo", "pytest", "date", "tar", "zip", "unzip", "ln", "git-merge",
           "git-cherry-pick", "git-stash-push", "git-remote", "git-var",

@@ -190,7 +190,7 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
     lname = name.name
     wrapper = ctx.policy.wrappers.get(lname)
     if wrapper is not None:
-        return _wrapped(ctx, lname, argv, wrapper, cwd, text, depth)
+        return _wrapped(ctx, lname, argv, wrapper, cwd, text, depth, inputs)
     if lname in ctx.policy.shell_builtins:
         return ctx.ask("3", "GW304", f"{lname} runs the code it is given",
                        rule=f"shell_builtins:{lname}")
@@ -256,7 +256,7 @@ def _runs(ctx, args, cands, depth):
                      f"{verdict.message}", rule=verdict.rule or args.label)
 
 
-def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth):
+def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth, inputs=()):
     if lname == "command" and len(argv) > 2 and argv[1] in ("-v", "-V", "-pv", "-pV") and \
             lname not in ctx.policy.always_ask and not any(a.startswith("-")
                                                            for a in argv[2:]):
@@ -267,11 +267,11 @@ def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth):
         if lname == "xargs":
             from gateway.validator import xargs
 
-            return xargs.judge(ctx, argv, cwd, depth, judge_argv)
+            return xargs.judge(ctx, argv, cwd, depth, judge_argv, inputs)
         if wrapper.get("transparent"):
             from gateway.validator import wrapped
 
-            return wrapped.judge(ctx, lname, argv, wrapper, cwd, depth, judge_argv)
+            return wrapped.judge(ctx, lname, argv, wrapper, cwd, depth, judge_argv, inputs)
     if lname in ctx.policy.always_ask:
         outer = ctx.ask("7B", "GW701", f"{lname} is on the ALWAYS_ASK list (it runs another "
                         "command)", rule=f"always_ask:{lname}")

@@ -29,13 +29,17 @@ _MAX_CWDS = 16
 class Write:
     """One write the analyzer can name."""
 
-    __slots__ = ("target", "via", "tree", "paths")
+    __slots__ = ("target", "via", "tree", "paths", "listed")
 
-    def __init__(self, target, via, tree, paths):
+    def __init__(self, target, via, tree, paths, listed=False):
         self.target = target  # the target as written
         self.via = via  # what writes it: "redirection >", "rm", "sed -i", ...
         self.tree = tree  # a whole tree may be removed or changed (rm -r, mv, find -delete)
         self.paths = paths  # absolute candidates (lexical and physical); () when unknown
+        # the tree's entries that are written are recorded one by one as writes of their
+        # own (find -delete whose selection is listed): the tree is where it works (the role
+        # guards), not a write of everything below it (the protected paths)
+        self.listed = listed
 
     def __repr__(self) -> str:
         return f"Write({self.target!r} via {self.via}{', tree' if self.tree else ''})"
@@ -670,7 +674,7 @@ def _redirect(eff, r, env):
     _write(eff, target.value, f"redirection {r.op}", env)
 
 
-def _write(eff, target, via, env, tree=False, into=()):
+def _write(eff, target, via, env, tree=False, into=(), listed=False):
     """Record a write of `target`; `into`: basenames that land inside it when it is a
     directory (cp/mv/ln/install into a directory)."""
     if target in SPECIAL_OK:
@@ -688,7 +692,7 @@ def _write(eff, target, via, env, tree=False, into=()):
                 paths.extend(posixpath.join(p, b) for b in into)
             else:
                 paths.append(p)
-    eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths))))
+    eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths)), listed))
 
 
 _MAX_EXPANSIONS = 256

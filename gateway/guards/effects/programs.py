@@ -252,8 +252,17 @@ def _find(eff, argv, env, spec):
     while k < len(expr):
         w = expr[k]
         if w in ("-delete",):
-            for s in starts:
-                _write(eff, s, "find -delete", env, tree=True)
+            listed = _find_listed(argv, env)
+            if listed is not None:
+                # what the tests select, listed: each entry is removed, nothing else below
+                # the starting points, where it works
+                for shown in listed:
+                    _write(eff, shown, "find -delete", env)
+                for s in starts:
+                    _write(eff, s, "find -delete", env, tree=True, listed=True)
+            else:
+                for s in starts:
+                    _write(eff, s, "find -delete", env, tree=True)
         elif w in ("-fprint", "-fprint0", "-fprintf", "-fls"):
             if k + 1 < len(expr):
                 _write(eff, expr[k + 1], f"find {w}", env)
@@ -278,6 +287,25 @@ def _find(eff, argv, env, spec):
                     eff.merge(sub)
             k = j
         k += 1
+
+
+def _find_listed(argv, env):
+    """The entries `find ... -delete` removes, listed exactly where the command runs
+    (gateway.validator.findlist: a conjunction of -name, -iname, -type, -maxdepth), or None
+    when they are not (an unknown directory, a filter not reproduced exactly): then the
+    whole tree counts, and a protected path in it asks (GW837) rather than denies."""
+    if not env.cwds or len(env.cwds) != 1:
+        return None
+    from gateway.paths import Roots
+    from gateway.validator import findlist
+
+    cwd = env.cwds[0]
+    try:
+        found, _zero = findlist.listing(Roots(cwd), argv, cwd,
+                                        ("-print", "-print0", "-delete"), exact_only=True)
+    except findlist.Unlisted:
+        return None
+    return [shown for shown, _path, _kind in found]
 
 
 def _uniq(eff, argv, env, spec):
