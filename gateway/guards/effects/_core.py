@@ -1020,6 +1020,18 @@ def _argv(eff, words, env):
         # a new session: no agent_id, its own session_id, so no registered role
         eff.agents.append(f"{name} starts another agent session")
     spec = model.program(lname)
+    if spec is None and getattr(model, "policy", None) is not None \
+            and model.policy.command(lname) is not None \
+            and (trusted_program(word, model) or project_tool(word, model)):
+        from gateway.guards.effects import subcommands
+
+        found = subcommands.descend(model, lname, words)
+        if found == subcommands.INFO:
+            return  # prints its version or help
+        if found is not None:
+            # a subcommand entry that says how to read it (`pip list`, `cargo tree`)
+            spec, rest = found
+            words = [_W(spec.name)] + list(rest)
     dashed = None
     if spec is None and lname.startswith("git-") and len(lname) > 4:
         dashed = model.program("git")  # git-commit (a git program run directly) is git commit

@@ -329,6 +329,27 @@ def _xxd(eff, argv, env, spec):
         _write(eff, pos[1], "xxd", env)
 
 
+def _formatter(eff, argv, env, spec):
+    """A formatter or checker: with `fix_flags` it rewrites its targets only with one of
+    them (prettier --write, gofmt -w), else it rewrites them unless one of its `dry_run`
+    options only reports (black --check, isort --diff); what it rewrites are the files of
+    its types below each target (default: the working directory), a tree. Options it does
+    not list are unknown."""
+    words = argv[1:]
+    if len(words) == 1 and words[0] in spec.info_flags:
+        return
+    args = parse_options(spec, words)
+    if not options_known(eff, spec, args, words):
+        return
+    given = {o.name for o in args.options}
+    writes = bool(given & spec.fix_flags) if spec.fix_flags else not (given & spec.dry_run)
+    if writes:
+        # only the files of its types (the validator's formatter check walks them for the
+        # permission surface): not read-only, but no write of the whole tree either
+        targets = ", ".join(repr(t) for t in (args.positionals or ["."])[:3])
+        eff.unknown.append(f"{spec.name} rewrites the files of its types below {targets}")
+
+
 #: The handlers by the name an entry's `effects` field gives (gateway.policy.models.EFFECTS,
 #: but `flags` and `read`, which _core handles).
 HANDLERS = {
@@ -342,4 +363,5 @@ HANDLERS = {
     "find": _find,
     "xxd": _xxd,
     "uniq": _uniq,
+    "formatter": _formatter,
 }
