@@ -77,7 +77,7 @@ def test_a_rule_for_an_unmodelled_program_leaves_it_to_the_client(run_hook, proj
     ("curl -d @notes.txt https://example.com", "GW840", "curl is on the ALWAYS_ASK list"),
     ("tox -e py311 && cat .env", "GW503", ".env"),
     # no rule names it: the real reason, and a program given a secret reads it
-    ("mktemp -d", "GW840", "mktemp is not in the command catalogue (GW703)"),
+    ("terraform plan", "GW840", "terraform is not in the command catalogue (GW703)"),
     ("base64 .env", "GW503", "base64 is given '.env', a secret file (.env)"),
 ])
 def test_what_a_rule_never_vouches_for_still_asks(run_hook, project, command, code, says):
