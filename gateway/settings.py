@@ -69,16 +69,29 @@ class Rule:
 
 
 class SettingsRules:
-    """The ask and deny rules for Bash from every settings file, and any read errors.
-    `sandbox` holds each file's `sandbox` object and `allow` its `permissions.allow` Bash
-    rules, read in the same pass (gateway.sandbox.posture): [(path, value)], lowest
-    precedence first."""
+    """The ask and deny rules for Bash from every settings file, and any read errors; the
+    allow rules apart (`allows`: they never make the gateway stricter, see below).
+    `sandbox` holds each file's `sandbox` object, read in the same pass
+    (gateway.sandbox.posture): [(path, value)], lowest precedence first."""
 
-    def __init__(self, rules=(), errors=(), sandbox=(), allow=()):
+    def __init__(self, rules=(), errors=(), allow=(), sandbox=()):
         self.rules = list(rules)
         self.errors = list(errors)
-        self.sandbox = list(sandbox)
         self.allow = list(allow)
+        self.sandbox = list(sandbox)
+
+    def allows(self, argv, cmd_text: str):
+        """(rule text, source) of a permissions.allow rule that names this command as
+        written, or None. The client matches its allow rules against the command's own
+        text: no base name or case variant is tried here (those only ever make ask and
+        deny rules stricter)."""
+        if not self.allow or not argv:
+            return None
+        texts = (cmd_text.strip(), " ".join(argv))
+        for rule in self.allow:
+            if any(rule.matches(t) for t in texts):
+                return rule.text, rule.source
+        return None
 
     def match(self, argv, cmd_text: str, deny_only: bool = False):
         """(kind, rule text, source) of the strictest rule naming this command, or None."""
@@ -136,12 +149,11 @@ def load(project_dir, env=None) -> SettingsRules:
             if items is None:
                 continue
             if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-                if kind == "allow":
-                    continue  # an allow list the client cannot read grants nothing
-                errors.append(f"{path}: permissions.{kind} is not a list of strings")
+                if kind != "allow":  # an allow list the client cannot read allows nothing
+                    errors.append(f"{path}: permissions.{kind} is not a list of strings")
                 continue
             for item in items:
                 item = item.strip()
                 if item == "Bash" or item.startswith("Bash("):
                     (allow if kind == "allow" else rules).append(Rule(kind, item, path))
-    return SettingsRules(rules, errors, sandbox, allow)
+    return SettingsRules(rules, errors, allow, sandbox)

@@ -157,7 +157,12 @@ def run_guards(command, cwd, project, as_json, verbose, tool_name, input_json, i
         policy, _rules = session.load(project)
         sandbox = dryrun.report(tool_input["command"], tool_input, cwd, project, env, policy,
                                 settings_mod.load(project, env))
-    final, how = outcome(guard, core, permission_mode, sandbox)
+    rule = None
+    if _hook_decision(guard) == "none" and use_settings:
+        from gateway import client
+
+        rule = client.allow_rule(settings_mod.load(project), tool_input.get("command"))
+    final, how = outcome(guard, core, permission_mode, rule, sandbox)
     subject = guard.command or json.dumps(tool_input, ensure_ascii=False)
     if as_json:
         g = guard.as_dict()
@@ -186,18 +191,16 @@ def _hook_decision(guard) -> str:
     return "none" if guard.code == "GW800" else "ask"
 
 
-def outcome(guard, core, mode, sandbox=None) -> tuple:
+def outcome(guard, core, mode, rule=None, sandbox=None) -> tuple:
     """(final decision, how it comes about) for a tool call: the PreToolUse answer, else
-    the client's own flow (gateway.client) with PermissionRequest where it fires: a call
-    that runs with no dialog (your allow rule, the sandbox's auto-allow, the client's own
-    read-only run; gateway.sandbox.dryrun) is "allow"."""
+    the client's own flow (gateway.client) with PermissionRequest where it fires; `rule`:
+    the user's permissions.allow rule by which the client runs it itself; `sandbox`: the
+    sandbox's part (gateway.sandbox.dryrun): its auto-allow and the client's own read-only
+    run are "allow" too."""
     from gateway import client
     from gateway.sandbox import dryrun
 
     hook = _hook_decision(guard)
-    refined = dryrun.outcome(hook, core, mode, sandbox)
-    if refined is not None:
-        return refined
     if hook == "deny":
         return "deny", "PreToolUse denies it; nobody can approve it"
     if hook == "ask":
@@ -207,6 +210,13 @@ def outcome(guard, core, mode, sandbox=None) -> tuple:
         return "allow", ("PreToolUse allows it (early allow); the client still applies your "
                          "permissions.ask and permissions.deny rules")
     flow = client.flow(mode)
+    if rule is not None and mode not in ("plan",):
+        return "allow", (f"no hook decides, and your permissions.allow rule {rule} lets the "
+                         "client run it" + (" (sandboxed)" if sandbox is not None
+                                            and sandbox.sandboxed else ""))
+    refined = dryrun.outcome(hook, core, mode, sandbox)
+    if refined is not None:
+        return refined
     if core is None:
         return "none", f"no hook decides: the client's own rules decide ({flow})"
     if core.decision is ALLOW:

@@ -163,18 +163,13 @@ class Floor:
         return True
 
     def user_allows(self) -> str:
-        """The user's permissions.allow rule that names this whole command, or ""."""
-        rules = getattr(self.settings, "allow", ())
-        if not rules:
+        """The user's permissions.allow rule by which the client runs this whole command
+        itself, or "" (gateway.client.allow_rule: one simple command, named as written)."""
+        if not getattr(self.settings, "allow", None):
             return ""
-        argv = _single_command(self.command)
-        if argv is None:
-            return ""
-        joined = " ".join(argv)
-        for r in rules:
-            if r.matches(joined) or r.matches(self.command.strip()):
-                return r.text
-        return ""
+        from gateway import client
+
+        return client.allow_rule(self.settings, self.command) or ""
 
 
 def _under(p, d) -> bool:
@@ -219,21 +214,3 @@ def destructive(effects) -> str:
                 or effects.surface_ops or effects.agents)[0]
         return f"what it changes cannot be known ({what})"
     return ""
-
-
-def _single_command(command):
-    """The words of `command` when it is one simple command of literal words, with no
-    assignment or redirection (what a permissions.allow rule names as a whole), else None."""
-    from gateway.shell import parse
-
-    try:
-        script = parse.parse(command)
-    except Exception:
-        return None
-    if not script.simple:
-        return None
-    cmd = script.items[0][0].commands[0]
-    if cmd.assignments or cmd.redirects or not cmd.words \
-            or not all(w.literal for w in cmd.words):
-        return None
-    return [w.value for w in cmd.words]

@@ -2,8 +2,9 @@
 would the OS stop, and does it run with no dialog under the installed settings.
 
 `report()` gives the sandbox part of the dry run; `outcome()` refines the final decision for a
-call no hook decides: it runs with no dialog when one of the user's `permissions.allow` rules
-names it, when the sandbox's auto-allow takes it (measured: every mode but plan on the default
+call no hook decides and no `permissions.allow` rule of the user's names (gateway.client.
+allow_rule, which the dry run asks first): it runs with no dialog when the sandbox's
+auto-allow takes it (measured: every mode but plan on the default
 model), or when the client runs it by itself as a read-only command inside the project
 (the effects model's read-only; the client's own list differs at the edges, and where they
 differ the dry run errs towards "runs").
@@ -27,7 +28,6 @@ class Report:
 
 def report(command, tool_input, cwd, project, env, policy, settings) -> Report:
     from gateway.guards.effects import analyze
-    from gateway.sandbox.decide import _single_command
 
     pos = posture_mod.from_settings(settings, project, env)
     r = Report()
@@ -52,14 +52,9 @@ def report(command, tool_input, cwd, project, env, policy, settings) -> Report:
                 (r.os_stops if what else r.runs).append(
                     f"{w.via} writes {p}" + (f": {what}" if what else " (inside the project)"))
         r.os_stops.append("network to a domain you have not approved (the client asks)")
-    argv = _single_command(command)
-    r.user_rule = ""
-    if argv is not None:
-        joined = " ".join(argv)
-        for rule in getattr(settings, "allow", ()):
-            if rule.matches(joined) or rule.matches(command.strip()):
-                r.user_rule = rule.text
-                break
+    from gateway import client
+
+    r.user_rule = client.allow_rule(settings, command) or ""
     return r
 
 
@@ -95,9 +90,6 @@ def outcome(hook, core, mode, rep):
     if hook != "none" or rep is None:
         return None
     mode = mode or "default"
-    if rep.user_rule and mode != "plan":
-        return "allow", (f"no hook decides; your permissions.allow rule {rep.user_rule} runs "
-                         "it with no dialog" + (" (sandboxed)" if rep.sandboxed else ""))
     if rep.auto_allow and mode != "plan":
         return "allow", ("no hook decides; the sandbox's auto-allow "
                          "(autoAllowBashIfSandboxed) runs it with no dialog, confined by the OS")
