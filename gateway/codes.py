@@ -380,6 +380,53 @@ CODES = {
               "that runs go generate again, more than 64 directives or 2,000 files, or a "
               "package named by import path instead of a directory asks.",
               "go generate ./...   (with //go:generate sh -c \"$CMD\" in a file)"),
+    # --- composed effects: the state a command creates, one model for both hooks -------
+    "GW780": ("5", "ask", "writes a file that runs code later",
+              "The effects analysis (the model both hooks share) says the command writes a "
+              "file whose content runs later without review (the rules' autorun list: "
+              "sitecustomize.py, usercustomize.py and *.pth in a site-packages directory, "
+              "shell start-up files), by any writer: cp or mv into it or into its directory "
+              "(-t DIR, a trailing /), tee, install, a name an option derives. PreToolUse asks "
+              "for the same write (GW836), so no hook allows it.",
+              "cp src/util.py .venv/lib/python3.11/site-packages/sitecustomize.py"),
+    "GW781": ("5", "ask", "a later part relies on what an earlier part of the command changes",
+              "The command has several parts, and one relies on something an earlier part "
+              "(or another part of the same pipeline) writes: it runs a script written, "
+              "moved or copied there (echo ... > scripts/a.sh && bash scripts/a.sh); it runs "
+              "code that reads the project's files and configuration after they changed "
+              "(printf ... > pytest.ini && pytest); a path goes through a link, a moved "
+              "or a copied tree made there (cp -r a b && cat b/x); a glob lists a directory "
+              "that gets new names; git runs where a repository or its configuration was "
+              "made. The gateway judges each part against the disk as it is before the "
+              "command runs, so what the later part does cannot be known. Run the parts as "
+              "separate commands: each is then judged against what the one before it left.",
+              "echo 'rm -rf ~' > scripts/a.sh && bash scripts/a.sh"),
+    "GW783": ("5", "ask", "a write of a file the client treats as sensitive",
+              "The command writes a file Claude Code itself treats as sensitive (the rules' "
+              "client_sensitive, read from the client and measured with it: anything below "
+              ".git, .vscode, .idea, .claude, .husky, .cargo, .devcontainer, .yarn, .mvn; "
+              "shell start-up files, .envrc, .npmrc, .mcp.json, hooks managers' "
+              "configuration...). The client asks before it edits one, even in acceptEdits; "
+              "an allow from the gateway would skip that dialog, so the gateway never gives "
+              "one and the client's own dialog stays.",
+              "echo 'npx lint-staged' > .husky/pre-commit"),
+    "GW784": ("5", "ask", "a write of a memory file that may add an import",
+              "The command writes a memory file (CLAUDE.md, CLAUDE.local.md, a Markdown file "
+              "below .claude/rules/, the user's ~/.claude/CLAUDE.md), and either the text it "
+              "writes imports a secret or a file outside the project (`@.env`, "
+              "`@~/.ssh/id_rsa`) or what it writes cannot be read off the command (a copy of "
+              "another file, an expansion, an escape, sed). The client loads a memory file "
+              "and its imports into the model's context at every session start, with no tool "
+              "call any hook sees. PreToolUse asks for the same write (GW850).",
+              "printf '@.env\\n' >> CLAUDE.md"),
+    "GW782": ("6", "ask", "a contained script that is not the HEAD commit's",
+              "A script under the project's containment directories (scripts/, "
+              ".claude/hooks/) runs without a dialog only when it is code a human has seen: "
+              "exactly what the repository's HEAD commit holds at that path (its blob id "
+              "is compared with git's). A new, changed, copied or moved script, one in a "
+              "project without a repository, or one git cannot answer for is unknown code: "
+              "read it, then approve it or commit it.",
+              "bash scripts/new.sh   (scripts/new.sh not committed)"),
     # --- Guards (PreToolUse) ----------------------------------------------------------------
     "GW800": ("guard", "ask", "no guard objects (no decision)",
               "No PreToolUse guard objects and nothing reads a secret. The hook prints nothing "
@@ -452,6 +499,14 @@ CODES = {
               "A write or edit of breezing-active.json that would leave impl_mode other than "
               "\"codex\" (or the file unreadable) is refused. Codex mode ends with `gateway "
               "state clean`.", "Edit breezing-active.json: \"codex\" -> \"standard\""),
+    "GW852": ("guard:role", "ask", "implementer runs code that may write outside its files",
+              "An implementer's command runs code the gateway cannot follow -- a test runner "
+              "(pytest), a build (make, cargo), a script, an interpreter -- which may write "
+              "any file and commit, though the implementer's own writes and commits are "
+              "limited (GW803, GW804). It runs without a dialog only when the implementer's "
+              "owns admit the whole project; otherwise PreToolUse asks, and PermissionRequest "
+              "gives no allow.",
+              "pytest -q   (as an implementer that owns src/auth/**)"),
     "GW820": ("guard:delegate", "deny", "delegate mode: tool not allowed",
               "In delegate mode (permission_mode \"delegate\" from clients up to 2.1.45, or "
               "breezing Phase B recorded by `gateway breezing phase B`) the Lead may use only "
@@ -535,6 +590,15 @@ CODES = {
               "big, unreadable). .gitignore is not modelled: a secret git ignores is still "
               "counted. Narrow the search with a glob such as *.py or a type such as py.",
               "Grep KEY   (path: the project, which holds .env)"),
+    "GW850": ("guard:files", "ask", "a memory file gets an import of a secret or an outside file",
+              "A Write, Edit or MultiEdit of a memory file (CLAUDE.md, CLAUDE.local.md, "
+              ".claude/rules/*.md, ~/.claude/CLAUDE.md) adds an `@path` import of a secret or "
+              "of a file outside the project; or a Bash command writes a memory file and "
+              "what it writes is such an import or cannot be read off the command. The "
+              "client loads the file and its imports into the model's context at every "
+              "session start (no tool call, no hook sees it), so a human decides. The "
+              "SessionStart hook warns about such imports already there.",
+              "Edit CLAUDE.md adding '@.env'"),
     "GW890": ("guard:state", "deny", "the breezing state cannot be read",
               "A state file the guards consult (breezing-session-roles.json, "
               "breezing-active.json, gateway-breezing-phase.json) is corrupt, not a regular "

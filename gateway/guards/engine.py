@@ -155,11 +155,31 @@ def _file_tool(req, state, record):
             pending = pending or verdict
     if pending is not None:
         return pending
+    verdict = _memory_import(req, target)
+    if verdict is not None:
+        return verdict
     if target.is_role_marker:
         verdict = role.register(req, state, target, record, assign_only=req.assign_only)
         if verdict is not None:
             return verdict
     return req.passed()
+
+
+def _memory_import(req, target):
+    """GW850: a file tool adds an @import of a secret or of a file outside the project to a
+    memory file (gateway.memory)."""
+    import os
+
+    from gateway import memory
+
+    home = os.path.normpath(os.path.expanduser("~"))
+    for path in dict.fromkeys((target.lex, target.real)):
+        why = memory.tool_concern(req.tool, req.input_dict(), path, req.roots, req.policy,
+                                  home)
+        if why is not None:
+            return req.ask("guard:files", "GW850", f"{req.tool}: {why}. Read the file it "
+                           "imports yourself if the model needs it", rule="memory:import")
+    return None
 
 
 def _mcp_surface(req):
@@ -253,7 +273,6 @@ def _bash_judged(req, state):
 
     from gateway import runtime
     from gateway.guards.effects import analyze
-    from gateway.paths import lexical, real
 
     command = req.input_dict().get("command")
     if not isinstance(command, str):
@@ -297,45 +316,30 @@ def _bash_judged(req, state):
     surface = files.Surface(req.roots, policy, req.env)
     autorun = None
     tree_ask = None
-    for w in effects.writes:
-        where = w.paths
-        unknown_dir = not where and not w.target.startswith("/")
-        if unknown_dir:
-            # in a directory that cannot be known (`cd "$X" && ...`, too many cd's): it may
-            # be the project, so the target is judged there and in the call's cwd
-            where = tuple(dict.fromkeys(lexical(w.target, d) for d in (req.cwd, req.project)))
-        for p in where:
-            hit = surface.check(p, real(p), tree=w.tree)
-            if hit and hit[0] == files.AUTORUN_CODE:
-                if autorun is None:
-                    autorun = req.ask("guard:files", files.AUTORUN_CODE, f"{w.via} writes "
-                                      f"{w.target!r} ({p}): {hit[2]} ({hit[1]})",
-                                      rule=f"autorun:{hit[1]}")
-                continue
-            removal = files.removal(w.via) if hit and w.tree else ""
-            if (removal and not (hit[1] == "project" and removal == "all")
-                    and surface.check(p, real(p)) is None):
-                # a removal, and the hit is something the tree may hold: look at what is there
-                found = files.below(surface, real(p))
-                if found is None:
-                    continue  # the protected patterns match nothing on disk below it
-                if found is files.UNKNOWN or removal == "filtered":
-                    what = ("more than it can look at" if found is files.UNKNOWN
-                            else f"{found[1]}: {found[2]}")
-                    if tree_ask is None:
-                        tree_ask = req.ask("guard:files", "GW837", f"{w.via} changes files "
-                                           f"below {w.target!r} ({p}) chosen by a filter "
-                                           f"the gateway does not reproduce, and the tree "
-                                           f"holds a protected path ({what}) [{found[0] or 'GW832'}]",
-                                           rule=f"protected-below:{found[1] or p}")
-                    continue
-                hit = found
-            if hit:
-                code, rule, what = hit
-                return req.deny("guard:files", "GW835", f"{w.via} writes {w.target!r} "
-                                + ("in a directory that cannot be known, which may be "
-                                   if unknown_dir else "") + f"({p}): {what} ({rule}) [{code}]",
-                                rule=f"protected:{rule}")
+    from gateway.guards import writejudge
+
+    for f in writejudge.findings(effects, surface, req.cwd, req.project):
+        w, p, hit = f.write, f.path, f.hit
+        if f.kind == writejudge.AUTORUN:
+            if autorun is None:
+                autorun = req.ask("guard:files", files.AUTORUN_CODE, f"{w.via} writes "
+                                  f"{w.target!r} ({p}): {hit[2]} ({hit[1]})",
+                                  rule=f"autorun:{hit[1]}")
+        elif f.kind == writejudge.FILTERED:
+            what = ("more than it can look at" if hit is files.UNKNOWN
+                    else f"{hit[1]}: {hit[2]}")
+            if tree_ask is None:
+                tree_ask = req.ask("guard:files", "GW837", f"{w.via} changes files "
+                                   f"below {w.target!r} ({p}) chosen by a filter "
+                                   f"the gateway does not reproduce, and the tree "
+                                   f"holds a protected path ({what}) [{hit[0] or 'GW832'}]",
+                                   rule=f"protected-below:{hit[1] or p}")
+        else:
+            code, rule, what = hit
+            return req.deny("guard:files", "GW835", f"{w.via} writes {w.target!r} "
+                            + ("in a directory that cannot be known, which may be "
+                               if f.unknown_dir else "") + f"({p}): {what} ({rule}) [{code}]",
+                            rule=f"protected:{rule}")
     if effects.surface_ops:
         return req.deny("guard:files", "GW835", effects.surface_ops[0],
                         rule="protected:settings")
@@ -349,6 +353,12 @@ def _bash_judged(req, state):
         return verdict
     if autorun is not None:
         return autorun
+    from gateway import memory
+
+    why = memory.bash_concern(effects, command, req.roots, policy,
+                              os.path.normpath(os.path.expanduser("~")))
+    if why is not None:
+        return req.ask("guard:files", "GW850", f"Bash: {why}", rule="memory:import")
     if tree_ask is not None:
         return tree_ask
     surface_write = next((v for v in (core, exposure) if v.code in _SURFACE_WRITES), None)

@@ -204,6 +204,11 @@ class Policy:
         self.secret_backup_suffixes = tuple(secrets.get("backup_suffixes", ()))
         self.protected_paths = tuple(data["protected_paths"])
         self.autorun = tuple(data.get("autorun", ()))
+        client = data.get("client_sensitive") or {}
+        self.client_dirs = frozenset(d.lower() for d in client.get("directories", ()))
+        self.client_names = frozenset(n.lower() for n in client.get("names", ()))
+        self.client_paths = tuple(tuple(c.lower() for c in p.split("/") if c)
+                                  for p in client.get("paths", ()))
         self._catalogue = data["catalogue"]
         self._specs = {}
         self.deny_rules = tuple(data["deny"])

@@ -43,6 +43,7 @@ def empty() -> dict:
                     "backup_suffixes": []},
         "protected_paths": [],
         "autorun": [],
+        "client_sensitive": {"directories": [], "names": [], "paths": []},
         "catalogue": {},
         "deny": [],
         "effects": {"programs": {}, "runners": {}, "shells": [], "interpreters": [],
@@ -155,6 +156,10 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
                m.provenance)
     if model.autorun is not None:
         _union(p["autorun"], model.autorun, "autorun", origin, m.provenance)
+    if model.client_sensitive is not None:
+        for key in ("directories", "names", "paths"):
+            _union(p["client_sensitive"][key], getattr(model.client_sensitive, key),
+                   f"client_sensitive.{key}", origin, m.provenance)
     if model.catalogue is not None:
         for name, entry in model.catalogue.items():
             data = entry.model_dump(by_alias=True, exclude_none=True)

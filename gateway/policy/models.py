@@ -482,6 +482,25 @@ class Secrets(_Strict):
         return v
 
 
+class ClientSensitive(_Strict):
+    """The paths the Claude Code client treats as sensitive on its own (it asks before it
+    edits them, even in acceptEdits): a path with one of `directories` among its
+    components, a file named one of `names`, a path with the components of one of
+    `paths` in a row. The gateway never allows a Bash write of them (GW783)."""
+
+    directories: list[str] = []
+    names: list[str] = []
+    paths: list[str] = []
+
+    @field_validator("directories", "names")
+    @classmethod
+    def _names(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if not s or "/" in s or s in (".", ".."):
+                raise ValueError(f"{s!r} is not a file or directory name")
+        return v
+
+
 class Floors(_Strict):
     always_ask: list[str] = []
     subcommand_ask: list[str] = []
@@ -517,6 +536,7 @@ class RulesFile(BaseModel):
     secrets: Secrets | None = None
     protected_paths: list[str] | None = None
     autorun: list[str] | None = None
+    client_sensitive: ClientSensitive | None = None
     catalogue: dict[str, CommandEntry] | None = None
     deny: list[DenyRule] | None = None
     remove: Removals | None = None

@@ -21,3 +21,16 @@ def cases_judge(tmp_path_factory):
 def test_case_tables(cases_judge, name):
     found = contradictions(cases_judge, _commands(os.path.join(CASES, name)))
     assert not found, _report(found)
+
+
+def test_seed_regression_table(cases_judge):
+    """The public regression table's Bash rows (tests/data/seed-regression-cases.tsv), decoded
+    as its header says, in the same sample project."""
+    from helpers import decode
+
+    from tests.validator.test_regression_table import BASH_ROWS
+
+    commands = [decode(r["command"]).replace("{PROJECT_ROOT}", cases_judge.project)
+                .replace("{A*4000}", "a" * 4000) for r in BASH_ROWS]
+    found = contradictions(cases_judge, commands)
+    assert not found, _report(found)
