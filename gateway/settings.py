@@ -71,9 +71,12 @@ class Rule:
 class SettingsRules:
     """The ask and deny rules for Bash from every settings file, and any read errors."""
 
-    def __init__(self, rules=(), errors=()):
+    def __init__(self, rules=(), errors=(), hosts=()):
         self.rules = list(rules)
         self.errors = list(errors)
+        # the hosts the user allowed the network to reach: sandbox.network.allowedDomains
+        # and WebFetch(domain:...) allow rules (gateway.validator.network)
+        self.hosts = list(hosts)
 
     def match(self, argv, cmd_text: str, deny_only: bool = False):
         """(kind, rule text, source) of the strictest rule naming this command, or None."""
@@ -94,9 +97,29 @@ class SettingsRules:
         return found
 
 
+def _hosts(doc) -> list:
+    """The allowed hosts a settings document names (malformed entries are ignored: they
+    only ever allow less)."""
+    out = []
+    sandbox = doc.get("sandbox")
+    net = sandbox.get("network") if isinstance(sandbox, dict) else None
+    domains = net.get("allowedDomains") if isinstance(net, dict) else None
+    if isinstance(domains, list):
+        out.extend(d for d in domains if isinstance(d, str))
+    perms = doc.get("permissions")
+    allow = perms.get("allow") if isinstance(perms, dict) else None
+    if isinstance(allow, list):
+        for item in allow:
+            if isinstance(item, str) and item.startswith("WebFetch(domain:") and \
+                    item.endswith(")"):
+                out.append(item[len("WebFetch(domain:"):-1].strip())
+    return out
+
+
 def load(project_dir, env=None) -> SettingsRules:
     rules = []
     errors = []
+    hosts = []
     from gateway import configfile
 
     for path in settings_paths(project_dir, env):
@@ -116,6 +139,7 @@ def load(project_dir, env=None) -> SettingsRules:
         if not isinstance(doc, dict):
             errors.append(f"{path}: the top level is not an object")
             continue
+        hosts.extend(_hosts(doc))
         perms = doc.get("permissions", {})
         if perms is None:
             continue
@@ -133,4 +157,4 @@ def load(project_dir, env=None) -> SettingsRules:
                 item = item.strip()
                 if item == "Bash" or item.startswith("Bash("):
                     rules.append(Rule(kind, item, path))
-    return SettingsRules(rules, errors)
+    return SettingsRules(rules, errors, hosts)

@@ -71,7 +71,8 @@ class Judge:
         self.env = dict(os.environ, HOME=home, GATEWAY_AUDIT_LOG="off",
                         GATEWAY_USER_RULES=os.path.join(home, "no-rules.yaml"),
                         GATEWAY_CACHE_DIR=os.path.join(root, "cache"),
-                        GATEWAY_EARLY_ALLOW="1", CLAUDE_CONFIG_DIR=os.path.join(home, ".claude"))
+                        GATEWAY_EARLY_ALLOW="1", CLAUDE_CONFIG_DIR=os.path.join(home, ".claude"),
+                        SHELL="/bin/bash")
         for k in ("CLAUDE_PROJECT_DIR", "CDPATH"):
             self.env.pop(k, None)
 

@@ -312,7 +312,11 @@ def _bash_judged(req, state):
              + ("every file it reads is known, no secret among them"
                 if exposure.decision is ALLOW
                 else f"it may read a secret ({exposure.code}: {exposure.message})"))
-    effects = analyze(command, req.cwd, policy=policy)
+    from gateway.validator import usershell
+
+    # the client's zsh: its clobbering redirections write the file bash would not (`>!`)
+    effects = analyze(usershell.as_bash(command) if usershell.is_zsh(req.env) else command,
+                      req.cwd, policy=policy)
     surface = files.Surface(req.roots, policy, req.env)
     autorun = None
     tree_ask = None
@@ -372,5 +376,8 @@ def _bash_judged(req, state):
                        f"({surface_write.code}: {surface_write.message})",
                        rule=surface_write.rule or surface_write.code)
     if exposure.decision is not ALLOW:
+        if exposure.code == "GW505":
+            # URLs are network (gateway.validator.network): a host the user has not allowed
+            return req.ask("guard:network", "GW851", exposure.message, rule=exposure.rule)
         return reads.bash_exposure(req, exposure)
     return reads.early_allow(req, core) or req.passed()

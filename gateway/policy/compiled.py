@@ -204,6 +204,7 @@ class Policy:
         self.secret_backup_suffixes = tuple(secrets.get("backup_suffixes", ()))
         self.protected_paths = tuple(data["protected_paths"])
         self.autorun = tuple(data.get("autorun", ()))
+        self.remote_arguments = data.get("remote_arguments") or {}
         client = data.get("client_sensitive") or {}
         self.client_dirs = frozenset(d.lower() for d in client.get("directories", ()))
         self.client_names = frozenset(n.lower() for n in client.get("names", ()))

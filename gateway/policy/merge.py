@@ -21,6 +21,8 @@ _LOOSENING = {
     "floors": "changes the security floors",
     "remove": "removes entries",
     "effects": "changes what commands are known to write",
+    "remote_arguments": "changes which arguments are known to reach the network",
+    "client_sensitive": "changes which files the client protects",
 }
 
 
@@ -44,6 +46,7 @@ def empty() -> dict:
         "protected_paths": [],
         "autorun": [],
         "client_sensitive": {"directories": [], "names": [], "paths": []},
+        "remote_arguments": {},
         "catalogue": {},
         "deny": [],
         "effects": {"programs": {}, "runners": {}, "shells": [], "interpreters": [],
@@ -156,6 +159,11 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
                m.provenance)
     if model.autorun is not None:
         _union(p["autorun"], model.autorun, "autorun", origin, m.provenance)
+    if model.remote_arguments is not None:
+        for name, entry in model.remote_arguments.items():
+            key = " ".join(name.split())
+            p["remote_arguments"][key] = entry.model_dump()
+            m.provenance[f"remote_arguments:{key}"] = origin
     if model.client_sensitive is not None:
         for key in ("directories", "names", "paths"):
             _union(p["client_sensitive"][key], getattr(model.client_sensitive, key),

@@ -501,6 +501,15 @@ class ClientSensitive(_Strict):
         return v
 
 
+class RemoteArguments(_Strict):
+    """How a tool's arguments reach the network (gateway.validator.network): the kind its
+    arguments are read as, the options whose value is a URL, its own default hosts."""
+
+    arguments: Literal["url", "package", "requirement", "module", "remote", "none"] = "none"
+    flags: list[str] = []
+    hosts: list[str] = []
+
+
 class Floors(_Strict):
     always_ask: list[str] = []
     subcommand_ask: list[str] = []
@@ -537,6 +546,7 @@ class RulesFile(BaseModel):
     protected_paths: list[str] | None = None
     autorun: list[str] | None = None
     client_sensitive: ClientSensitive | None = None
+    remote_arguments: dict[str, RemoteArguments] | None = None
     catalogue: dict[str, CommandEntry] | None = None
     deny: list[DenyRule] | None = None
     remove: Removals | None = None

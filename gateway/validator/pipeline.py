@@ -17,11 +17,13 @@ from gateway.validator import (
     phase2_syntax,
     phase3_parse,
     phase_s0_null,
+    usershell,
 )
 from gateway.validator.context import Context
 
-WHOLE_COMMAND_PHASES = (phase_s0_null, phase1_chars, phase1_5_suffix, phase2_syntax,
-                        phase3_parse)
+# usershell: the client runs zsh, and the command means something else there (GW785)
+WHOLE_COMMAND_PHASES = (phase_s0_null, phase1_chars, phase1_5_suffix, usershell,
+                        phase2_syntax, phase3_parse)
 #: Commands up to this length are parsed for the deny rules even when an earlier phase
 #: refused them (too long for limits.max_command_length, a control character...): padding a
 #: catastrophic command, or a layer lowering the limit, must not turn deny into ask. Fixed

@@ -208,6 +208,14 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
     args = phase7c_arguments.run(ctx, lname, argv, cwd)
     if args.verdict is not None:
         return args.verdict
+    if lname in ctx.policy.remote_arguments or any(
+            k.startswith(lname + " ") for k in ctx.policy.remote_arguments):
+        # URLs are network: an explicit URL or remote to a host not allowed (network.py)
+        from gateway.validator import network
+
+        verdict = network.check(ctx, [lname] + list(argv[1:]))
+        if verdict is not None:
+            return verdict
     if lname == "git" and getattr(ctx, "relied", None) is not None:
         # where git finds its repository and configuration (state_model)
         from gateway.validator import state_model

@@ -94,6 +94,9 @@ def analysis(ctx):
     if effects is None:
         from gateway.guards.effects import analyze
 
-        effects = ctx.__dict__["_effects"] = analyze(ctx.text, ctx.cwd, home=ctx.home,
+        from gateway.validator import usershell
+
+        text = usershell.as_bash(ctx.text) if usershell.is_zsh(ctx.env) else ctx.text
+        effects = ctx.__dict__["_effects"] = analyze(text, ctx.cwd, home=ctx.home,
                                                      policy=ctx.policy)
     return effects

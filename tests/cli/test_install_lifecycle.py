@@ -113,7 +113,8 @@ def test_doctor_reports_a_missing_or_changed_lifecycle_registration(project):
             "gateway install") in fails
     warns = [c.title for c in checks if c.status == "warn"]
     assert any(w.startswith("SessionStart in project ") and
-               w.endswith("has matcher 'startup'; the gateway registers 'compact|resume'")
+               w.endswith("has matcher 'startup'; the gateway registers "
+                          "'startup|resume|clear|compact'")
                for w in warns), warns
 
 
