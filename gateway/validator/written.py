@@ -93,7 +93,6 @@ def analysis(ctx):
     effects = ctx.__dict__.get("_effects")
     if effects is None:
         from gateway.guards.effects import analyze
-
         from gateway.validator import usershell
 
         text = usershell.as_bash(ctx.text) if usershell.is_zsh(ctx.env) else ctx.text
