@@ -125,13 +125,17 @@ CODES = {
               "`source .venv/bin/activate` (or `. venv/bin/activate`, any of project_bin_dirs "
               "at the project root): the project's virtual environment, a regular file whose "
               "real path is in the project, and the programs it puts first on PATH are judged "
-              "by their names as project_bin_dirs says. As the last command of the line only "
-              "(GW307).", "source .venv/bin/activate"),
+              "by their names as project_bin_dirs says; so are the commands after it on the "
+              "same line (`source .venv/bin/activate && pytest -q` is `.venv/bin/pytest -q`).",
+              "source .venv/bin/activate"),
     "GW307": ("3", "ask", "sourced file before other commands",
-              "`source FILE` runs FILE in the shell of the commands after it, which it may "
-              "change (directory, functions, aliases, variables): they are judged as if it "
-              "had not run, so a source that would be allowed asks unless it is the last "
-              "command of the line.", "source scripts/env.sh && cat key.pem"),
+              "`source FILE` (other than the project's venv activation, GW306) runs FILE in "
+              "the shell of the commands after it, which it may change (directory, functions, "
+              "aliases, variables): they are judged as if it had not run, so a source that "
+              "would be allowed asks unless it is the last command of the line. What it sets "
+              "lasts only for that line (every Bash call starts a new shell): running it "
+              "first, in a call of its own, does not help.",
+              "source scripts/env.sh && cat key.pem"),
     # --- Phase 4: interpreter flags ---------------------------------------------------------
     "GW401": ("4", "ask", "dangerous interpreter flag",
               "The flag makes the interpreter run code from the command line (-c, -e, -m, -r, "
@@ -262,6 +266,14 @@ CODES = {
               "file is elsewhere too, perhaps outside the project) asks. In default and plan "
               "mode every output redirection asks (GW213).",
               "echo x > /dev/stderr   (permission_mode acceptEdits)"),
+    "GW715": ("7C", "ask", "xargs input not reproduced",
+              "`P | xargs CMD ARGS` is judged as CMD ARGS with the names P prints appended, "
+              "when the gateway can list them: P is `git ls-files` (git is asked) or a "
+              "`find` that only tests and prints (its tree is listed), through line filters "
+              "(sort, uniq, head, tail, grep). Another producer, an xargs option that changes "
+              "the command line (-I, -a, -d, -E), a name that xargs would split or that starts "
+              "with '-', or too many names asks.",
+              "cat list.txt | xargs rm"),
     "GW730": ("2", "ask", "a glob matches a name read as an option",
               "A glob or brace in an argument is expanded against the file system as bash "
               "expands it (in every directory the command may run in, with every shell option "

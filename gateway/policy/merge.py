@@ -141,6 +141,11 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
         for name, w in model.wrappers.items():
             if name in p["wrappers"] and not trusted:
                 continue  # a project layer may add wrappers, not redefine them
+            if w.transparent and not trusted:
+                errors.append(f"{where('wrappers')}.{name}: a {layer} layer cannot make a "
+                              "wrapper transparent (its command would be judged as the one "
+                              "it runs); put it in the user layer instead")
+                continue
             p["wrappers"][name] = w.model_dump()
             m.provenance[f"wrappers:{name}"] = origin
     if model.floors is not None:

@@ -100,6 +100,10 @@ class Wrapper(_Strict):
     runner: bool = False
     # its arguments are joined by spaces and run as shell code (eval, watch)
     joined: bool = False
+    # it changes nothing a decision depends on (timeout, nice): the line is judged as the
+    # command it runs, its own options limited to safe_flags (gateway/validator/wrapped.py)
+    transparent: bool = False
+    safe_flags: list[str] = []
 
     _v = field_validator("value_flags")(lambda cls, v: _check_flags(v))
 

@@ -139,6 +139,17 @@ def _loops(ctx, deny_only):
                    f"{verdict.message} (in the loop, unrolled: {what})")
 
 
+def _feeders(pipeline, n):
+    """The commands before the n-th of a pipeline whose output reaches it through plain
+    `|` (nearest last); None when its input is not a pipe, or `|&` mixes in errors."""
+    if n == 0:
+        return None
+    pipes = getattr(pipeline, "pipes", None) or ()
+    if len(pipes) < n or any(p != "|" for p in pipes[:n]):
+        return None
+    return list(pipeline.commands[:n])
+
+
 def _inside(ctx, cwd) -> bool:
     return resolve(".", cwd, ctx.roots).status == "inside"
 
@@ -173,9 +184,11 @@ def _segments(ctx) -> Verdict:
             ctx.git_changed = True
         if state is not None:
             state.enter(pipeline.commands, cwds)
-        for cmd in pipeline.commands:
+        for n, cmd in enumerate(pipeline.commands):
             count += 1
             k += 1
+            # what feeds this command's standard input through `|` (gateway.validator.xargs)
+            ctx.pipe_feeders = _feeders(pipeline, n)
             for cwd in cwds:
                 if state is not None:
                     state.begin(cmd)
