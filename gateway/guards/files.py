@@ -130,7 +130,8 @@ class Surface:
         self.roots = roots
         self.policy = policy
         self.home = posixpath.normpath(os.path.expanduser("~"))
-        self.gateway_paths = own_paths(roots, env)
+        # the validator's roots carry the request's environment and keep the list once
+        self.gateway_paths = roots.own() if roots.env is env else own_paths(roots, env)
         config = env.get("CLAUDE_CONFIG_DIR")
         self.claude_config = posixpath.normpath(config) if config and config.startswith("/") \
             else None

@@ -205,6 +205,9 @@ class Policy:
         self.protected_paths = tuple(data["protected_paths"])
         self.autorun = tuple(data.get("autorun", ()))
         self.remote_arguments = data.get("remote_arguments") or {}
+        inputs = data.get("state_inputs") or {}
+        self.state_input_names = tuple(inputs.get("names", ()))
+        self.state_input_tools = inputs.get("tools") or {}
         client = data.get("client_sensitive") or {}
         self.client_dirs = frozenset(d.lower() for d in client.get("directories", ()))
         self.client_names = frozenset(n.lower() for n in client.get("names", ()))

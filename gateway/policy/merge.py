@@ -47,6 +47,7 @@ def empty() -> dict:
         "autorun": [],
         "client_sensitive": {"directories": [], "names": [], "paths": []},
         "remote_arguments": {},
+        "state_inputs": {"names": [], "tools": {}},
         "catalogue": {},
         "deny": [],
         "effects": {"programs": {}, "runners": {}, "shells": [], "interpreters": [],
@@ -164,6 +165,13 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
                m.provenance)
     if model.autorun is not None:
         _union(p["autorun"], model.autorun, "autorun", origin, m.provenance)
+    if model.state_inputs is not None:
+        _union(p["state_inputs"]["names"], model.state_inputs.names, "state_inputs.names",
+               origin, m.provenance)
+        for tool, globs in model.state_inputs.tools.items():
+            key = " ".join(tool.split())
+            _union(p["state_inputs"]["tools"].setdefault(key, []), globs,
+                   f"state_inputs.tools.{key}", origin, m.provenance)
     if model.remote_arguments is not None:
         for name, entry in model.remote_arguments.items():
             key = " ".join(name.split())

@@ -514,6 +514,16 @@ class RemoteArguments(_Strict):
     hosts: list[str] = []
 
 
+class StateInputs(_Strict):
+    """What the project's tools read besides the files they are given (gateway.validator.
+    state_model): an earlier part of the same command writing one of `names` (base-name
+    globs) makes a later tool run ask; `tools` adds globs for one tool (`go generate` reads
+    the directives in *.go files)."""
+
+    names: list[str] = []
+    tools: dict[str, list[str]] = {}
+
+
 class Floors(_Strict):
     always_ask: list[str] = []
     subcommand_ask: list[str] = []
@@ -551,6 +561,7 @@ class RulesFile(BaseModel):
     autorun: list[str] | None = None
     client_sensitive: ClientSensitive | None = None
     remote_arguments: dict[str, RemoteArguments] | None = None
+    state_inputs: StateInputs | None = None
     catalogue: dict[str, CommandEntry] | None = None
     deny: list[DenyRule] | None = None
     remove: Removals | None = None

@@ -277,7 +277,8 @@ class _State:
         for e in effs:
             for w in e.writes:
                 rel.paths.extend((w.target, p, p) for p in w.paths)
-        asked = self.model.judge(self.ctx, self.earlier(cmd), rel, unknown, verdict)
+        words = [w.value for w in cmd.words if w.literal]
+        asked = self.model.judge(self.ctx, self.earlier(cmd), rel, unknown, verdict, words)
         return asked or verdict
 
     def leave(self, cmds):

@@ -133,11 +133,28 @@ class Earlier:
                     return w, p
         return None
 
-    def any_write(self):
-        """The first earlier write that is not only a new directory, or None."""
+    def input_write(self, ctx, words):
+        """The first earlier write of something a tool reads besides its arguments (the
+        rules' state_inputs; anything below a containment directory, the project's own
+        scripts), or None. `words`: the later segment's words (its tool's own globs)."""
+        from gateway.paths import fnmatchcase
+
+        globs = list(getattr(ctx.policy, "state_input_names", ()))
+        tools = getattr(ctx.policy, "state_input_tools", {}) or {}
+        name = " ".join(w.rsplit("/", 1)[-1] for w in words[:2])
+        globs += tools.get(name, []) + tools.get(name.split(" ")[0], [])
+        contained = [f"{root}/{d}" for root in (ctx.roots.project, ctx.roots.project_real)
+                     for d in ctx.policy.containment_dirs]
         for w in self.writes:
-            if not (w.via.startswith("mkdir") or w.via == "install -d"):
-                return w, w.paths[0]
+            if w.via.startswith("mkdir") or w.via == "install -d":
+                continue
+            for p in w.paths:
+                base = p.rsplit("/", 1)[-1]
+                if any(fnmatchcase(base, g) for g in globs) or any(
+                        is_within(p, c) or (w.tree and is_within(c, p)) for c in contained):
+                    return w, p
+                if w.tree and not base:
+                    return w, p
         return None
 
 
@@ -190,10 +207,10 @@ def note_globs(ctx, words, cwd):
 
 # --- judgement ---------------------------------------------------------------------------------
 
-def judge(ctx, earlier, rel, unknown, verdict):
+def judge(ctx, earlier, rel, unknown, verdict, words=()):
     """The ask for a segment (judged `verdict`; `unknown`: why the effects analysis cannot
-    follow what it does, as for code it runs) that relies on what `earlier` segments
-    change, or None."""
+    follow what it does, as for code it runs; `words`: its words) that relies on what
+    `earlier` segments change, or None."""
     from gateway.decision import ALLOW
 
     if verdict.decision is not ALLOW or not earlier:
@@ -208,11 +225,10 @@ def judge(ctx, earlier, rel, unknown, verdict):
     if unknown:
         # it runs code (the project's, a tool's) that reads the project's files and
         # configuration: judged as they are now, not as the earlier parts leave them
-        hit = earlier.any_write()
+        hit = earlier.input_write(ctx, list(words))
         if hit is not None:
-            return _ask(ctx, "it runs code that reads the project's files and configuration "
-                        f"({unknown[0]}), and an earlier part of the command "
-                        "changes them", hit)
+            return _ask(ctx, "it runs code that reads the project's configuration and scripts "
+                        f"({unknown[0]}), and an earlier part of the command changes them", hit)
         if earlier.unfollowed:
             return _unfollowed(ctx, "it runs code that reads the project's files", earlier)
     for cand, lex, real in rel.paths:

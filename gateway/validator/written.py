@@ -18,6 +18,8 @@ def run(ctx):
     from gateway.guards import files, writejudge
 
     effects = analysis(ctx)
+    if not (effects.writes or effects.surface_ops):
+        return None
     surface = files.Surface(ctx.roots, ctx.policy, ctx.env)
     found = writejudge.findings(effects, surface, ctx.cwd, ctx.project)
     if effects.surface_ops and not found:

@@ -34,3 +34,19 @@ def test_seed_regression_table(cases_judge):
                 .replace("{A*4000}", "a" * 4000) for r in BASH_ROWS]
     found = contradictions(cases_judge, commands)
     assert not found, _report(found)
+
+
+def test_composed_table(tmp_path_factory):
+    """tests/data/composed.tsv (issue 28: evolving state, trusted code, derived names, files
+    that run later) in a repository whose HEAD holds the scripts: the hooks agree."""
+    from helpers import DATA, decode, make_committed_project
+
+    from benchmarks.everyday.run import Judge
+
+    root = tmp_path_factory.mktemp("agreement-composed")
+    judge = Judge(str(root), project=make_committed_project(root / "proj"))
+    with open(os.path.join(DATA, "composed.tsv"), encoding="utf-8") as fh:
+        commands = [decode(line.split("\t")[0]) for line in fh
+                    if line.strip() and not line.startswith("#")]
+    found = contradictions(judge, commands)
+    assert not found, _report(found)
