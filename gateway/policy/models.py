@@ -510,6 +510,9 @@ class RemoteArguments(_Strict):
     arguments are read as, the options whose value is a URL, its own default hosts."""
 
     arguments: Literal["url", "package", "requirement", "module", "remote", "none"] = "none"
+    # which of its non-option words (after the subcommand, from 0) are read that way; none
+    # given: every one (`npx PKG ARGS...`: only the first; `git fetch REMOTE REFSPEC...`)
+    positions: list[int] | None = None
     flags: list[str] = []
     hosts: list[str] = []
 

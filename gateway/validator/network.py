@@ -121,11 +121,13 @@ def targets(policy, argv):
         return []
     key, entry, skip = found
     kind = entry.get("arguments", "none")
+    positions = entry.get("positions")
     flags = set(entry.get("flags", ()))
     own = {h.lower() for h in entry.get("hosts", ())}
     out = []
     words = argv[1:]
     seen_sub = 0
+    index = 0
     i = 0
     while i < len(words):
         w = words[i]
@@ -146,7 +148,9 @@ def targets(policy, argv):
         if seen_sub < skip:
             seen_sub += 1
             continue
-        out.extend(remotes(kind, w))
+        index += 1
+        if positions is None or index - 1 in positions:
+            out.extend(remotes(kind, w))
     return [(h, why) for h, why in out if h == "" or h not in own]
 
 

@@ -49,7 +49,7 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
             if prot:
                 return ctx.ask(PHASE, "GW504", f"{cand!r} is or holds part of the agent's "
                                f"permission surface ({prot})", rule=f"protected_paths:{prot}")
-            if not ctx.exposure:
+            if not ctx.exposure and res.status == "inside":
                 from gateway.clientfiles import sensitive
 
                 hit = sensitive(res.lex, pol) or sensitive(res.real, pol)

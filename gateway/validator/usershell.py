@@ -12,7 +12,8 @@ The client's zsh runs with zsh's default options but `bare_glob_qual`, `equals` 
 in the user's .zshenv, .zprofile or .zshrc does not reach it). Where that zsh reads a command
 otherwise than the bash reading the gateway judges, the command asks (GW785):
 
-* `>!`, `>>!`, `&>!` clobber the file (bash writes a file named `!`); `>|` (both);
+* `>!`, `>>!`, `&>!` clobber the file (bash writes a file named `!`), `>>|` (`>|` means the
+  same in both);
 * `=(...)` runs a command into a temporary file;
 * `<1-9>`, `<->` are numeric globs (bash: a redirection);
 * `$=x`, `$~x`, `$^x`, `$+x`, `$#x`, `${(flags)x}`, `${=x}`, `${~x}`, `${^x}`, `${+x}`, a
@@ -164,8 +165,8 @@ def zsh_construct(text):
             j = i + 1
             while j < n and text[j] == ">":
                 j += 1
-            if j < n and text[j] in "!|":
-                return text[i:j + 1]
+            if j < n and (text[j] == "!" or (text[j] == "|" and j > i + 1)):
+                return text[i:j + 1]  # >! >>! >>| (`>|` means the same in both)
             i = j
             continue
         if c == "<":

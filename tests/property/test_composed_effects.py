@@ -151,13 +151,14 @@ def test_write_then_run_is_never_allowed(template, writer, runner, target, join,
 
 CONFIGS = {
     "pytest -q src": ["pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "conftest.py",
-                      "src/conftest.py", "src/test_x.py"],
+                      "src/conftest.py", "src/x.pth"],
     "make": ["Makefile", "GNUmakefile", "makefile"],
     "npm test": ["package.json", ".npmrc"],
     "ruff check src": ["ruff.toml", ".ruff.toml", "pyproject.toml"],
     "mypy src": ["mypy.ini", "setup.cfg", "pyproject.toml"],
     "python3 -m pytest -q src": ["pytest.ini", "conftest.py"],
-    "bash scripts/run.sh": ["src/app.py", "a.txt"],
+    # a trusted script may run the project's other scripts: anything below scripts/
+    "bash scripts/run.sh": ["scripts/lib.sh", "scripts/sub/x.py", "Makefile"],
 }
 CONFIG_WRITERS = ["printf 'x\\n' > {f}", "echo x >> {f}", "cp a.txt {f}", "echo x | tee {f}",
                   "sed -i s/x/y/ {f}", "touch {f}", "mkdir -p d && cp a.txt {f}"]
