@@ -198,6 +198,19 @@ CODES = {
               "secrets, a probe that failed or took longer than 2 s.",
               "grep -r -f - .   (with .env in the project)"),
     # --- Phase 6: containment -----------------------------------------------------------------
+    "GW510": ("5", "ask", "a file read holds a credential",
+              "A file the command reads has a name that decides nothing, but its content holds "
+              "a credential: detect-secrets (with the plugins of secrets.content in the "
+              "rules) found one, an AWS key in deploy/settings.ini, a password assignment in "
+              "a YAML file, a private key block. The verdict is kept by the file's identity "
+              "(device, inode, size, modification and change time), so an unchanged file is "
+              "scanned once.", "head -3 deploy/settings.ini   (aws_secret_access_key = ...)"),
+    "GW511": ("5", "ask", "a file read could not be checked for credentials in time",
+              "A file the command reads is bigger than secrets.content.max_bytes, or the "
+              "scanner did not finish within secrets.content.timeout_ms (it goes on in the "
+              "background: the same command a moment later finds its verdict), or the "
+              "scanner's cache is not a directory of yours that nobody else can write.",
+              "cat huge.log   (over 2 MiB)"),
     "GW600": ("6", "allow", "contained script",
               "An interpreter with safe flags (or direct execution) runs a script under the "
               "project's own scripts/ or .claude/hooks/ directory.", "python3 scripts/foo.py"),
@@ -550,10 +563,15 @@ CODES = {
               ".git/config. No tool may write it, and no tree containing it may be removed "
               "or moved.",
               "Write .claude/settings.local.json"),
-    "GW833": ("guard:files", "deny", "write to a secret",
-              "The path is a secret: .env files (not templates such as .env.example), private "
-              "keys (*.pem, *.key, *id_rsa*, *id_ed25519*), .ssh/, credential and token files "
-              "(see secrets in the rules).", "Write .env"),
+    "GW833": ("guard:files", "ask", "write to a secret",
+              "The path is a secret by its name (gateway.secrets.names): an env file in any "
+              "spelling (.env, .env.local, .env-prod, prod.env, env.local, .envrc; not "
+              "templates such as .env.example), private keys (*.pem, *.key, *id_rsa*), .ssh/, "
+              "credential and token files (see secrets in the rules). Writing, creating, "
+              "copying over, changing the mode of or removing one asks, by any tool and in "
+              "every mode: setting up your own .env (cp .env.example .env, echo 'DEBUG=1' >> "
+              ".env, chmod 600 .env) is yours to approve, never refused. (Before issue 24 "
+              "this code was a deny.)", "cp .env.example .env"),
     "GW834": ("guard:files", "deny", "write to a gateway-maintained state file",
               "breezing-session-roles.json and gateway-breezing-phase.json are written only by "
               "the gateway (role registration, `gateway breezing phase`, `gateway state "
@@ -594,6 +612,15 @@ CODES = {
               "file. PermissionRequest asks for it too, but the client may run a command "
               "without PermissionRequest (auto mode's classifier), so PreToolUse asks.",
               "pytest --junitxml=.git/hooks/pre-commit tests"),
+    "GW839": ("guard:files", "ask", "write to the repository's own data or a plain git "
+              "setting",
+              "The command writes below .git/ where git keeps data, not code: the index, "
+              "refs, objects, logs, lock files (rm .git/index.lock after a crashed git), or "
+              "sets a plain value in git's configuration (git config user.name bob: the "
+              "rules' plain_keys, values git never runs or follows to code). A human may "
+              "approve it; .git/config with any other key, .git/hooks/, a submodule's or "
+              "worktree's config and hooks stay denied (GW832/GW835).",
+              "rm .git/index.lock"),
     "GW840": ("guard:reads", "ask", "what the command reads cannot be known",
               "The command may read a secret and the gateway cannot prove it does not: an "
               "unknown program, code given on the command line, an expansion whose value is "
@@ -601,7 +628,8 @@ CODES = {
               "of these by itself (read-only forms, auto mode, allow rules), so the hook asks. "
               "The bracket gives the validator's own reason.", "python3 -c \"print(1)\""),
     "GW841": ("guard:reads", "ask", "a file tool reads a secret",
-              "Read (or an MCP tool with a path argument) names a secret file: .env files, "
+              "Read (or an MCP tool with a path argument) names a secret file, or one whose "
+              "content holds a credential (detect-secrets, gateway.secrets.content): .env files, "
               "private keys, credential and token files, anything under .ssh/ or .aws/ (see "
               "secrets in the rules), as written or through a symlink. The client reads files "
               "inside the project without asking; the hook asks.", "Read .env"),
@@ -611,6 +639,19 @@ CODES = {
               "big, unreadable). .gitignore is not modelled: a secret git ignores is still "
               "counted. Narrow the search with a glob such as *.py or a type such as py.",
               "Grep KEY   (path: the project, which holds .env)"),
+    "GW843": ("guard:files", "ask", "a symbolic link to a protected path",
+              "The command makes symbolic links and nothing else, and one points to a "
+              "protected path or a tree that holds one (ln -s ~ homelink: the home holds "
+              "~/.claude/settings.json). Nothing is written through the link by this command, "
+              "and every later write through it is judged at its real target, so a human may "
+              "approve it. A command that also writes (ln -s ~ h && echo x > h/.bashrc) and "
+              "a hard link to a protected file stay denied (GW835).", "ln -s ~ homelink"),
+    "GW844": ("guard:reads", "ask", "a file tool reads a file that could not be checked",
+              "Read (or an MCP tool that reads) a file whose name decides nothing and whose "
+              "content could not be scanned in time: bigger than secrets.content.max_bytes, "
+              "or the scanner was not done within secrets.content.timeout_ms (it goes on in "
+              "the background; the same call a moment later finds its verdict). GW841 when "
+              "the scanner found a credential.", "Read huge.log"),
     "GW850": ("guard:files", "ask", "a memory file gets an import of a secret or an outside file",
               "A Write, Edit or MultiEdit of a memory file (CLAUDE.md, CLAUDE.local.md, "
               ".claude/rules/*.md, ~/.claude/CLAUDE.md) adds an `@path` import of a secret or "

@@ -154,7 +154,7 @@ def _file_tool(req, state, record):
                 return verdict
             pending = pending or verdict
     if pending is not None:
-        return pending
+        return _again(req, pending)
     verdict = _memory_import(req, target)
     if verdict is not None:
         return verdict
@@ -237,9 +237,10 @@ def _file_target(req, state, target):
     surface = files.Surface(req.roots, req.policy, req.env)
     hit = surface.check(target.lex, target.real)
     autorun = None
-    if hit and hit[0] == files.AUTORUN_CODE:
+    if hit and hit[0] in files.ASK_CODES:
         autorun = req.ask("guard:files", hit[0], f"{req.tool} writes {target.raw!r}: "
-                          f"{hit[2]} ({hit[1]})", rule=f"autorun:{hit[1]}")
+                          f"{hit[2]} ({hit[1]})",
+                          rule=f"{'autorun' if hit[0] == files.AUTORUN_CODE else 'protected'}:{hit[1]}")
     elif hit:
         code, rule, what = hit
         hint = (" Use `gateway state clean` or the workflow's own steps" if code == "GW834"
@@ -252,6 +253,12 @@ def _file_target(req, state, target):
             or codex.check_write(req, state, target)
             or role.check_write(req, state, target)
             or autorun)
+
+
+def _again(req, verdict):
+    """An ask decided earlier, returned after other checks ran: its step closes the trace."""
+    req.step(verdict.phase, "ask", verdict.code, verdict.message)
+    return verdict
 
 
 #: The validator's reasons that name a write to the permission surface or to a file that
@@ -324,11 +331,18 @@ def _bash_judged(req, state):
 
     for f in writejudge.findings(effects, surface, req.cwd, req.project):
         w, p, hit = f.write, f.path, f.hit
-        if f.kind == writejudge.AUTORUN:
+        where = ("in a directory that cannot be known, which may be " if f.unknown_dir
+                 else "")
+        if f.kind == writejudge.ASKED:
             if autorun is None:
-                autorun = req.ask("guard:files", files.AUTORUN_CODE, f"{w.via} writes "
-                                  f"{w.target!r} ({p}): {hit[2]} ({hit[1]})",
-                                  rule=f"autorun:{hit[1]}")
+                autorun = req.ask("guard:files", hit[0], f"{w.via} writes {w.target!r} "
+                                  + where + f"({p}): {hit[2]} ({hit[1]})",
+                                  rule=f"{'autorun' if hit[0] == files.AUTORUN_CODE else 'protected'}:{hit[1]}")
+        elif f.kind == writejudge.ASKED_BELOW:
+            if autorun is None:
+                autorun = req.ask("guard:files", hit[0], f"{w.via} writes {w.target!r} "
+                                  f"({p}), which holds {hit[1]}: {hit[2]}",
+                                  rule=f"protected:{hit[1]}")
         elif f.kind == writejudge.FILTERED:
             what = ("more than it can look at" if hit is files.UNKNOWN
                     else f"{hit[1]}: {hit[2]}")
@@ -341,8 +355,7 @@ def _bash_judged(req, state):
         else:
             code, rule, what = hit
             return req.deny("guard:files", "GW835", f"{w.via} writes {w.target!r} "
-                            + ("in a directory that cannot be known, which may be "
-                               if f.unknown_dir else "") + f"({p}): {what} ({rule}) [{code}]",
+                            + where + f"({p}): {what} ({rule}) [{code}]",
                             rule=f"protected:{rule}")
     if effects.surface_ops:
         return req.deny("guard:files", "GW835", effects.surface_ops[0],
@@ -356,7 +369,7 @@ def _bash_judged(req, state):
     if verdict is not None:
         return verdict
     if autorun is not None:
-        return autorun
+        return _again(req, autorun)
     from gateway import memory
 
     why = memory.bash_concern(effects, command, req.roots, policy,

@@ -3,12 +3,14 @@ only: the hooks wait here).
 
 Why not polling. The stores' locks (``store.FileLock``) used to be taken with ``LOCK_NB`` in a
 loop that slept 1, 2, 4 ... 50 ms between tries. With 250 hook processes on one project and
-two cores, every waiter woke up to try, the holder was preempted by them, the lock sat free
-between polls and was taken by whoever happened to poll, not by who had waited longest: 41 of
-250 registrations waited more than the 5 s bound and were refused. Here a waiter sleeps in
+two cores, every waiter woke up to try again (up to 20 times a second each) and the lock
+went to whoever happened to poll, not to who had waited longest; 41 to 88 of 250
+registrations waited more than the 5 s bound and were refused. Here a waiter sleeps in
 ``flock`` itself: the kernel wakes it when the lock is released and queues blocked waiters
-behind each other, so no CPU is spent waiting, the lock is handed on at once, and the order
-is close to first come, first served.
+behind each other: no CPU is spent waiting, and the order is closer to the order of arrival.
+(The time until everyone has had the lock is about the same: on overloaded cores a woken
+waiter must first be scheduled. What shortened it is less work under the lock; what ended
+the refusals is a bound that fits the hook's timeout: docs/performance.md.)
 
 How the wait is bounded: ``flock`` has no timeout, so an interval timer (``SIGALRM``, as
 util-linux's ``flock -w`` does it) interrupts it at the deadline. That needs the main thread

@@ -11,8 +11,8 @@ Everything that touches a state file on disk goes through it:
 * ``FileLock``: ``fcntl.flock`` on a separate hidden lock file ``.<name>.lock`` next to the target.
   flock locks die with their process, so a crashed holder never leaves a stale lock behind (stale
   recovery is inherent). A waiter sleeps in ``flock`` until the lock is released
-  (``gateway.state.lockwait``: bounded, first come first served, a hook never past its own
-  timeout); a lock held too long by a *live* process raises ``StateLocked`` at the bound,
+  (``gateway.state.lockwait``: bounded, in about the order of arrival, a hook never past its
+  own timeout); a lock held too long by a *live* process raises ``StateLocked`` at the bound,
   naming the holder pid recorded in the lock file. Exclusive for writers, shared for
   JSONL readers. Re-entrant per thread (a nested ``FileLock`` on the same path is a no-op).
   Lock files are never deleted (deleting flock files races); they are hidden and tiny.
@@ -267,8 +267,8 @@ class FileLock:
     Locks ``path`` through ``lock_path_for(path)`` with ``flock``, waiting asleep in the kernel
     (``gateway.state.lockwait``). Raises ``StateLocked`` after ``timeout`` seconds
     (``timeout=0`` tries once; ``GATEWAY_LOCK_WAIT`` overrides it; a hook process stops
-    waiting in time to answer before Claude Code's hook timeout). The exclusive holder writes ``"<pid> <epoch>"``
-    into the lock file so a waiter that times out can name it. Re-entrant within one thread;
+    waiting in time to answer before Claude Code's hook timeout). The exclusive holder writes
+    ``"<pid> <epoch>"`` into the lock file so a waiter that times out can name it. Re-entrant within one thread;
     asking for exclusive while holding shared raises ``RuntimeError`` (that would self-deadlock).
     """
 

@@ -188,7 +188,10 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
     lname = name.name
     wrapper = ctx.policy.wrappers.get(lname)
     if wrapper is not None:
-        return _wrapped(ctx, lname, argv, wrapper, cwd, text, depth)
+        # the shell opens the line's input redirections before the wrapper runs: they are
+        # read whatever the wrapper then runs (`nice cat < .env` reads .env)
+        verdict = phase5_paths.run(ctx, inputs, cwd) if inputs else None
+        return verdict or _wrapped(ctx, lname, argv, wrapper, cwd, text, depth)
     if lname in ctx.policy.shell_builtins:
         return ctx.ask("3", "GW304", f"{lname} runs the code it is given",
                        rule=f"shell_builtins:{lname}")

@@ -22,25 +22,18 @@ def run(ctx):
         return None
     surface = files.Surface(ctx.roots, ctx.policy, ctx.env)
     found = writejudge.findings(effects, surface, ctx.cwd, ctx.project)
-    if effects.surface_ops and not found:
+    denies = [f for f in found if f.kind in (writejudge.PROTECTED, writejudge.FILTERED)]
+    if effects.surface_ops and not denies:
         return ctx.ask(PHASE, "GW504", f"{effects.surface_ops[0]}",
                        rule="protected:settings")
-    for f in sorted(found, key=lambda f: f.kind != writejudge.PROTECTED):
-        if f.kind == writejudge.PROTECTED or f.kind == writejudge.FILTERED:
-            break
-    else:
-        f = None
-    if f is None:
+    if not denies:
         verdict = _client_sensitive(ctx, effects) or _memory(ctx, effects)
         if verdict is not None:
             return verdict
-    for f in sorted(found, key=lambda f: f.kind != writejudge.PROTECTED):
+    for f in denies + [f for f in found if f not in denies]:
         w, p, hit = f.write, f.path, f.hit
         where = ("in a directory that cannot be known, which may be " if f.unknown_dir
                  else "") + p
-        if f.kind == writejudge.AUTORUN:
-            return ctx.ask(PHASE, "GW780", f"{w.via} writes {w.target!r} ({where}): {hit[2]} "
-                           f"({hit[1]})", rule=f"autorun:{hit[1]}")
         if f.kind == writejudge.FILTERED:
             what = "more than it can look at" if hit is files.UNKNOWN else f"{hit[1]}: {hit[2]}"
             return ctx.ask(PHASE, "GW504", f"{w.via} changes files below {w.target!r} "
@@ -48,6 +41,9 @@ def run(ctx):
                            f"the tree holds a protected path ({what})",
                            rule=f"protected-below:{hit[1] or p}")
         code, rule, what = hit
+        if code == files.AUTORUN_CODE:
+            return ctx.ask(PHASE, "GW780", f"{w.via} writes {w.target!r} ({where}): {what} "
+                           f"({rule})", rule=f"autorun:{rule}")
         if code == "GW833":
             return ctx.ask(PHASE, "GW503", f"{w.via} writes {w.target!r} ({where}): {what} "
                            f"({rule})", rule=f"secrets:{rule}")

@@ -5,9 +5,10 @@ timeline, review result, temp file of a dead writer), the SQLite workflow databa
 saved position, the orchestrator store with a session, tasks, a run and its log -- has its
 `.claude/state`, its `agent-coord` or its whole `.claude` moved outside and replaced by a
 symbolic link. Then EVERY hook event (`gateway.hooks.runner.events()`, with the payloads that
-make it write) and EVERY CLI verb (the click tree) runs through the installed command, and
-the outside directory is compared byte for byte (names, kinds, modes, contents, link
-targets) after each of them. The lists are checked against the code: a new hook or verb
+make it write) runs as a real hook process, and EVERY CLI verb (the click tree) through
+`gateway._entry.main` (the console script's function) in one process, and the outside
+directory is compared byte for byte (names, kinds, modes, contents, link targets) after each
+of them. The lists are checked against the code: a new hook or verb
 fails `test_every_hook_event_and_cli_verb_is_exercised` until it is added here.
 
 Where a writer meets the link it refuses with the guards' sentence (GW890 for the state
@@ -30,7 +31,6 @@ from gateway.state import fast
 
 from . import harness
 
-GATEWAY = os.path.join(os.path.dirname(sys.executable), "gateway")
 SID = "planner-7682b3a8-1c2d-4e5f-8a9b-0c1d2e3f4a5b"
 RUN = "run-0d3c2b1a-9f8e-4d7c-8b6a-5f4e3d2c1b0a"
 SPEC_ID = "ed37057f-b8e2-499d-b564-505254a0c509"
@@ -77,7 +77,9 @@ def build(root) -> str:
     cs = coord.CoordStore(proj)
     cs.create_session("build the thing", session_id=SID)
     cs.add_task(SID, 1)
+    assert cs.claim_next_task("w0").id == "task-7682b3a8-1"   # a run is of a claimed task
     cs.add_task(SID, 2)
+    cs.add_task(SID, 3)
     cs.start_run("task-7682b3a8-1", "codex", run_id=RUN)
     cs.append_log(RUN, "started\n")
     return proj
@@ -224,16 +226,64 @@ def test_every_hook_event_and_cli_verb_is_exercised():
 
 # --- the runs -------------------------------------------------------------------------------
 
-def _runs(proj):
+#: Runs the CLI verbs one after the other in ONE process, each through ``gateway._entry.main``
+#: (the function the console script calls, with the verb's argv, in the project with the hooks'
+#: environment), and compares the outside directory after each: one interpreter start instead
+#: of forty keeps the test within its budget on two cores. The hooks run as real processes.
+VERBS = r"""
+import contextlib, hashlib, io, json, os, sys
+outside, runs = sys.argv[1], json.loads(sys.stdin.read())
+
+def snapshot(root):
+    out = {}
+    for d, dirs, names in os.walk(root):
+        for n in dirs + names:
+            p = os.path.join(d, n)
+            st = os.lstat(p)
+            rel = os.path.relpath(p, root)
+            if os.path.islink(p):
+                out[rel] = ["link", os.readlink(p)]
+            elif os.path.isfile(p):
+                with open(p, "rb") as fh:
+                    out[rel] = [st.st_mode, hashlib.sha256(fh.read()).hexdigest()]
+            else:
+                out[rel] = [st.st_mode, None]
+    return out
+
+from gateway._entry import main
+before = snapshot(outside)
+results = []
+for args in runs:
+    out, err = io.TextIOWrapper(io.BytesIO(), "utf-8"), io.TextIOWrapper(io.BytesIO(), "utf-8")
+    crash = None
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        except BaseException as e:
+            import traceback
+            code, crash = None, traceback.format_exc()[-1500:]
+    texts = []
+    for f in (out, err):
+        f.flush()
+        texts.append(f.buffer.getvalue().decode("utf-8", "replace"))
+    now = snapshot(outside)
+    diff = sorted(k for k in set(now) | set(before) if now.get(k) != before.get(k))
+    before = now
+    results.append({"args": args, "code": code, "stdout": texts[0], "stderr": texts[1],
+                    "crash": crash, "changed": diff})
+print(json.dumps(results))
+"""
+
+
+def _hooks(proj):
     for event, bodies in HOOKS.items():
         for body in bodies:
             payload = {"session_id": "S1", "cwd": proj, "hook_event_name": EVENT_NAMES[event],
                        **body(proj)}
-            yield f"hook {event} {json.dumps(body(proj))[:80]}", \
-                [*harness.hook_argv(event)], json.dumps(payload).encode()
-    for args_list in CLI.values():
-        for args in args_list:
-            yield " ".join(args), [GATEWAY, *args], b""
+            yield f"hook {event} {json.dumps(body(proj))[:80]}", event, \
+                json.dumps(payload).encode()
 
 
 @pytest.mark.parametrize("which", [".claude/state", "agent-coord", ".claude"])
@@ -245,37 +295,51 @@ def test_nothing_outside_the_project_changes(tmp_path, which):
     before = snapshot(outside)
     changed, crashed = [], []
     answers = {}
-    for what, argv, stdin in _runs(proj):
-        p = subprocess.run(argv, input=stdin, env=env, cwd=proj, capture_output=True,
-                           timeout=120)
-        answers[what] = p
-        err = p.stderr.decode("utf-8", "replace")
-        if "Traceback" in err:
-            crashed.append((what, err[-600:]))
+    for what, event, stdin in _hooks(proj):
+        p = subprocess.run(harness.hook_argv(event), input=stdin, env=env, cwd=proj,
+                           capture_output=True, timeout=120)
+        answers[what] = (p.returncode, p.stdout.decode(), p.stderr.decode())
+        if "Traceback" in answers[what][2]:
+            crashed.append((what, answers[what][2][-600:]))
         now = snapshot(outside)
         if now != before:
             diff = sorted(k for k in set(now) | set(before) if now.get(k) != before.get(k))
             changed.append((what, diff))
             before = now
+    runs = [args for args_list in CLI.values() for args in args_list]
+    p = subprocess.run([sys.executable, "-c", VERBS, str(outside)], input=json.dumps(runs),
+                       text=True, env={**env, "PYTHONPATH": os.path.dirname(os.path.dirname(
+                           os.path.dirname(os.path.abspath(__file__))))}, cwd=proj,
+                       capture_output=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    for r in json.loads(p.stdout):
+        what = " ".join(r["args"])
+        answers[what] = (r["code"], r["stdout"], r["stderr"])
+        if r["crash"] or "Traceback" in r["stderr"]:
+            crashed.append((what, (r["crash"] or r["stderr"])[-600:]))
+        if r["changed"]:
+            changed.append((what, r["changed"]))
+    assert snapshot(outside) == before or changed, "changed, but by none of the runs?"
     assert changed == [], f"written through the link {which}: {changed}"
     assert crashed == [], crashed
+    assert set(answers) >= {" ".join(a) for a in runs}
     if which == "agent-coord":
         return
     # where the state directory is refused, it is refused with the guards' sentence
     state = os.path.join(proj, ".claude", "state")
     guards = answers[next(w for w in answers if w.startswith("hook pre-tool-use"))]
-    reason = json.loads(guards.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    reason = json.loads(guards[1])["hookSpecificOutput"]["permissionDecisionReason"]
     assert reason.startswith("gateway GW890: the breezing state cannot be read")
     sentence = reason.split("cannot decide: ", 1)[1].split(". Run the repair in your own")[0]
     assert "symbolic link" in sentence and state in sentence
     registered = answers[next(w for w in answers if w.startswith("hook post-tool-use"))]
-    assert sentence in registered.stdout.decode(), registered.stdout
+    assert sentence in registered[1], registered
     for verb in ("breezing phase C", "state repair", "state clean", "spec start 541",
                  "breezing verify --timeout 5"):
-        p = answers[verb]
-        assert p.returncode != 0 and sentence in p.stderr.decode(), (verb, p.stderr)
+        code, _out, err = answers[verb]
+        assert code != 0 and sentence in err, (verb, code, err)
     compact = answers[next(w for w in answers if w.startswith("hook pre-compact"))]
-    assert sentence in compact.stdout.decode(), compact.stdout
+    assert sentence in compact[1], compact
 
 
 @pytest.mark.parametrize("which", [".claude/state", "agent-coord", ".claude"])
@@ -315,7 +379,7 @@ def test_every_store_writer_refuses_a_linked_directory(tmp_path, which):
         "plans.mark_done": lambda: plans.mark_done(os.path.join(proj, "Plans.md"), ["2.1"]),
         "coord.create_session": lambda: cs.create_session(
             "x", session_id="planner-11111111-1c2d-4e5f-8a9b-0c1d2e3f4a5b"),
-        "coord.add_task": lambda: cs.add_task(SID, 3),
+        "coord.add_task": lambda: cs.add_task(SID, 4),
         "coord.claim_next_task": lambda: cs.claim_next_task("w"),
         "coord.finish_run": lambda: cs.finish_run(RUN, "SUCCESS"),
         "coord.append_log": lambda: cs.append_log(RUN, "more\n"),

@@ -128,6 +128,8 @@ def _project(root):
     cs = coord.CoordStore(proj)
     cs.create_session("x", session_id=SID)
     cs.add_task(SID, 1)
+    assert cs.claim_next_task("w0").id == TASK          # a run is started for a claimed task
+    cs.add_task(SID, 2)
     cs.start_run(TASK, "codex", run_id=RUN)
     cs.append_log(RUN, "started\n")
     return proj, env

@@ -29,13 +29,19 @@ _MAX_CWDS = 16
 class Write:
     """One write the analyzer can name."""
 
-    __slots__ = ("target", "via", "tree", "paths")
+    __slots__ = ("target", "via", "tree", "paths", "plain", "sources")
 
-    def __init__(self, target, via, tree, paths):
+    def __init__(self, target, via, tree, paths, plain=False, sources=None):
         self.target = target  # the target as written
         self.via = via  # what writes it: "redirection >", "rm", "sed -i", ...
         self.tree = tree  # a whole tree may be removed or changed (rm -r, mv, find -delete)
         self.paths = paths  # absolute candidates (lexical and physical); () when unknown
+        # a plain value in a configuration file (git config user.name): no code follows
+        # from it, so a human may approve it (gateway.guards.engine)
+        self.plain = plain
+        # a copy or move: the absolute sources whose members land in the target (None: not
+        # a copy, or the sources cannot be placed)
+        self.sources = sources
 
     def __repr__(self) -> str:
         return f"Write({self.target!r} via {self.via}{', tree' if self.tree else ''})"
@@ -670,9 +676,10 @@ def _redirect(eff, r, env):
     _write(eff, target.value, f"redirection {r.op}", env)
 
 
-def _write(eff, target, via, env, tree=False, into=()):
+def _write(eff, target, via, env, tree=False, into=(), sources=None):
     """Record a write of `target`; `into`: basenames that land inside it when it is a
-    directory (cp/mv/ln/install into a directory)."""
+    directory (cp/mv/ln/install into a directory); `sources`: what is copied there (as
+    written, placed in every directory the command may run in)."""
     if target in SPECIAL_OK:
         return  # the devices the validator lets anything write (gateway.paths.SPECIAL_OK)
     if env.cwds is None and not target.startswith("/"):
@@ -688,7 +695,10 @@ def _write(eff, target, via, env, tree=False, into=()):
                 paths.extend(posixpath.join(p, b) for b in into)
             else:
                 paths.append(p)
-    eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths))))
+    placed = None
+    if sources is not None and env.cwds:
+        placed = tuple(dict.fromkeys(lexical(s, d) for s in sources for d in env.cwds))
+    eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths)), sources=placed))
 
 
 _MAX_EXPANSIONS = 256

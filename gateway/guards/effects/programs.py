@@ -114,7 +114,8 @@ def _copylike(eff, argv, env, spec):
     if target_dirs:
         dest, sources = target_dirs[-1], pos
         into = _into(sources, parents)
-        _write(eff, dest.rstrip("/") + "/", name, env, tree=recursive, into=into)
+        _write(eff, dest.rstrip("/") + "/", name, env, tree=recursive, into=into,
+               sources=_copied(kind, sources))
         for suf in suffixes:
             _write(eff, dest.rstrip("/") + "/", f"{name} --backup", env,
                    into=tuple(b + suf for b in into))
@@ -125,11 +126,12 @@ def _copylike(eff, argv, env, spec):
             dest, sources = pos[-1], pos[:-1]
         into = _into(sources, parents)
         if _has(opts, "-T", "--no-target-directory"):
-            _write(eff, dest, name, env, tree=recursive)
+            _write(eff, dest, name, env, tree=recursive, sources=_copied(kind, sources))
             for suf in suffixes:
                 _write(eff, dest + suf, f"{name} --backup", env)
         else:
-            _write(eff, dest, name, env, tree=recursive, into=into)
+            _write(eff, dest, name, env, tree=recursive, into=into,
+                   sources=_copied(kind, sources))
             for suf in suffixes:
                 # dest may be a file (its backup) or a directory (each file's backup in it)
                 _write(eff, dest.rstrip("/") + suf, f"{name} --backup", env)
@@ -161,6 +163,14 @@ def _backup_suffixes(opts):
 
     return backup_suffixes(_has(opts, "-b", "--backup"), _values(opts, "--backup"),
                            _values(opts, "-S", "--suffix"), os.environ)
+
+
+def _copied(kind, sources):
+    """The sources whose members a copy or move puts in its destination, or None (a link
+    makes no members; a source that is not a plain word cannot be walked)."""
+    if kind not in ("copy", "move") or not sources:
+        return None
+    return tuple(sources)
 
 
 def _aliases(eff, kind, name, opts, sources, dest, env, tree_flags=()):
