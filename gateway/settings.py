@@ -69,14 +69,29 @@ class Rule:
 
 
 class SettingsRules:
-    """The ask and deny rules for Bash from every settings file, and any read errors."""
+    """The ask and deny rules for Bash from every settings file, and any read errors; the
+    allow rules apart (`allows`: they never make the gateway stricter, see below)."""
 
-    def __init__(self, rules=(), errors=(), hosts=()):
+    def __init__(self, rules=(), errors=(), allow=(), hosts=()):
         self.rules = list(rules)
         self.errors = list(errors)
+        self.allow = list(allow)
         # the hosts the user allowed the network to reach: sandbox.network.allowedDomains
         # and WebFetch(domain:...) allow rules (gateway.validator.network)
         self.hosts = list(hosts)
+
+    def allows(self, argv, cmd_text: str):
+        """(rule text, source) of a permissions.allow rule that names this command as
+        written, or None. The client matches its allow rules against the command's own
+        text: no base name or case variant is tried here (those only ever make ask and
+        deny rules stricter)."""
+        if not self.allow or not argv:
+            return None
+        texts = (cmd_text.strip(), " ".join(argv))
+        for rule in self.allow:
+            if any(rule.matches(t) for t in texts):
+                return rule.text, rule.source
+        return None
 
     def match(self, argv, cmd_text: str, deny_only: bool = False):
         """(kind, rule text, source) of the strictest rule naming this command, or None."""
@@ -119,6 +134,7 @@ def _hosts(doc) -> list:
 def load(project_dir, env=None) -> SettingsRules:
     rules = []
     errors = []
+    allow = []
     hosts = []
     from gateway import configfile
 
@@ -146,15 +162,16 @@ def load(project_dir, env=None) -> SettingsRules:
         if not isinstance(perms, dict):
             errors.append(f"{path}: permissions is not an object")
             continue
-        for kind in ("ask", "deny"):
+        for kind in ("ask", "deny", "allow"):
             items = perms.get(kind, [])
             if items is None:
                 continue
             if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-                errors.append(f"{path}: permissions.{kind} is not a list of strings")
+                if kind != "allow":  # an allow list the client cannot read allows nothing
+                    errors.append(f"{path}: permissions.{kind} is not a list of strings")
                 continue
             for item in items:
                 item = item.strip()
                 if item == "Bash" or item.startswith("Bash("):
-                    rules.append(Rule(kind, item, path))
-    return SettingsRules(rules, errors, hosts)
+                    (allow if kind == "allow" else rules).append(Rule(kind, item, path))
+    return SettingsRules(rules, errors, allow, hosts)

@@ -42,6 +42,8 @@ def findings(effects, surface, cwd, project, first_protected=True):
     out = []
     only_links = writes_mod.only_symlinks(effects)
     for w in effects.writes:
+        if getattr(w, "listed", False):
+            continue  # its entries are writes of their own (find -delete, listed)
         where = w.paths
         unknown_dir = not where and not w.target.startswith("/")
         if unknown_dir:
