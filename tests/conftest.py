@@ -25,6 +25,10 @@ def isolated_env(tmp_path_factory):
     os.environ["CLAUDE_CONFIG_DIR"] = str(home / ".claude")
     os.environ.pop("CLAUDE_PROJECT_DIR", None)
     os.environ.pop("CDPATH", None)  # `cd src` would be searched there (tests set it themselves)
+    # the client's shell: bash (with SHELL unset or /bin/sh, the client runs zsh where it is
+    # installed, and zsh's reading is judged: tests/validator/test_user_shell.py)
+    os.environ["SHELL"] = "/bin/bash"
+    os.environ.pop("CLAUDE_CODE_SHELL", None)
     yield home
     os.environ.clear()
     os.environ.update(saved)

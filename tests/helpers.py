@@ -40,6 +40,51 @@ def make_project(root) -> str:
     return root
 
 
+def commit_paths(root, rels):
+    """`git init` in `root` (when it is no repository yet) and commit `rels`, nothing else,
+    with a fixed identity and no user or system configuration: files a human has seen
+    (gateway.validator.trusted_code)."""
+    import subprocess
+
+    env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@t")
+    for k in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        env.pop(k, None)
+    if not os.path.isdir(os.path.join(root, ".git", "objects")):
+        subprocess.run(["git", "init", "-q", root], check=True, env=env)
+    subprocess.run(["git", "-C", root, "add", "-f", "--", *rels], check=True, env=env)
+    subprocess.run(["git", "-C", root, "commit", "-q", "--no-verify", "-m", "seen"],
+                   check=True, env=env)
+
+
+def make_committed_project(root) -> str:
+    """The sample project (make_project) as a repository whose HEAD commit holds its
+    contained scripts and its tools' configuration (code and configuration a human has
+    seen), with an untracked script, a downloaded script, a Python virtual environment's
+    site-packages and a .pth file beside them. Returns its real path."""
+    root = make_project(root)
+    files = {
+        "downloads/run.sh": "touch \"$HOME/pwned-download\"\n",
+        "scripts/untracked.sh": "echo untracked\n",
+        "plugin.pth": "import os\n",
+        ".venv/lib/python3.11/site-packages/pkg.py": "",
+        "pyproject.toml": "[project]\nname = \"x\"\nversion = \"0\"\n",
+        "package.json": '{"name": "x", "version": "1.0.0", "scripts": {"test": "echo ok"}}\n',
+        "Makefile": "all:\n\techo ok\n",
+        ".claude/settings.local": "{}\n",
+    }
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as fh:
+            fh.write(text)
+    commit_paths(root, ["scripts/foo.py", "scripts/run.sh", "scripts/sub/bar.py",
+                        ".claude/hooks/h.sh", "pyproject.toml", "package.json", "Makefile",
+                        "README.md", "src/app.py", "a.txt"])
+    return root
+
+
 def decode(text: str) -> str:
     """Decode the escapes of the TSV data files: \\\\ \\t \\n \\r \\uXXXX."""
     out = []

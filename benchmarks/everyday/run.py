@@ -75,7 +75,8 @@ class Judge:
         self.env = dict(os.environ, HOME=home, GATEWAY_AUDIT_LOG="off",
                         GATEWAY_USER_RULES=os.path.join(home, "no-rules.yaml"),
                         GATEWAY_CACHE_DIR=os.path.join(root, "cache"),
-                        GATEWAY_EARLY_ALLOW="1", CLAUDE_CONFIG_DIR=os.path.join(home, ".claude"))
+                        GATEWAY_EARLY_ALLOW="1", CLAUDE_CONFIG_DIR=os.path.join(home, ".claude"),
+                        SHELL="/bin/bash")
         for k in ("CLAUDE_PROJECT_DIR", "CDPATH"):
             self.env.pop(k, None)
 
@@ -94,12 +95,16 @@ class Judge:
     def _judge(self, command, mode):
         from gateway import runtime
         from gateway.guards.engine import evaluate
+        from gateway.hooks import permission_request
 
-        pr = runtime.judge_bash(command, self.project, self.project, env=self.env, mode=mode)
         payload = {"session_id": "bench", "cwd": self.project, "permission_mode": mode,
-                   "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                   "hook_event_name": "PermissionRequest", "tool_name": "Bash",
                    "tool_input": {"command": command}}
-        pre = evaluate(payload, self.env)
+        # the PermissionRequest hook's judgement (gateway.hooks.permission_request.decide):
+        # the validator, and no allow where the PreToolUse guards object
+        core = runtime.judge_bash(command, self.project, self.project, env=self.env, mode=mode)
+        pr = permission_request.agree(core, payload, self.env) if core.allowed else core
+        pre = evaluate(dict(payload, hook_event_name="PreToolUse"), self.env)
         pre_d = {"allow": "allow", "deny": "deny"}.get(str(pre.decision),
                                                        "none" if pre.code == "GW800" else "ask")
         if pre_d == "deny":
@@ -117,6 +122,7 @@ class Judge:
                 final = "allow"
         return {"final": final, "pretooluse": pre_d, "pre_code": pre.code,
                 "permission_request": str(pr.decision), "pr_code": pr.code,
+                "validator": str(core.decision), "validator_code": core.code,
                 "message": (pre.message if pre_d in ("ask", "deny") else pr.message)}
 
 
@@ -128,6 +134,10 @@ def contradiction(r) -> str:
         return f"PreToolUse allows what PermissionRequest does not ({r['pr_code']})"
     if pre != "deny" and pr == "deny":
         return f"PermissionRequest denies ({r['pr_code']}) what PreToolUse does not"
+    if pre in ("deny", "ask") and r.get("validator") == "allow":
+        # one model: the validator alone (gateway check, the early allow) agrees too, not
+        # only the PermissionRequest hook that consults the guards
+        return f"PreToolUse {pre}s ({r['pre_code']}) what the validator alone allows"
     return ""
 
 

@@ -18,7 +18,8 @@ def command(event):
     EVENT is the hook to run:
       permission-request   PermissionRequest (Bash): allow, deny, or nothing (the dialog stays)
       pre-tool-use         PreToolUse (every tool): the guards; deny, or nothing
-      session-start        SessionStart (compact|resume): what the Lead must do next
+      session-start        SessionStart: what the Lead must do next (compact|resume); memory
+                           files that import a secret (every start)
       pre-compact          PreCompact: save the spec workflow position
       task-completed       TaskCompleted: team timeline and progress signals
       teammate-idle        TeammateIdle: team timeline

@@ -158,11 +158,31 @@ def _file_tool(req, state, record):
             pending = pending or verdict
     if pending is not None:
         return _again(req, pending)
+    verdict = _memory_import(req, target)
+    if verdict is not None:
+        return verdict
     if target.is_role_marker:
         verdict = role.register(req, state, target, record, assign_only=req.assign_only)
         if verdict is not None:
             return verdict
     return req.passed()
+
+
+def _memory_import(req, target):
+    """GW850: a file tool adds an @import of a secret or of a file outside the project to a
+    memory file (gateway.memory)."""
+    import os
+
+    from gateway import memory
+
+    home = os.path.normpath(os.path.expanduser("~"))
+    for path in dict.fromkeys((target.lex, target.real)):
+        why = memory.tool_concern(req.tool, req.input_dict(), path, req.roots, req.policy,
+                                  home)
+        if why is not None:
+            return req.ask("guard:files", "GW850", f"{req.tool}: {why}. Read the file it "
+                           "imports yourself if the model needs it", rule="memory:import")
+    return None
 
 
 def _mcp_surface(req):
@@ -262,9 +282,7 @@ def _bash_judged(req, state):
     import os
 
     from gateway import runtime
-    from gateway.guards import writes as writes_mod
     from gateway.guards.effects import analyze
-    from gateway.paths import lexical, real
 
     command = req.input_dict().get("command")
     if not isinstance(command, str):
@@ -304,65 +322,44 @@ def _bash_judged(req, state):
              + ("every file it reads is known, no secret among them"
                 if exposure.decision is ALLOW
                 else f"it may read a secret ({exposure.code}: {exposure.message})"))
-    effects = analyze(command, req.cwd, policy=policy)
+    from gateway.validator import usershell
+
+    # the client's zsh: its clobbering redirections write the file bash would not (`>!`)
+    effects = analyze(usershell.as_bash(command) if usershell.is_zsh(req.env) else command,
+                      req.cwd, policy=policy)
     surface = files.Surface(req.roots, policy, req.env)
     autorun = None
     tree_ask = None
-    only_links = writes_mod.only_symlinks(effects)
-    for w in effects.writes:
-        if w.listed:
-            continue  # its entries are writes of their own (find -delete, listed)
-        where = w.paths
-        unknown_dir = not where and not w.target.startswith("/")
-        if unknown_dir:
-            # in a directory that cannot be known (`cd "$X" && ...`, too many cd's): it may
-            # be the project, so the target is judged there and in the call's cwd
-            where = tuple(dict.fromkeys(lexical(w.target, d) for d in (req.cwd, req.project)))
-        for p in where:
-            hit = surface.check(p, real(p), tree=w.tree)
-            if hit and w.tree and not files.removal(w.via) and hit[0] not in files.ASK_CODES:
-                # a copy or move into a tree: what lands there is the source's members
-                hit = writes_mod.landing(surface, w, p, hit, effects)
-            if hit:
-                hit = writes_mod.approvable(hit, w, only_links)
-            if hit and hit[0] in files.ASK_CODES:
-                if autorun is None:
-                    autorun = req.ask("guard:files", hit[0], f"{w.via} writes "
-                                      f"{w.target!r} "
-                                      + ("in a directory that cannot be known, which may be "
-                                         if unknown_dir else "") + f"({p}): {hit[2]} ({hit[1]})",
-                                      rule=f"{'autorun' if hit[0] == files.AUTORUN_CODE else 'protected'}:{hit[1]}")
-                continue
-            removal = files.removal(w.via) if hit and w.tree else ""
-            if (removal and not (hit[1] == "project" and removal == "all")
-                    and surface.check(p, real(p)) is None):
-                # a removal, and the hit is something the tree may hold: look at what is there
-                found = files.below(surface, real(p))
-                if found is None:
-                    continue  # the protected patterns match nothing on disk below it
-                if found is files.UNKNOWN or removal == "filtered":
-                    what = ("more than it can look at" if found is files.UNKNOWN
-                            else f"{found[1]}: {found[2]}")
-                    if tree_ask is None:
-                        tree_ask = req.ask("guard:files", "GW837", f"{w.via} changes files "
-                                           f"below {w.target!r} ({p}) chosen by a filter "
-                                           f"the gateway does not reproduce, and the tree "
-                                           f"holds a protected path ({what}) [{found[0] or 'GW832'}]",
-                                           rule=f"protected-below:{found[1] or p}")
-                    continue
-                hit = found
-                if hit[0] in files.ASK_CODES:
-                    if autorun is None:
-                        autorun = req.ask("guard:files", hit[0], f"{w.via} writes "
-                                          f"{w.target!r} ({p}), which holds {hit[1]}: "
-                                          f"{hit[2]}", rule=f"protected:{hit[1]}")
-                    continue
-            if hit:
-                code, rule, what = hit
-                return req.deny("guard:files", "GW835", f"{w.via} writes {w.target!r} "
-                                + ("in a directory that cannot be known, which may be "
-                                   if unknown_dir else "") + f"({p}): {what} ({rule}) [{code}]",
-                                rule=f"protected:{rule}")
+    from gateway.guards import writejudge
+
+    for f in writejudge.findings(effects, surface, req.cwd, req.project):
+        w, p, hit = f.write, f.path, f.hit
+        where = ("in a directory that cannot be known, which may be " if f.unknown_dir
+                 else "")
+        if f.kind == writejudge.ASKED:
+            if autorun is None:
+                autorun = req.ask("guard:files", hit[0], f"{w.via} writes {w.target!r} "
+                                  + where + f"({p}): {hit[2]} ({hit[1]})",
+                                  rule=f"{'autorun' if hit[0] == files.AUTORUN_CODE else 'protected'}:{hit[1]}")
+        elif f.kind == writejudge.ASKED_BELOW:
+            if autorun is None:
+                autorun = req.ask("guard:files", hit[0], f"{w.via} writes {w.target!r} "
+                                  f"({p}), which holds {hit[1]}: {hit[2]}",
+                                  rule=f"protected:{hit[1]}")
+        elif f.kind == writejudge.FILTERED:
+            what = ("more than it can look at" if hit is files.UNKNOWN
+                    else f"{hit[1]}: {hit[2]}")
+            if tree_ask is None:
+                tree_ask = req.ask("guard:files", "GW837", f"{w.via} changes files "
+                                   f"below {w.target!r} ({p}) chosen by a filter "
+                                   f"the gateway does not reproduce, and the tree "
+                                   f"holds a protected path ({what}) [{hit[0] or 'GW832'}]",
+                                   rule=f"protected-below:{hit[1] or p}")
+        else:
+            code, rule, what = hit
+            return req.deny("guard:files", "GW835", f"{w.via} writes {w.target!r} "
+                            + where + f"({p}): {what} ({rule}) [{code}]",
+                            rule=f"protected:{rule}")
     if effects.surface_ops:
         return req.deny("guard:files", "GW835", effects.surface_ops[0],
                         rule="protected:settings")
@@ -376,6 +373,12 @@ def _bash_judged(req, state):
         return verdict
     if autorun is not None:
         return _again(req, autorun)
+    from gateway import memory
+
+    why = memory.bash_concern(effects, command, req.roots, policy,
+                              os.path.normpath(os.path.expanduser("~")))
+    if why is not None:
+        return req.ask("guard:files", "GW850", f"Bash: {why}", rule="memory:import")
     if tree_ask is not None:
         return tree_ask
     surface_write = next((v for v in (core, exposure) if v.code in _SURFACE_WRITES), None)
@@ -394,6 +397,9 @@ def _bash_judged(req, state):
 
     floor = Floor(req, settings, command)
     if exposure.decision is not ALLOW:
+        if exposure.code == "GW505":
+            # URLs are network (gateway.validator.network): a host the user has not allowed
+            return req.ask("guard:network", "GW851", exposure.message, rule=exposure.rule)
         verdict = floor.exposure(exposure)
         if verdict is not None:
             return verdict

@@ -137,10 +137,22 @@ class Surface:
         self.roots = roots
         self.policy = policy
         self.home = posixpath.normpath(os.path.expanduser("~"))
-        self.gateway_paths = own_paths(roots, env)
+        # the validator's roots carry the request's environment and keep the list once
+        self.gateway_paths = roots.own() if roots.env is env else own_paths(roots, env)
         config = env.get("CLAUDE_CONFIG_DIR")
         self.claude_config = posixpath.normpath(config) if config and config.startswith("/") \
             else None
+        self._hooks_dirs = None
+
+    @property
+    def hooks_dirs(self):
+        """The directories core.hooksPath names (gateway.clientfiles), read once."""
+        if self._hooks_dirs is None:
+            from gateway.clientfiles import hooks_dirs
+
+            dirs = hooks_dirs(self.roots.project)
+            self._hooks_dirs = [f for d in dirs for f in dict.fromkeys((d, paths.real(d)))]
+        return self._hooks_dirs
 
     def _rels(self, p):
         out = []
@@ -207,6 +219,12 @@ class Surface:
                         if pat.startswith("~/") and paths.holds_pattern(hr, pat[2:]):
                             return ("GW832", pat, "it contains part of the agent's permission "
                                     "surface")
+        # the hooks directory the repository's core.hooksPath names: git commit runs it
+        for p in forms:
+            for d in self.hooks_dirs:
+                if paths.is_within(p, d) or (tree and paths.is_within(d, p)):
+                    return ("GW832", "core.hooksPath", f"the hooks directory the repository's "
+                            f"core.hooksPath names ({d}): git runs the programs in it")
         # the gateway's own files
         for p in forms:
             for g in self.gateway_paths:

@@ -232,6 +232,9 @@ def check_bash(req, state, effects):
         verdict = _implementer_bash_writes(req, state, effects)
         if verdict is not None:
             return verdict
+        verdict = _implementer_runs_code(req, state, effects)
+        if verdict is not None:
+            return verdict
         req.step(PHASE, "pass", "", "implementer: no commit or push; every write it names is "
                  "among its files")
         return None
@@ -303,6 +306,23 @@ def _implementer_bash_writes(req, state, effects):
                                 + (" and everything below it" if w.tree else "")
                                 + "), which is not among its files")
     return None
+
+
+def _implementer_runs_code(req, state, effects):
+    """GW852 (ask): code the analysis cannot follow -- a test runner, a build, a script, an
+    interpreter -- may write any file and commit, whatever the implementer's own writes
+    may; it runs unasked only where the implementer's ownership holds for all of it: owns
+    that admit the whole project."""
+    if not effects.unknown:
+        return None
+    roots = req.roots
+    owns = state.role.owns
+    if files.owns_tree(owns, "", roots.project):
+        return None
+    return req.ask(PHASE, "GW852", f"this implementer {_owns_text(owns)}, and the command "
+                   f"runs code that may write any file or commit ({effects.unknown[0]}): "
+                   "its ownership does not hold for what that code does. Approve it if it "
+                   "only touches the implementer's files", rule="role:implementer:runs-code")
 
 
 class _Refused(Exception):

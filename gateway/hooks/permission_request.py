@@ -46,11 +46,33 @@ def decide(raw: bytes, env) -> tuple:
         project = paths.project_dir(cwd, env)
         verdict = runtime.judge_bash(command, cwd, project, tool_name,
                                      raw_input=raw.decode("utf-8"), env=env, mode=mode)
+        if verdict.decision is ALLOW:
+            verdict = agree(verdict, payload, env)
         return verdict, payload
     except pl.PayloadError as exc:
         return Verdict(ASK, "input", "GW904", "", str(exc)), None
     except Exception as exc:  # never allow on an error
         return Verdict(ASK, "error", "GW902", "", f"{type(exc).__name__}: {exc}"), None
+
+
+def agree(verdict, payload, env):
+    """The validator's allow, unless the PreToolUse guards, on the same payload, deny or ask
+    (one judgement for both hooks): a dialog PreToolUse asked for is never closed by this
+    hook's allow (a role whose ownership does not cover what the command may write, a file
+    that runs later, a file the client treats as sensitive...). Their deny is this hook's
+    deny, their ask no decision (the dialog stays)."""
+    from gateway.guards.engine import evaluate
+
+    pre = dict(payload, hook_event_name="PreToolUse")
+    guard = evaluate(pre, env)
+    if guard.decision is DENY:
+        return Verdict(DENY, guard.phase, guard.code, guard.rule, guard.message,
+                       trace=verdict.trace + guard.trace, command=verdict.command)
+    if guard.decision is ASK and guard.code != "GW800":
+        return Verdict(ASK, guard.phase, guard.code, guard.rule, "PreToolUse asks for it: "
+                       + guard.message, trace=verdict.trace + guard.trace,
+                       command=verdict.command)
+    return verdict
 
 
 def render(verdict) -> str:

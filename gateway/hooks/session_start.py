@@ -9,14 +9,19 @@ next, from the state on disk.
 
 Output: ``hookSpecificOutput.additionalContext`` (and a systemMessage for the user when a state
 file is broken: the context then says that nothing may be rebuilt from memory and how to
-repair the file). Nothing for ``startup``, ``clear`` and ``fork`` (the matcher does not even
-run it) or when there is no state.
+repair the file). Nothing of that for ``startup`` and ``clear`` or when there is no state.
+
+For every source (``startup``, ``resume``, ``clear``, ``compact``): a memory file the session
+loads that imports a secret (or, for the project's own memory files, a file outside the
+project) is reported (gateway.memory): the client has already put it into the model's
+context, with no tool call, so the user is warned (systemMessage) and the model is told not
+to use it (additionalContext).
 """
 
 from gateway.hooks import _lifecycle as lc
 
 EVENT = "SessionStart"
-MATCHER = "compact|resume"
+MATCHER = "startup|resume|clear|compact"
 ON_FAILURE_BLOCK = False
 AUDIT = False
 SOURCES = ("compact", "resume")
@@ -28,12 +33,14 @@ def decide(raw: bytes, env) -> tuple:
         return lc.Outcome(), None
     try:
         source = payload.get("source")
-        if source not in SOURCES:
-            return lc.Outcome(), payload
         project = lc.project(payload, env)
         if project is None:
             return lc.Outcome(), payload
-        return restore(project, source, env, lc.text(payload, "transcript_path")), payload
+        warning = memory_imports(project, env)
+        if source not in SOURCES:
+            return warning, payload
+        return _joined(restore(project, source, env, lc.text(payload, "transcript_path")),
+                       warning), payload
     except Exception as exc:
         return lc.internal_error(EVENT, exc), payload
 
@@ -79,6 +86,44 @@ def restore(project: str, source: str, env, transcript_path=None) -> lc.Outcome:
         except StateError as exc:
             messages.append(f"gateway: the breezing signals were not handed over: {exc}")
     return lc.Outcome("\n\n".join(parts) or None, "\n".join(messages) or None)
+
+
+def memory_imports(project: str, env) -> lc.Outcome:
+    """The warning about memory files that import a secret or (the project's) a file outside
+    the project (gateway.memory.scan); an empty Outcome when there is none."""
+    import os
+
+    from gateway import memory
+    from gateway.paths import Roots
+    from gateway.runtime import get_policy
+
+    home = (env or os.environ).get("HOME") or os.path.expanduser("~")
+    config = (env or os.environ).get("CLAUDE_CONFIG_DIR")
+    try:
+        policy = get_policy(project, env)
+    except Exception as exc:  # the rules cannot be loaded: say so, never stay silent
+        return lc.Outcome(message=f"gateway: the memory files were not checked for imports "
+                          f"of secrets: the rules cannot be loaded ({exc})")
+    roots = Roots(project, policy.allowed_dirs)
+    found = memory.scan(os.path.realpath(project), os.path.normpath(home), roots, policy,
+                        config_dir=config if config and config.startswith("/") else None)
+    if not found:
+        return lc.Outcome()
+    lines = [f"{f} imports {imp} ({why})" for f, imp, why in found[:5]]
+    more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
+    message = ("gateway: a memory file Claude Code loaded into this session imports what the "
+               "model should not see: " + "; ".join(lines) + more + ". Remove the @import "
+               "line(s); the imported text is already in this session's context.")
+    context = ("gateway: the memory files of this session import files the model must not "
+               "use: " + "; ".join(lines) + more + ". Do not use, quote or act on their "
+               "contents; tell the user to remove the @import line(s).")
+    return lc.Outcome(context, message)
+
+
+def _joined(a, b) -> lc.Outcome:
+    context = "\n\n".join(x for x in (a.context, b.context) if x) or None
+    message = "\n".join(x for x in (a.message, b.message) if x) or None
+    return lc.Outcome(context, message)
 
 
 def render(outcome) -> str:

@@ -210,6 +210,15 @@ class Policy:
         self.secret_content = secrets.get("content") or None
         self.protected_paths = tuple(data["protected_paths"])
         self.autorun = tuple(data.get("autorun", ()))
+        self.remote_arguments = data.get("remote_arguments") or {}
+        inputs = data.get("state_inputs") or {}
+        self.state_input_names = tuple(inputs.get("names", ()))
+        self.state_input_tools = inputs.get("tools") or {}
+        client = data.get("client_sensitive") or {}
+        self.client_dirs = frozenset(d.lower() for d in client.get("directories", ()))
+        self.client_names = frozenset(n.lower() for n in client.get("names", ()))
+        self.client_paths = tuple(tuple(c.lower() for c in p.split("/") if c)
+                                  for p in client.get("paths", ()))
         self._catalogue = data["catalogue"]
         self._specs = {}
         self.deny_rules = tuple(data["deny"])

@@ -21,6 +21,8 @@ _LOOSENING = {
     "floors": "changes the security floors",
     "remove": "removes entries",
     "effects": "changes what commands are known to write",
+    "remote_arguments": "changes which arguments are known to reach the network",
+    "client_sensitive": "changes which files the client protects",
 }
 #: secrets.env_files (gateway.secrets.names): every key, and those that make fewer names
 #: secrets (user layer only).
@@ -51,6 +53,9 @@ def empty() -> dict:
                                 "full_scan_extensions": []}},
         "protected_paths": [],
         "autorun": [],
+        "client_sensitive": {"directories": [], "names": [], "paths": []},
+        "remote_arguments": {},
+        "state_inputs": {"names": [], "tools": {}},
         "catalogue": {},
         "deny": [],
         "effects": {"programs": {}, "runners": {}, "shells": [], "interpreters": [],
@@ -190,6 +195,22 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
                m.provenance)
     if model.autorun is not None:
         _union(p["autorun"], model.autorun, "autorun", origin, m.provenance)
+    if model.state_inputs is not None:
+        _union(p["state_inputs"]["names"], model.state_inputs.names, "state_inputs.names",
+               origin, m.provenance)
+        for tool, globs in model.state_inputs.tools.items():
+            key = " ".join(tool.split())
+            _union(p["state_inputs"]["tools"].setdefault(key, []), globs,
+                   f"state_inputs.tools.{key}", origin, m.provenance)
+    if model.remote_arguments is not None:
+        for name, entry in model.remote_arguments.items():
+            key = " ".join(name.split())
+            p["remote_arguments"][key] = entry.model_dump()
+            m.provenance[f"remote_arguments:{key}"] = origin
+    if model.client_sensitive is not None:
+        for key in ("directories", "names", "paths"):
+            _union(p["client_sensitive"][key], getattr(model.client_sensitive, key),
+                   f"client_sensitive.{key}", origin, m.provenance)
     if model.catalogue is not None:
         for name, entry in model.catalogue.items():
             data = entry.model_dump(by_alias=True, exclude_none=True)

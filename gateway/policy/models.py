@@ -534,6 +534,47 @@ class Secrets(_Strict):
         return v
 
 
+class ClientSensitive(_Strict):
+    """The paths the Claude Code client treats as sensitive on its own (it asks before it
+    edits them, even in acceptEdits): a path with one of `directories` among its
+    components, a file named one of `names`, a path with the components of one of
+    `paths` in a row. The gateway never allows a Bash write of them (GW783)."""
+
+    directories: list[str] = []
+    names: list[str] = []
+    paths: list[str] = []
+
+    @field_validator("directories", "names")
+    @classmethod
+    def _names(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if not s or "/" in s or s in (".", ".."):
+                raise ValueError(f"{s!r} is not a file or directory name")
+        return v
+
+
+class RemoteArguments(_Strict):
+    """How a tool's arguments reach the network (gateway.validator.network): the kind its
+    arguments are read as, the options whose value is a URL, its own default hosts."""
+
+    arguments: Literal["url", "package", "requirement", "module", "remote", "none"] = "none"
+    # which of its non-option words (after the subcommand, from 0) are read that way; none
+    # given: every one (`npx PKG ARGS...`: only the first; `git fetch REMOTE REFSPEC...`)
+    positions: list[int] | None = None
+    flags: list[str] = []
+    hosts: list[str] = []
+
+
+class StateInputs(_Strict):
+    """What the project's tools read besides the files they are given (gateway.validator.
+    state_model): an earlier part of the same command writing one of `names` (base-name
+    globs) makes a later tool run ask; `tools` adds globs for one tool (`go generate` reads
+    the directives in *.go files)."""
+
+    names: list[str] = []
+    tools: dict[str, list[str]] = {}
+
+
 class Floors(_Strict):
     always_ask: list[str] = []
     subcommand_ask: list[str] = []
@@ -569,6 +610,9 @@ class RulesFile(BaseModel):
     secrets: Secrets | None = None
     protected_paths: list[str] | None = None
     autorun: list[str] | None = None
+    client_sensitive: ClientSensitive | None = None
+    remote_arguments: dict[str, RemoteArguments] | None = None
+    state_inputs: StateInputs | None = None
     catalogue: dict[str, CommandEntry] | None = None
     deny: list[DenyRule] | None = None
     remove: Removals | None = None

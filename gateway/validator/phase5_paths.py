@@ -17,6 +17,10 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
     Returns an ask verdict or None; on None, `resolved` paths are in the trace."""
     roots = ctx.roots
     pol = ctx.policy
+    # a command of several parts: what this part relies on, and what it writes, for the
+    # state the parts create together (gateway.validator.state_model)
+    relied = getattr(ctx, "relied", None)
+    own = getattr(ctx, "seg_writes", None)
     # two passes: a secret or a write to the permission surface anywhere among the
     # candidates is the reason given (and seen by PreToolUse), before "outside the project"
     # of an earlier one (`tar -C ~ -xf x.tar` writes ~/.claude/settings.json)
@@ -30,6 +34,10 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
                 continue  # the network, not a local file
             return ctx.ask(PHASE, "GW505", f"{cand!r} is a URL: the command uses the network")
         res = resolve(cand, cwd, roots)
+        if relied is not None:
+            relied.paths.append((cand, res.lex, res.real))
+        if own is not None and cand in writes:
+            own.extend((res.lex, res.real))
         secret = "" if cand in names and cand not in writes else is_secret(
             (res.lex, res.real), pol)
         if secret:
@@ -44,6 +52,14 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
             if prot:
                 return ctx.ask(PHASE, "GW504", f"{cand!r} is or holds part of the agent's "
                                f"permission surface ({prot})", rule=f"protected_paths:{prot}")
+            if not ctx.exposure and res.status == "inside":
+                from gateway.clientfiles import sensitive
+
+                hit = sensitive(res.lex, pol) or sensitive(res.real, pol)
+                if hit:
+                    from gateway.validator.written import client_ask
+
+                    return client_ask(ctx, "the command", cand, res.lex, hit)
         if ctx.exposure:
             continue  # outside the project, or written: not a read of a secret
         if containment and res.status not in ("inside", "special"):

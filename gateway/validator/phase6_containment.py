@@ -53,6 +53,10 @@ def run(ctx, script: str, cwd: str, how: str):
                        f"{d}/ (a directory or a name the interpreter completes runs another "
                        "file); name the script file itself")
     if d is not None:
+        from gateway.validator import state_model
+
+        state_model.note_script(ctx, script, res.lex, res.real)
+        ctx.contained = (script, res, d)  # trusted only as HEAD holds it: segment.trusted
         return ctx.allow(PHASE, "GW600", f"{how} runs {script!r}, inside the project's "
                          f"{d}/", rule=f"containment_dirs:{d}")
     if res.status == "outside":

@@ -17,11 +17,13 @@ from gateway.validator import (
     phase2_syntax,
     phase3_parse,
     phase_s0_null,
+    usershell,
 )
 from gateway.validator.context import Context
 
-WHOLE_COMMAND_PHASES = (phase_s0_null, phase1_chars, phase1_5_suffix, phase2_syntax,
-                        phase3_parse)
+# usershell: the client runs zsh, and the command means something else there (GW785)
+WHOLE_COMMAND_PHASES = (phase_s0_null, phase1_chars, phase1_5_suffix, usershell,
+                        phase2_syntax, phase3_parse)
 #: Commands up to this length are parsed for the deny rules even when an earlier phase
 #: refused them (too long for limits.max_command_length, a control character...): padding a
 #: catastrophic command, or a layer lowering the limit, must not turn deny into ask. Fixed
@@ -90,7 +92,14 @@ def _run(ctx, deny_only=False) -> Verdict:
         return denied
     if deny_only:
         return ctx.ask(deny.PHASE, "GW800", "no deny rule matches (phases 4-7 not run)")
-    return _segments(ctx)
+    verdict = _segments(ctx)
+    if verdict.decision is ALLOW and not ctx.exposure:
+        # the writes the effects analysis names, judged as the PreToolUse guards judge
+        # them: one model for both hooks (gateway.validator.written)
+        from gateway.validator import written
+
+        verdict = written.run(ctx) or verdict
+    return verdict
 
 
 def _loops(ctx, deny_only):
@@ -166,26 +175,37 @@ def _segments(ctx) -> Verdict:
     git_change = [changes_git_state([w.value or "" for w in c.words]) for p, _ in ctx.script.items
                   for c in p.commands]
     k = 0
+    # one command, one evolving state (gateway.validator.state_model): what the segments
+    # before a segment (and beside it in a pipeline) write, against what it relies on
+    state = _State(ctx) if len(git_change) > 1 else None
     for pipeline, op in ctx.script.items:
         cwds = chain if prev_op == "&&" and certain else all_cwds
         if len(pipeline.commands) > 1 and any(git_change[k:k + len(pipeline.commands)]):
             ctx.git_changed = True
+        if state is not None:
+            state.enter(pipeline.commands, cwds)
         for n, cmd in enumerate(pipeline.commands):
             count += 1
             k += 1
             # what feeds this command's standard input through `|` (gateway.validator.xargs)
             ctx.pipe_feeders = _feeders(pipeline, n)
             for cwd in cwds:
+                if state is not None:
+                    state.begin(cmd)
                 v = segment.judge_shell_state(ctx, cmd, cwd) or segment.judge(ctx, cmd, cwd)
                 if v.decision is ALLOW and not ctx.exposure and not _inside(ctx, cwd):
                     v = ctx.ask("5", "GW508", f"the working directory {cwd} is outside the "
                                 "project: what the command reads or writes there by default "
                                 "(`.`) cannot be proven to stay inside")
+                if state is not None:
+                    v = state.end(cmd, cwd, v)
                 verdicts.append(v)
                 if v.decision is DENY:
                     return v
             if git_change[k - 1]:
                 ctx.git_changed = True
+        if state is not None:
+            state.leave(pipeline.commands)
         chain = list(cwds)
         if len(pipeline.commands) == 1:
             new = list(dict.fromkeys(t for c in cwds
@@ -204,3 +224,70 @@ def _segments(ctx) -> Verdict:
                        f"all {count} segments are allowed on their own")
         ctx.step(best.phase, "allow", best.code, best.message)
     return best
+
+
+class _State:
+    """The evolving state of one command for the segment loop (gateway.validator.
+    state_model): the writes of the pipelines already judged, those of a segment's siblings
+    in its pipeline (they run at the same time), and what each segment relied on."""
+
+    def __init__(self, ctx):
+        from gateway.validator import state_model
+
+        self.ctx = ctx
+        self.model = state_model
+        self.done = state_model.Earlier()  # the pipelines before this one
+        self.effects = {}  # id(cmd) -> [Effects per directory]
+        self.own = {}  # id(cmd) -> paths the validator's checks found written
+        self.cmds = []
+
+    def _effects(self, cmd, cwds):
+        key = id(cmd)
+        if key not in self.effects:
+            self.effects[key] = self.model.segment_effects(self.ctx, cmd, cwds) or []
+        return self.effects[key]
+
+    def enter(self, cmds, cwds):
+        self.cmds = list(cmds)
+        for c in cmds:
+            self._effects(c, cwds)
+
+    def earlier(self, cmd):
+        out = self.model.Earlier()
+        out.writes = list(self.done.writes)
+        out.unfollowed = list(self.done.unfollowed)
+        for c in self.cmds:
+            if c is not cmd:
+                for eff in self.effects.get(id(c), ()):
+                    out.add_effects(eff, c.text)
+        return out
+
+    def begin(self, cmd):
+        self.ctx.relied = self.model.Relied()
+        self.ctx.seg_writes = self.own.setdefault(id(cmd), [])
+
+    def end(self, cmd, cwd, verdict):
+        rel = self.ctx.relied
+        self.ctx.relied = None
+        self.ctx.seg_writes = None
+        effs = self.effects.get(id(cmd)) or []
+        # what it does that the analysis cannot follow (code it runs), where it may run
+        unknown = list(dict.fromkeys(x for e in effs for x in e.unknown)) if effs else [
+            "its effects could not be analysed"]
+        for e in effs:
+            for w in e.writes:
+                rel.paths.extend((w.target, p, p) for p in w.paths)
+        words = [w.value for w in cmd.words if w.literal]
+        asked = self.model.judge(self.ctx, self.earlier(cmd), rel, unknown, verdict, words)
+        return asked or verdict
+
+    def leave(self, cmds):
+        for c in cmds:
+            named = set()
+            for eff in self.effects.get(id(c), ()):
+                self.done.add_effects(eff, c.text)
+                named.update(p for w in eff.writes for p in w.paths)
+            extra = [p for p in self.own.get(id(c), ()) if p not in named]
+            self.done.add_paths(extra, "its writes as the validator's check found them",
+                                c.text)
+

@@ -57,6 +57,10 @@ def judge(ctx, cmd, cwd):
         inputs = None
         redirects = cmd.redirects
     if any(globs.expandable(w) for w in cmd.words):
+        if getattr(ctx, "relied", None) is not None:
+            from gateway.validator import state_model
+
+            state_model.note_globs(ctx, [w for w in cmd.words if globs.expandable(w)], cwd)
         argvs, verdict = globs.variants(ctx, cmd.words, cwd, argv)
         if verdict is not None:
             return verdict
@@ -151,7 +155,7 @@ def _source(ctx, argv, cwd):
     verdict = phase6_containment.run(ctx, path, cwd, name)
     if verdict.decision is ASK:
         return verdict
-    return _script_args(ctx, argv[2:], cwd, []) or verdict
+    return _script_args(ctx, argv[2:], cwd, []) or trusted(ctx, verdict)
 
 
 def _value(ctx, word):
@@ -185,7 +189,7 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
         verdict = phase6_containment.run(ctx, name.direct, cwd, "direct execution")
         if verdict.decision is ASK:
             return verdict
-        return _script_args(ctx, argv[1:], cwd, inputs) or verdict
+        return _script_args(ctx, argv[1:], cwd, inputs) or trusted(ctx, verdict)
     argv = name.argv
     lname = name.name
     wrapper = ctx.policy.wrappers.get(lname)
@@ -218,6 +222,27 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
     args = phase7c_arguments.run(ctx, lname, argv, cwd)
     if args.verdict is not None:
         return args.verdict
+    if lname in ctx.policy.remote_arguments or any(
+            k.startswith(lname + " ") for k in ctx.policy.remote_arguments):
+        # URLs are network: an explicit URL or remote to a host not allowed (network.py)
+        from gateway.validator import network
+
+        verdict = network.check(ctx, [lname] + list(argv[1:]))
+        if verdict is not None:
+            return verdict
+    if lname == "git" and getattr(ctx, "relied", None) is not None:
+        # where git finds its repository and configuration (state_model)
+        from gateway.validator import state_model
+
+        where = [cwd, args.cwd or cwd, os.path.realpath(args.cwd or cwd)]
+        words = list(getattr(ctx, "git_globals", ()) or ())
+        for k, w in enumerate(words):  # --git-dir / --work-tree name the repository too
+            name, eq, value = w.partition("=")
+            if name in ("--git-dir", "--work-tree"):
+                value = value if eq else (words[k + 1] if k + 1 < len(words) else "")
+                if value:
+                    where.append(posixpath.normpath(os.path.join(args.cwd or cwd, value)))
+        state_model.note_git(ctx, *dict.fromkeys(where))
     cands = args.candidates + inputs
     ctx.step("7C", "pass", "", f"{args.label}: {len(cands)} path candidate(s): "
              + ", ".join(repr(c) for c in cands[:8]) + (" ..." if len(cands) > 8 else ""))
@@ -310,7 +335,19 @@ def _interpreter(ctx, argv, interp, cwd, text, inputs, depth):
     verdict = phase6_containment.run(ctx, script, cwd, argv[0])
     if verdict.decision is ASK:
         return verdict
-    return _script_args(ctx, argv[norm.script_index + 1:], cwd, inputs) or verdict
+    return _script_args(ctx, argv[norm.script_index + 1:], cwd, inputs) or trusted(ctx, verdict)
+
+
+def trusted(ctx, verdict):
+    """A contained script's allow (phase 6), when the script is code a human has seen: as
+    the repository's HEAD commit holds it (gateway.validator.trusted_code); else the ask."""
+    contained = ctx.__dict__.pop("contained", None)
+    if contained is None or verdict.decision is not ALLOW:
+        return verdict
+    from gateway.validator import trusted_code
+
+    script, res, d = contained
+    return trusted_code.check(ctx, script, res, d) or verdict
 
 
 def _script_args(ctx, args, cwd, inputs):

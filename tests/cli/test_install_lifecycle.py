@@ -17,7 +17,7 @@ GW = str(Path(sys.executable).parent / "gateway")
 pytestmark = pytest.mark.skipif(not Path(GW).exists(),
                                 reason=f"no gateway console script at {GW} (pip install -e .)")
 
-LIFECYCLE = {"SessionStart": ("session-start", "compact|resume"),
+LIFECYCLE = {"SessionStart": ("session-start", "startup|resume|clear|compact"),
              "PreCompact": ("pre-compact", None), "TaskCompleted": ("task-completed", None),
              "TeammateIdle": ("teammate-idle", None),
              "UserPromptSubmit": ("user-prompt-submit", None)}
@@ -56,7 +56,7 @@ def test_install_registers_them_with_the_right_matchers(project):
     assert hooks["PreToolUse"][0]["hooks"][0]["onFailure"] == "block"
     lines = {c.event: str(c) for c in res.changes}
     assert lines["SessionStart"] == (f"add    SessionStart (session-start): matcher "
-                                     f"'compact|resume', {GW} hook session-start")
+                                     f"'startup|resume|clear|compact', {GW} hook session-start")
     assert lines["TaskCompleted"] == (f"add    TaskCompleted (task-completed): every time, "
                                       f"{GW} hook task-completed")
     assert lines["PreToolUse"].startswith("add    PreToolUse (pre-tool-use): every tool, ")
@@ -73,7 +73,7 @@ def test_install_is_idempotent_and_keeps_the_users_own_hooks(project):
     first = _settings(project).read_bytes()
     hooks = json.loads(first)["hooks"]
     assert hooks["SessionStart"][0] == mine["SessionStart"][0]
-    assert hooks["SessionStart"][1]["matcher"] == "compact|resume"
+    assert hooks["SessionStart"][1]["matcher"] == "startup|resume|clear|compact"
     assert hooks["PreCompact"][0] == mine["PreCompact"][0] and len(hooks["PreCompact"]) == 2
     again = ops.install("project", str(project), gateway_path=GW, launcher="script")
     assert {c.action for c in again.changes} == {"keep"}
@@ -116,7 +116,8 @@ def test_doctor_reports_a_missing_or_changed_lifecycle_registration(project):
             "gateway install") in fails
     warns = [c.title for c in checks if c.status == "warn"]
     assert any(w.startswith("SessionStart in project ") and
-               w.endswith("has matcher 'startup'; the gateway registers 'compact|resume'")
+               w.endswith("has matcher 'startup'; the gateway registers "
+                          "'startup|resume|clear|compact'")
                for w in warns), warns
 
 

@@ -32,9 +32,17 @@ def test_allow_prints_exactly_the_allow_object(run_hook, project):
     assert decision(run_hook("permission-request", payload("git status", project))) == ALLOW
 
 
-def test_contained_script_is_allowed(run_hook, project):
+def test_contained_script_is_allowed(run_hook, project, tmp_path):
+    """A contained script the repository's HEAD commit holds; not committed, it asks."""
+    from helpers import make_committed_project
+
     proc = run_hook("permission-request", payload("python3 scripts/foo.py", project))
+    assert decision(proc) is None  # the sample project has no repository: unseen code
+    repo = make_committed_project(tmp_path / "repo")
+    proc = run_hook("permission-request", payload("python3 scripts/foo.py", repo))
     assert decision(proc) == ALLOW
+    proc = run_hook("permission-request", payload("bash scripts/untracked.sh", repo))
+    assert decision(proc) is None
 
 
 def test_ask_prints_nothing(run_hook, project):

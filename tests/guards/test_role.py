@@ -442,11 +442,18 @@ def test_implementer_never_commits_or_pushes(guard, proj, implementer, command):
 
 @pytest.mark.parametrize("command", [
     "git status", "git diff", "git log -3", "git add src/auth/login.py", "git stash list",
-    "python3 -m pytest -q", "cat src/app.py", "echo '{}' > src/auth/fixture.json",
+    "cat src/app.py", "echo '{}' > src/auth/fixture.json",
 ])
 def test_implementer_other_commands_get_no_decision(guard, proj, implementer, command):
     v = guard("Bash", {"command": command}, agent_id=IMP)
     assert no_objection(v), (command, v.code, v.message)
+
+
+def test_implementer_test_runs_ask(guard, proj, implementer):
+    """A test run is code that may write anywhere and commit: the implementer's ownership
+    (src/auth/**) does not hold for it (issue 28)."""
+    v = guard("Bash", {"command": "python3 -m pytest -q"}, agent_id=IMP)
+    assert (str(v.decision), v.code) == ("ask", "GW852"), v.message
 
 
 @pytest.mark.parametrize("command", [
@@ -459,7 +466,10 @@ def test_implementer_starts_no_agent_session_from_bash(guard, proj, implementer,
     take for the Lead (unrestricted)."""
     v = guard("Bash", {"command": command}, agent_id=IMP)
     assert denied(v, "GW808"), (command, v.code, v.message)
-    assert no_objection(guard("Bash", {"command": "claude --version"}, agent_id=IMP))
+    # `claude --version` is no agent session: not denied (GW808); it runs a program whose
+    # effects the rules do not describe, which the implementer's ownership cannot hold (GW852)
+    v = guard("Bash", {"command": "claude --version"}, agent_id=IMP)
+    assert (str(v.decision), v.code) == ("ask", "GW852"), v.message
 
 
 def test_implementer_cannot_change_the_breezing_state(guard, proj, implementer):

@@ -80,11 +80,33 @@ INSIDE = [
     "git stash list", "git add src/auth/x", "git status", "git diff src/authz",
     # scratch files and role markers in the state directory (a Bash write registers nothing)
     "echo x > .claude/state/impl-1-notes.txt", "echo {} > .claude/state/breezing-role-x.json",
-    # read-only, or effects that are not visible (left to the normal permission flow)
-    "cat src/authz/x", "grep -rn x src", "ls -la", "python3 -m pytest -q", "npm test",
-    "make", "python3 -c 'print(1)'", "sh ./scripts/build.sh",
+    # read-only (left to the normal permission flow)
+    "cat src/authz/x", "grep -rn x src", "ls -la",
     "echo x > /dev/null", "echo x 2>&1", "sed -n 1p src/authz/x", "sed s/a/b/ src/authz/x",
 ]
+
+#: Code whose effects are not visible (a test runner, a build, a script, an interpreter): it
+#: may write any file and commit, so it runs unasked only where the implementer's ownership
+#: holds for all of it (issue 28, roles).
+RUNS_CODE = ["python3 -m pytest -q", "pytest", "npm test", "make", "cargo test",
+             "python3 -c 'print(1)'", "sh ./scripts/build.sh", "bash scripts/x.sh",
+             "go test ./...", "cd src/auth && pytest -q",
+             # an environment variable can make any program run code (LD_PRELOAD=...)
+             "env X=1 touch src/auth/y"]
+
+
+@pytest.mark.parametrize("command", RUNS_CODE)
+def test_implementer_running_code_asks(guard, proj, impl, command):
+    v = guard("Bash", {"command": command}, agent_id=IMP)
+    assert (str(v.decision), v.code, v.rule) == ("ask", "GW852", "role:implementer:runs-code"), (
+        command, v.code, v.message)
+
+
+@pytest.mark.parametrize("command", RUNS_CODE)
+def test_implementer_owning_the_project_runs_code(guard, proj, command):
+    register(proj, IMP, "implementer", ["**"])
+    v = guard("Bash", {"command": command}, agent_id=IMP)
+    assert no_objection(v), (command, v.code, v.message)
 
 
 @pytest.mark.parametrize("command", INSIDE)
@@ -145,7 +167,7 @@ def test_only_implementers_are_held_to_owns(guard, proj, impl):
 
 # A plain `&&` chain runs what follows `cd X &&` only when the cd succeeded, so in X alone.
 @pytest.mark.parametrize("cwd,command", [
-    (None, "cd src/auth && echo x > y"), (None, "cd src/auth && make && echo x > y && cat y"),
+    (None, "cd src/auth && echo x > y"), (None, "cd src/auth && true && echo x > y && cat y"),
     (None, "cd src && echo x > auth/y"), (None, "cd src && cd auth && touch y"),
     (None, "pushd src/auth && touch y"), (None, "builtin cd src/auth && touch y"),
     (None, "command cd src/auth && sed -i s/a/b/ y"), (None, "cd -P src/auth && touch y"),
@@ -287,7 +309,7 @@ def test_implementer_redteam_writes_outside_are_refused(guard, proj, impl, cwd, 
     "cd src/auth && echo \"$(date)\" > y", "cd src/auth && cat > y <<EOF\nhi\nEOF",
     "cat > src/auth/y <<'EOF'\nhi $(x)\nEOF", "pushd src/auth >/dev/null && touch y && popd",
     "cd src/auth && cd - && touch src/auth/y", "ln -s a src/auth/y",
-    "ln -s ../auth/x src/auth/y", "env X=1 touch src/auth/y",
+    "ln -s ../auth/x src/auth/y",
     "time touch src/auth/y",
 ])
 def test_implementer_common_forms_inside_its_owns(guard, proj, impl, command):

@@ -7,7 +7,7 @@ import contextlib
 import os
 import posixpath
 
-from tests.helpers import make_project
+from tests.helpers import commit_paths, make_project
 
 # --- statistics printed at the end of the run (see conftest.pytest_terminal_summary) --------
 
@@ -47,7 +47,11 @@ INSIDE_NEW = ["new.txt", "src/new.py", "out/x.txt"]
 
 
 def build_project(root) -> str:
+    """The sample project, a repository whose HEAD commit holds its contained scripts (code a
+    human has seen: gateway.validator.trusted_code), with the links of EXTRA_LINKS."""
     root = make_project(root)
+    commit_paths(root, ["scripts/foo.py", "scripts/run.sh"])
+    commit_paths(root, ["scripts/sub/bar.py", ".claude/hooks/h.sh"])  # HEAD~1 exists too
     os.makedirs(os.path.join(root, "docs"), exist_ok=True)
     for link, target in EXTRA_LINKS.items():
         if target.startswith("abs:"):

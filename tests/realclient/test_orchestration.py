@@ -67,7 +67,7 @@ class Project:
                            env={"HOME": str(self.home), "PATH": os.environ.get("PATH", ""),
                                 **self.env}, timeout=120)
         assert p.returncode == 0, p.stdout + p.stderr
-        assert "add    SessionStart (session-start): matcher 'compact|resume'" in p.stdout
+        assert "add    SessionStart (session-start): matcher 'startup|resume|clear|compact'" in p.stdout
 
     def active(self, **kw):
         data = {"session_id": "breezing-20260206-0300", "started_at": "2026-02-06T03:00:00Z",

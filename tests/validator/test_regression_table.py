@@ -59,7 +59,10 @@ def test_row(judge, project, row):
     tool = {"(missing)": None, "(empty)": ""}.get(row["tool_name"], row["tool_name"])
     verdict = judge(command, tool_name=tool)
     got = str(verdict.decision)
-    override = OVERRIDES.get((row["suite"], row["command"]))
+    # an override is about the command as the Bash tool sends it; the rows that send it
+    # under another tool name (GW103) keep the table's expectation
+    override = OVERRIDES.get((row["suite"], row["command"])) \
+        if row["tool_name"] == "Bash" else None
     if override is not None:
         decision, code, _section = override
         assert (got, verdict.code) == (decision, code), (row["note"], verdict.message)

@@ -6,6 +6,7 @@ all only makes the interpreter fail."""
 import os
 
 import pytest
+from helpers import commit_paths
 
 from gateway.settings import SettingsRules
 from gateway.validator.pipeline import validate
@@ -21,6 +22,7 @@ def proj(tmp_path):
     os.symlink(outside, os.path.join(root, "scripts", "d2", "__main__.py"))
     with open(os.path.join(root, "scripts", "ok.py"), "w") as fh:
         fh.write("print(1)\n")
+    commit_paths(root, ["scripts/ok.py"])  # code a human has seen (trusted_code)
     return root
 
 

@@ -107,22 +107,36 @@ def _copylike(eff, argv, env, spec):
         for p in pos:
             _write(eff, p, "install -d", env)
         return
+    # cp --parents names each file below the directory by its whole source path
+    parents = kind == "copy" and _has(opts, "--parents")
+    # the backups a destination's old file is moved to (gateway.derived)
+    suffixes = _backup_suffixes(opts)
     if target_dirs:
         dest, sources = target_dirs[-1], pos
-        into = tuple(posixpath.basename(s.rstrip("/")) or s for s in sources)
+        into = _into(sources, parents)
         _write(eff, dest.rstrip("/") + "/", name, env, tree=recursive, into=into,
                sources=_copied(kind, sources))
+        for suf in suffixes:
+            _write(eff, dest.rstrip("/") + "/", f"{name} --backup", env,
+                   into=tuple(b + suf for b in into))
     elif len(pos) >= 2 or (kind == "link" and pos):
         if kind == "link" and len(pos) == 1:
             dest, sources = ".", pos
         else:
             dest, sources = pos[-1], pos[:-1]
-        into = tuple(posixpath.basename(s.rstrip("/")) or s for s in sources)
+        into = _into(sources, parents)
         if _has(opts, "-T", "--no-target-directory"):
             _write(eff, dest, name, env, tree=recursive, sources=_copied(kind, sources))
+            for suf in suffixes:
+                _write(eff, dest + suf, f"{name} --backup", env)
         else:
             _write(eff, dest, name, env, tree=recursive, into=into,
                    sources=_copied(kind, sources))
+            for suf in suffixes:
+                # dest may be a file (its backup) or a directory (each file's backup in it)
+                _write(eff, dest.rstrip("/") + suf, f"{name} --backup", env)
+                _write(eff, dest.rstrip("/") + "/", f"{name} --backup", env,
+                       into=tuple(b + suf for b in into))
     else:
         eff.unknown.append(f"{name} without a destination")
         sources = []
@@ -133,6 +147,22 @@ def _copylike(eff, argv, env, spec):
         _aliases(eff, kind, name, opts, sources,
                  dest if not target_dirs else dest.rstrip("/") + "/", env,
                  tuple(getattr(spec, "tree_flags", None) or ()))
+
+
+def _into(sources, parents):
+    """The names `sources` get inside a destination directory: their base names, or with
+    cp --parents their whole paths (a leading / dropped)."""
+    if parents:
+        return tuple(s.lstrip("/") or s for s in sources)
+    return tuple(posixpath.basename(s.rstrip("/")) or s for s in sources)
+
+
+def _backup_suffixes(opts):
+    """The suffixes of the backups cp/mv/ln/install make (gateway.derived)."""
+    from gateway.derived import backup_suffixes
+
+    return backup_suffixes(_has(opts, "-b", "--backup"), _values(opts, "--backup"),
+                           _values(opts, "-S", "--suffix"), os.environ)
 
 
 def _copied(kind, sources):
@@ -214,11 +244,45 @@ def _sed(eff, argv, env, spec):
         if why:
             eff.unknown.append(f"sed program {prog!r}: {why}")
     if inplace:
+        from gateway.derived import sed_backup
+
+        suffix = _sed_suffix(argv[1:])
         for f in files:
             _write(eff, f, "sed -i", env)
+            backup = sed_backup(f, suffix)
+            if backup is not None:
+                _write(eff, backup, f"sed -i{suffix} (the backup)", env)
         if not files:
             eff.unknown.append("sed -i without files")
             eff.unresolved.append("sed -i without files (they come from elsewhere)")
+
+
+def _sed_suffix(words):
+    """The backup suffix of sed's -i[SUFFIX] / --in-place[=SUFFIX] ("" for none): the rest of
+    the word after `i` in a cluster (`-ni.bak`), getopt's optional argument."""
+    suffix = ""
+    k = 0
+    while k < len(words):
+        w = words[k]
+        k += 1
+        if w == "--":
+            break
+        if w.startswith("--"):
+            name, eq, value = w.partition("=")
+            if _long(name, "--in-place") and len(name) >= 3:
+                suffix = value if eq else ""
+            continue
+        if not w.startswith("-") or w == "-":
+            continue
+        for j, c in enumerate(w[1:], 1):
+            if c in "efl":
+                if j == len(w) - 1:
+                    k += 1  # the value is the next word
+                break
+            if c == "i":
+                suffix = w[j + 1:]
+                break
+    return suffix
 
 
 def _awk(eff, argv, env, spec):

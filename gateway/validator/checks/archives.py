@@ -191,6 +191,16 @@ def tar(ctx, spec, words, cwd):
             out.append(target)
     if to_stdout:
         return None, cands + [archive] + out, []  # the members are printed: read
+    # --backup / --suffix: a member that replaces a file moves the old one to a name they
+    # derive (gateway.derived): written too
+    from gateway.derived import backup_suffixes
+
+    suffixes = backup_suffixes(args.has("--backup"),
+                               [o.value for o in args.options
+                                if o.name == "--backup" and o.value is not None],
+                               [o.value for o in args.options
+                                if o.name == "--suffix" and o.value is not None], ctx.env)
+    out += [m + suf for m in out for suf in suffixes]
     return None, cands + [archive] + out, out
 
 

@@ -1572,12 +1572,19 @@ def npm_script(ctx, spec, words, cwd):
         return _refuse(_ask(ctx, "GW705", f"{tool} {name}", "neither a script of "
                             "package.json nor a command the project has installed",
                             rule=f"catalogue:{spec.name}"))
-    verdict = _secret_args(ctx, label, script_args, cwd)
+    verdict = _secret_args(ctx, label, script_args, cwd) or _trusted_recipe(
+        ctx, label, posixpath.join(_npm_prefix(ctx, cwd), "package.json"), "its scripts")
     if verdict is not None:
         return _refuse(verdict)
     ctx.step(PHASE, "info", "", f"{label}: runs the project's own script (the trust of "
              "`make test`)")
     return None, cands, written
+
+
+def _trusted_recipe(ctx, label, path, what):
+    from gateway.validator import trusted_code
+
+    return trusted_code.recipe(ctx, label, path, what)
 
 
 def npm_exec(ctx, spec, words, cwd):
