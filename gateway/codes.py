@@ -380,6 +380,23 @@ CODES = {
               "that runs go generate again, more than 64 directives or 2,000 files, or a "
               "package named by import path instead of a directory asks.",
               "go generate ./...   (with //go:generate sh -c \"$CMD\" in a file)"),
+    "GW780": ("7C", "ask", "a workflow step moves an issue through a tracker",
+              "`gateway spec start|done` with the gh tracker changes the issue on GitHub (gh "
+              "issue close), with the craft-kit tracker it runs the project's npx tsx "
+              "commands; a tracker the gateway does not know is refused. With no tracker "
+              "(the default, or GATEWAY_SPEC_TRACKER=none) the step is only recorded and is "
+              "allowed (rules/workflow.yaml).",
+              "gateway spec done 541 --tracker gh"),
+    "GW781": ("7C", "ask", "the integration check runs a command that is not allowed",
+              "`gateway breezing verify` and `finish` run the project's own checks, seed "
+              "001's ladder, and are judged as the commands they would run in this project "
+              "(pytest, npm test, cargo test, go test ./...), each by the catalogue; the "
+              "message names the step and the reason. The two scripts the seed names "
+              "(./tests/validate-plugin.sh, ./scripts/ci/check-consistency.sh) are the "
+              "project's own checks, trusted as make trusts the Makefile, unless they lead "
+              "out of the project. Run it after the human approves, or with --dry-run to see "
+              "the plan.",
+              "gateway breezing finish   (package.json test script, npm test asks)"),
     # --- Guards (PreToolUse) ----------------------------------------------------------------
     "GW800": ("guard", "ask", "no guard objects (no decision)",
               "No PreToolUse guard objects and nothing reads a secret. The hook prints nothing "
@@ -418,11 +435,13 @@ CODES = {
               "\"implementer\"|\"reviewer\", \"owns\": [globs]} and nothing else, by a call that "
               "has an agent_id or a session_id. Edit cannot register; invalid JSON or extra "
               "fields are refused.", "Write .claude/state/breezing-role-x.json {\"role\": \"admin\"}"),
-    "GW807": ("guard:role", "deny", "only the Lead changes the breezing state",
-              "breezing-active.json, `gateway breezing phase`, `gateway state clean` and "
-              "`gateway hook` belong to the Lead (a session registered as lead, or the "
-              "unregistered main thread). Reviewers, implementers and subagents may not use "
-              "them.", "gateway state clean   (as an implementer)"),
+    "GW807": ("guard:role", "deny", "only the Lead changes the workflow state",
+              "breezing-active.json and the workflow steps that change the state (the "
+              "`gateway` subcommands with a state_op in rules/workflow.yaml: `breezing "
+              "phase|start|review|batch|finish`, `resume --yes`, `state clean`, `hook`, ...) "
+              "belong to the Lead (a session registered as lead, or the unregistered main "
+              "thread). Reviewers, implementers and subagents may not use them.",
+              "gateway state clean   (as an implementer)"),
     "GW808": ("guard:role", "deny", "reviewer or implementer starts an agent",
               "A reviewer or implementer may not use the Agent (Task) tool, nor start a "
               "Claude Code session from Bash (claude -p, npx @anthropic-ai/claude-code): the "
