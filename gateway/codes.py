@@ -477,6 +477,16 @@ CODES = {
               "TaskCreate, TaskUpdate, TaskList, TaskGet and SendMessage (old clients also "
               "TeamCreate, TeamDelete, Task). In Phase B, `gateway breezing phase C` ends it.",
               "Write src/app.py   (the Lead in Phase B)"),
+    "GW821": ("guard:member", "deny", "a team member without a role writes or runs",
+              "Once a breezing team is initialised, a caller that is not the Lead and has no "
+              "role of its own -- an unregistered subagent, a subagent that only shares the "
+              "Lead's session, or an unregistered session while another session is the "
+              "registered Lead (a teammate that started late) -- may only read, use the task "
+              "and message tools and register: no file writes, no command that is not "
+              "read-only, no agents. It never gets more than a registered role. Register with "
+              "`gateway breezing register implementer|reviewer` (one Bash command); the Lead "
+              "assigns the files.",
+              "Write src/app.py   (a subagent of the breezing session with no role)"),
     "GW830": ("guard:files", "deny", "path escapes the project with ..",
               "A file tool's path uses .. and ends outside the project.",
               "Write {project}/../outside.txt"),
@@ -590,6 +600,19 @@ CODES = {
               "due done step was not recorded. The model is told to check the spec's done "
               "steps with `gateway spec status`; the message names the problem.",
               "a corrupt gateway-workflow.sqlite3"),
+    "GW952": ("review", "info", "review verdict recorded",
+              "A Write of .claude/state/review-result.json (or `gateway breezing review "
+              "VERDICT`) recorded the Reviewer's verdict for the running breezing session: "
+              "REQUEST_CHANGES counts a retake (review.retake_count of breezing-active.json) "
+              "while fewer than max_retakes were made, beyond that the Lead escalates to the "
+              "user; REJECT/STOP stop; APPROVE leads to Phase C. The same review seen twice "
+              "counts once. The model is told the next step.",
+              'Write .claude/state/review-result.json {"verdict": "REQUEST_CHANGES", ...}'),
+    "GW953": ("review", "info", "review verdict not recorded",
+              "review-result.json was written but the verdict could not be applied: the file "
+              "or breezing-active.json cannot be read, or it names another breezing session. "
+              "The model is told to record it with `gateway breezing review VERDICT`.",
+              "review-result.json with another session_id"),
     # --- Errors -------------------------------------------------------------------------------
     "GW901": ("error", "ask", "rules cannot be loaded",
               "A rules file is missing, invalid or tries to loosen the policy from a project "

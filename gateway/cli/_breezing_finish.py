@@ -153,6 +153,9 @@ def verify_cmd(pkg_manager, pytest_cmd, timeout, dry_run, project, as_json):
                    "does not hold).")
 @click.option("--cleanup", is_flag=True,
               help="After the commit: remove the session's state and print the report.")
+@click.option("--no-commit", is_flag=True,
+              help="With --cleanup: there was nothing to commit (otherwise the cleanup waits "
+                   "for a commit after finish).")
 @_PKG
 @_PYTEST
 @_TIMEOUT
@@ -160,7 +163,8 @@ def verify_cmd(pkg_manager, pytest_cmd, timeout, dry_run, project, as_json):
               help="Plans.md (default: Plans.md in the project).")
 @PROJECT
 @AS_JSON
-def finish(approved, cleanup, pkg_manager, pytest_cmd, timeout, plans_path, project, as_json):
+def finish(approved, cleanup, no_commit, pkg_manager, pytest_cmd, timeout, plans_path, project,
+           as_json):
     """Phase C (seed 001 完了ステージ), in two calls around the Lead's commit.
 
     \b
@@ -193,7 +197,7 @@ def finish(approved, cleanup, pkg_manager, pytest_cmd, timeout, plans_path, proj
     root = root_of(project)
     if cleanup:
         try:
-            report = fin.cleanup(root, plans_path=plans_path)
+            report = fin.cleanup(root, plans_path=plans_path, no_commit=no_commit)
         except fin.FinishError as e:
             fail(as_json, e.code, str(e), e.exit_code)
         if as_json:

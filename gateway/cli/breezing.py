@@ -86,10 +86,11 @@ def phase(phase, project):
 
 
 def _register():
-    from gateway.cli import _breezing_finish, _breezing_start
+    from gateway.cli import _breezing_finish, _breezing_start, _breezing_team
 
     for cmd in (_breezing_start.start, _breezing_start.abort, _breezing_start.next_task,
-                _breezing_finish.verify_cmd, _breezing_finish.finish):
+                _breezing_team.register, _breezing_team.review, _breezing_team.batch,
+                _breezing_team.status, _breezing_finish.verify_cmd, _breezing_finish.finish):
         command.add_command(cmd)
 
 

@@ -89,6 +89,8 @@ def check(req, state):
     if by_phase and not by_mode and req.tool == "Bash":
         got = delegate_command(req)
         if got is not None:
+            if got.spec.registers:
+                req.assign_only = True  # the Lead registers no role of its own in Phase B
             req.step(PHASE, "pass", "", f"Phase B: `{got.label}` is coordination (a delegate "
                      "step of rules/workflow.yaml)")
             return None

@@ -33,9 +33,22 @@ def decide(raw: bytes, env) -> tuple:
         project = lc.project(payload, env)
         if project is None:
             return lc.Outcome(), payload
+        if source == "resume":
+            _take_over(project, lc.text(payload, "session_id", 256))
         return restore(project, source, env, lc.text(payload, "transcript_path")), payload
     except Exception as exc:
         return lc.internal_error(EVENT, exc), payload
+
+
+def _take_over(project, session_id):
+    """A session the user resumed takes the breezing Lead's place (leadship.take_over)."""
+    from gateway.orchestration import leadship
+    from gateway.state.store import StateError
+
+    try:
+        leadship.take_over(project, session_id)
+    except (StateError, ValueError):
+        pass        # the restore below reports a broken state file
 
 
 def restore(project: str, source: str, env, transcript_path=None) -> lc.Outcome:

@@ -57,7 +57,7 @@ FINISH_RECORD = "gateway-breezing-finish.json"
 #: seed 001 処理 6-7, then seed 000 正常完了時 3-4, the signals (seed 001's lifecycle), the
 #: gateway's own records.
 CLEANUP_ORDER = (ACTIVE, REVIEW_RESULT, SESSION_ROLES, ROLE_MARKER_GLOB, SIGNALS, PHASE,
-                 verify.RECORD, FINISH_RECORD)
+                 verify.RECORD, FINISH_RECORD, "gateway-breezing-progress.json")
 CLOSING = "楽勝でした 🐎💨"
 
 
@@ -76,7 +76,10 @@ def _active(lay):
         raise FinishError("active_unusable", f"gateway: {e}", 3) from None
     if active is None:
         raise FinishError("no_session", "gateway: no breezing session (.claude/state/"
-                                        "breezing-active.json is absent): nothing to finish")
+                                        "breezing-active.json is absent): it was finished "
+                                        "and cleaned up already, or never started; nothing "
+                                        "to finish. Start a run with `gateway breezing start "
+                                        "--range ...`")
     return active
 
 
@@ -111,25 +114,40 @@ def complete(project_dir, *, approved: bool = False, pkg_manager: str | None = N
                                          f"Reviewer approved, run `gateway breezing phase C` "
                                          f"first")
     notes = []
-    unfinished = []
+    team = None
     if active.team_name:
         try:
             team = tasklist.read_team(active.team_name, env, tasks_root)
         except ValueError as e:
             raise FinishError("team_name_unsafe", f"gateway: {e}", 3) from None
-        if team.exists and team.problem is None:
-            by_key = {task_key(t.id): t for t in team.tasks.values()}
-            for tid, section in active.plans_md_mapping.items():
-                t = by_key.get(task_key(tid))
-                if t is None or t.status != "completed":
-                    unfinished.append(f"{tid} ({section}): "
-                                      f"{t.status if t else 'no task file'}")
-        else:
-            notes.append(f"the team's task list {team.path} is not there: whether every task "
-                         f"is completed cannot be checked")
+        if not team.exists or team.problem is not None:
+            notes.append(f"the team's task list {team.path} is not there: the completions "
+                         f"the TaskCompleted hook recorded were checked instead")
+    from . import progress as _progress
+
+    try:
+        snap = _progress.snapshot(project, active, team)
+    except store.StateError as e:
+        raise FinishError("progress_unusable", f"gateway: {e}", 3) from None
+    if snap.pending_batches:
+        n, secs = snap.pending_batches[0]
+        raise FinishError("batch_pending", f"gateway: Phase C needs every task of the session; "
+                                           f"batch {n} ({', '.join(secs[:8])}) was never "
+                                           f"registered: run `gateway breezing batch`, let the "
+                                           f"team complete it, then finish",
+                          detail=[{"batch": n, "sections": s} for n, s in snap.pending_batches])
+    unfinished = [f"{s}: not completed" for s in snap.unfinished_sections]
+    unfinished += [f"{store.safe_text(e.get('task_id'), 40)} "
+                   f"({store.safe_text(e.get('subject') or 'a task that is no Plans.md task', 60)}"
+                   f"): not completed" for e in snap.unfinished_extra]
     if unfinished:
-        raise FinishError("tasks_unfinished", "gateway: Phase C needs every task completed; "
-                                              "not completed: " + "; ".join(unfinished[:10]),
+        raise FinishError("tasks_unfinished", "gateway: Phase C needs every task completed, "
+                                              "fix tasks included; not completed: "
+                                              + "; ".join(unfinished[:10])
+                                              + (f" and {len(unfinished) - 10} more"
+                                                 if len(unfinished) > 10 else "")
+                                              + ". Wait for the team (`gateway breezing "
+                                                "status`), then run finish again",
                           detail=unfinished)
     fp = _review.fast_path(project, session_id=sid)
     try:
@@ -209,16 +227,29 @@ def _task_label(task_id) -> str:
     return f"#{k}" if re.fullmatch(r"[A-Za-z0-9_.-]{1,32}", k) else "#?"
 
 
-def _activity(lay, sid: str, review_result) -> list[dict]:
+def sessions_of(active) -> set:
+    """The breezing session ids of this run: the current one and those it resumed."""
+    raw = (active.model_extra or {}).get("earlier_sessions")
+    out = {active.session_id}
+    if isinstance(raw, list):
+        out |= {x for x in raw if isinstance(x, str)}
+    prev = (active.model_extra or {}).get("resumed_from")
+    if isinstance(prev, str):
+        out.add(prev)
+    return out
+
+
+def _activity(lay, sid, review_result, sessions=None) -> list[dict]:
     try:
         records = files.read_timeline(lay).records
     except store.StateError:
         records = []
+    sessions = sessions or {sid}
     rows: dict[str, dict] = {}
     for rec in records:
         if getattr(rec, "event", None) != "task_completed":
             continue
-        if (rec.model_extra or {}).get("session_id") != sid:
+        if (rec.model_extra or {}).get("session_id") not in sessions:
             continue
         who = teammate_label(rec.teammate)
         row = rows.setdefault(who, {"teammate": who, "done": {}})
@@ -288,7 +319,9 @@ def build_report(project_dir, now: str | None = None, plans_path: str | None = N
         review_result = files.load_review_result(lay)
     except store.StateError:
         review_result = None
-    sections = completion_sections(active)
+    from .progress import session_sections
+
+    sections = session_sections(active)
     try:
         plans = _plans.load(plans_path or os.path.join(project, "Plans.md"))
     except _plans.PlansError:
@@ -317,7 +350,7 @@ def build_report(project_dir, now: str | None = None, plans_path: str | None = N
         "implementers": active.team.implementer_count if active.team else None,
         "retakes": active.review.retake_count if active.review else 0,
         "tasks": tasks,
-        "activity": _activity(lay, sid, review_result),
+        "activity": _activity(lay, sid, review_result, sessions_of(active)),
         "review": {**(verdict or {"verdict": None}), "approved_by": via,
                    "codex_review": "enabled" if codex else "N/A"},
         **_build_test(verify.load_record(lay)),
@@ -370,7 +403,8 @@ def render(report: dict) -> str:
     return "\n".join(lines)
 
 
-def cleanup(project_dir, *, now: str | None = None, plans_path: str | None = None) -> dict:
+def cleanup(project_dir, *, now: str | None = None, plans_path: str | None = None,
+            no_commit: bool = False) -> dict:
     """Steps 6, 7 and 9: the report from the state, then the state files removed in the
     seed's order. Raises ``FinishError`` (nothing removed) until ``complete`` ran."""
     project = os.path.abspath(os.fspath(project_dir))
@@ -387,6 +421,14 @@ def cleanup(project_dir, *, now: str | None = None, plans_path: str | None = Non
                                            "check, Plans.md) have not run for session "
                                            f"{active.session_id}: run `gateway breezing "
                                            f"finish` first")
+    head = _review.git_head(project)
+    if not no_commit and head is not None and head == rec.get("head"):
+        raise FinishError("not_committed", "gateway: no commit since `gateway breezing finish` "
+                                           "(HEAD is still " + head[:12] + "): commit the "
+                                           "implementation and Plans.md first (seed 001 step 5, "
+                                           "Conventional Commits), then run `gateway breezing "
+                                           "finish --cleanup`; nothing was removed. With "
+                                           "nothing to commit, add --no-commit")
     report = build_report(project, now=now, plans_path=plans_path)
     removed = []
     for name in CLEANUP_ORDER:

@@ -141,7 +141,9 @@ def breezing_context(project_dir, source: str, env=None, transcript_path=None) -
                    f"{REVIEWER_AGENT}.")
     if phase is not None and phase.phase == "B":
         lines.append("- Phase B (delegate): use only TaskCreate, TaskUpdate, TaskList, TaskGet "
-                     "and SendMessage; no Write, Edit or Bash of your own.")
+                     "and SendMessage, and the gateway's coordination steps as one Bash command "
+                     "each (`gateway breezing status|review|batch|register|phase C`, `gateway "
+                     "resume`); no Write, Edit or other Bash of your own.")
     elif phase is not None:
         lines.append(f"- Phase {phase.phase} is recorded"
                      + (" (finishing: integration check, Plans.md, commit, cleanup)."
@@ -175,10 +177,26 @@ def breezing_context(project_dir, source: str, env=None, transcript_path=None) -
                             "(Phase C follows an APPROVE)."))
         else:
             why = f" ({team.problem})" if team.problem else ""
-            lines.append(f"- The team's task list {team.path} is gone{why}: create a new "
-                         f"team, re-register the unfinished tasks of the {mapped} mapped "
-                         f"Plans.md task(s) (`gateway resume` lists them), {spawn}, then "
-                         f"resume the cycle.")
+            from . import progress as _progress
+
+            try:
+                rec = _progress.load(lay, active.session_id)
+                seen = len(rec["completed"]) + len(rec["created"])
+            except store.StateError:
+                seen = 0
+            check = (f" The hooks saw {seen} task event(s) of this session: check TaskList "
+                     "first; if the team's tasks are there, resume the cycle with the existing "
+                     "team." if seen else "")
+            rebuild = (f"run `gateway resume --yes` (allowed in delegate mode: it keeps the "
+                       f"completed tasks, gives the unfinished ones new task ids and returns "
+                       f"the session to Phase A), create the tasks it lists (TaskCreate), "
+                       f"{spawn}, then `gateway breezing phase B` again"
+                       if phase is not None and phase.phase == "B" else
+                       f"re-register the unfinished tasks of the {mapped} mapped Plans.md "
+                       f"task(s) (`gateway resume` lists them, `gateway resume --yes` "
+                       f"records the new team), {spawn}, then resume the cycle")
+            lines.append(f"- The team's task list {team.path} is not there{why}.{check} If the "
+                         f"team is gone: {rebuild}.")
     if active.review is not None:
         lines.append(f"- Retakes so far: {active.review.retake_count} of "
                      f"{active.review.max_retakes}; beyond that, escalate to the user.")

@@ -164,6 +164,14 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
             f"resume. To repair: start a new /breezing (`gateway state clean` ends the old "
             f"session)", EXIT_BROKEN, "active_incomplete")
     notes: list[tuple[str, str]] = []
+    from . import progress as _progress
+
+    try:
+        observed = {e.get("section") for e in _progress.load(
+            lay, active.session_id)["completed"].values() if e.get("section")}
+    except store.StateError as e:
+        observed = set()
+        _note(notes, "progress_unreadable", f"進捗記録を読めません: {e.problem}")
     try:
         team = tasklist.read_team(active.team_name, env, tasks_root)
     except ValueError as e:
@@ -173,7 +181,7 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
         _note(notes, "tasklist_missing",
               f"TaskList ディレクトリ {team.path} がありません"
               + (f" ({team.problem})" if team.problem else "")
-              + ": 状態は Plans.md のマーカーから復元しました")
+              + ": 状態は TaskCompleted の記録と Plans.md のマーカーから復元しました")
     plans_path = plans_path or os.path.join(lay.project_dir, "Plans.md")
     plans = None
     try:
@@ -215,6 +223,9 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
             origin = "plans"
             status = ("completed" if pt and pt.done else
                       "in_progress" if pt and pt.status == "wip" else "pending")
+        if section in observed and status != "completed":
+            # the TaskCompleted hook saw it completed in this session
+            status, origin = "completed", "hooks"
         e = Entry(old_id, section, title, status, origin, note,
                   batch=batch_of.get(task_key(old_id)),
                   depends=pt.depends if pt else (), owns=pt.owns if pt else ())
@@ -372,14 +383,27 @@ def apply(project_dir, report: Report, *, team: str | None = None,
                "plans_md_mapping": {t["id"]: t["section"] for t in tasks}}
 
         if current.batching and current.batching.enabled:
-            batching = current.batching.model_copy(deep=True)
-            cur = current.in_progress_batch()
-            for b in batching.batches:
-                if cur is not None and b.batch == cur.batch:
-                    b.task_ids = [t["id"] for t in tasks]
-            upd["batching"] = batching
+            from .progress import batch_sections
+
+            secs = batch_sections(current)
+            batching = current.batching.model_dump(mode="json", exclude_none=True)
+            for b in batching["batches"]:
+                if b["status"] == "pending":
+                    continue
+                mine = secs.get(b["batch"], [])
+                b["sections"] = mine
+                b["task_ids"] = [by_section[x] for x in mine if x in by_section]
+                b["status"] = "in_progress" if b["task_ids"] else "completed"
+        else:
+            batching = None
         data = current.model_copy(update=upd).model_dump(mode="json", exclude_none=True)
+        if batching is not None:
+            data["batching"] = batching
         data["resumed_from"] = old.session_id
+        earlier = (current.model_extra or {}).get("earlier_sessions")
+        earlier = [x for x in earlier if isinstance(x, str)] if isinstance(earlier, list) \
+            else []
+        data["earlier_sessions"] = (earlier + [old.session_id])[-50:]
         data[COMPLETED_FIELD] = done_before
         return BreezingActive.model_validate(data)
 
