@@ -61,13 +61,15 @@ def register(role, owns, name, project, as_json):
 @click.command("review")
 @click.argument("verdict", type=click.Choice(["APPROVE", "REQUEST_CHANGES", "REJECT", "STOP"],
                                              case_sensitive=False))
-@click.option("--grade", type=click.Choice(["A", "B", "C", "D", "N/A"]), default=None)
+@click.option("--grade", type=click.Choice(["A", "B", "C", "D", "N/A"]), default=None,
+              help="The Reviewer's grade.")
 @click.option("--reviewer", default=None, help="Who reviewed (a teammate name).")
 @PROJECT
 @AS_JSON
 def review(verdict, grade, reviewer, project, as_json):
-    """Record the Reviewer's verdict (seed 001 リテイクループ): review-result.json for the
-    current HEAD and this session, and the retake counter. REQUEST_CHANGES is a retake while
+    """Record the Reviewer's VERDICT (APPROVE, REQUEST_CHANGES, REJECT or STOP; seed 001
+    リテイクループ): review-result.json for the current HEAD and this session, and the retake
+    counter. REQUEST_CHANGES is a retake while
     fewer than max_retakes (3) were made, beyond that the Lead escalates to the user; REJECT
     and STOP stop at once; APPROVE leads to Phase C.
 

@@ -160,7 +160,13 @@ class State:
         session is registered as the Lead."""
         if self.role is not None:
             return self.role.role == "lead"
-        return not self.agent_id and not self.lead_known
+        return not self.agent_id and not self.other_lead
+
+    @property
+    def other_lead(self) -> bool:
+        """Another session is the registered Lead of an initialised team."""
+        return self.lead_known and self.active is not None and getattr(self.active, "team",
+                                                                        False)
 
     @property
     def unregistered_member(self) -> bool:
@@ -173,7 +179,7 @@ class State:
         if self.agent_id:
             return self.role is None or (self.role_key != self.agent_id
                                          and self.role.role == "lead")
-        return self.role is None and self.lead_known
+        return self.role is None and self.other_lead
 
     @property
     def codex(self) -> bool:

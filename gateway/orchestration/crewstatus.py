@@ -252,15 +252,21 @@ def status(root, cmd_path, *, now: datetime | None = None) -> dict:
         out.update(resume=None, tasks=[], phase2_complete=False, failures=[],
                    feedback={"state": "not_needed", "rate": 0.0}, summary=None)
     else:
-        cp = crew.checkpoint(tasks, log, results)
+        cp = crew.checkpoint(tasks, log, results, max_retries=config["max_retries"])
         latest = crew._latest(log)
         rows = []
         for t in tasks:
             e = latest.get(t.id) or {}
             st = e.get("status") or "pending"
+            err = e.get("error")
+            if t.id in cp.final:
+                st = cp.final[t.id]
+            elif t.id in cp.cascaded:
+                st, err = "skipped", cp.cascaded[t.id]
             rows.append({"task": t.id, "persona": t.persona or crew.persona_of(e.get("role")),
-                         "status": st, "error": e.get("error"), "retries": e.get("retries"),
-                         "done": t.id in cp.done, "why": cp.why.get(t.id)})
+                         "status": st, "error": err, "retries": e.get("retries"),
+                         "done": t.id in cp.done or t.id in cp.final or t.id in cp.cascaded,
+                         "why": cp.why.get(t.id)})
         complete = all(r["status"] in TERMINAL for r in rows) and bool(rows)
         failures = [r for r in rows if r["status"] in FAILED + ("skipped",)]
         n_failed = sum(1 for r in rows if r["status"] in FAILED)
@@ -281,7 +287,8 @@ def status(root, cmd_path, *, now: datetime | None = None) -> dict:
                     action += "; feedback loop already used: record it in report.md"
             summary = failure_summary(failures, action)
         out.update(resume={"wave": cp.resume_wave, "of": len(cp.waves), "run": cp.run,
-                           "done": cp.done},
+                           "done": cp.done, "final": cp.final, "cascaded": cp.cascaded,
+                           "max_retries": config["max_retries"]},
                    tasks=rows, phase2_complete=complete,
                    failures=[{k: r[k] for k in ("task", "persona", "status", "error")}
                              for r in failures],

@@ -136,7 +136,8 @@ def complete(project_dir, *, approved: bool = False, pkg_manager: str | None = N
                                            f"registered: run `gateway breezing batch`, let the "
                                            f"team complete it, then finish",
                           detail=[{"batch": n, "sections": s} for n, s in snap.pending_batches])
-    unfinished = [f"{s}: not completed" for s in snap.unfinished_sections]
+    unfinished = [f"{snap.listed[s][0]} ({s}): {snap.listed[s][1]}" if s in snap.listed
+                  else f"{s}: not completed" for s in snap.unfinished_sections]
     unfinished += [f"{store.safe_text(e.get('task_id'), 40)} "
                    f"({store.safe_text(e.get('subject') or 'a task that is no Plans.md task', 60)}"
                    f"): not completed" for e in snap.unfinished_extra]

@@ -99,17 +99,18 @@ def session_sections(active) -> list:
     return list(dict.fromkeys(out))
 
 
-def section_of(active, task_id, subject=None, description=None):
-    """The Plans.md section a task is (see the module docstring), or None."""
+def section_of(active, task_id, subject=None, description=None, record=None):
+    """The Plans.md section a task is (see the module docstring), or None: the section its
+    subject or description names; else, unless the TaskCreated hook saw it created as a task
+    that names no section (a fix task), the one ``plans_md_mapping`` gives its id."""
     sections = set(session_sections(active))
-    given = False
     for text, rx in ((subject, _SECTION), (description, _DESC)):
         if isinstance(text, str) and text.strip():
-            given = True
             m = rx.search(text) if rx is _DESC else rx.match(text)
             if m and m.group(1) in sections:
                 return m.group(1)
-    if given:
+    created = (record or {}).get("created", {}).get(task_key(task_id))
+    if isinstance(created, dict) and not created.get("section"):
         return None
     mapping = {task_key(k): v for k, v in active.plans_md_mapping.items()}
     return mapping.get(task_key(task_id))
@@ -155,13 +156,13 @@ def record_completed(project_dir, active, *, task_id, subject=None, description=
     """Record a TaskCompleted of ``active``'s session. Returns ``{"section", "first",
     "batches_completed"}``. Raises ``StateError``."""
     now = now or now_iso()
-    section = section_of(active, task_id, subject, description)
     key = task_key(task_id)
-    out = {"section": section, "first": False, "batches_completed": []}
+    out = {"section": None, "first": False, "batches_completed": []}
     done_sections: set = set()
 
     def fn(rec):
         rec = _valid(rec, active.session_id)
+        section = out["section"] = section_of(active, task_id, subject, description, rec)
         done = rec["completed"]
         entry = done.get(key)
         if entry is None:
@@ -207,11 +208,14 @@ class Snapshot:
     completion}, ``extra`` (tasks that are no section: {key: created/completed}),
     ``pending_batches`` [(number, sections)], ``team`` (the task list as read, or None)."""
 
-    __slots__ = ("active", "sections", "done", "extra", "pending_batches", "team", "record")
+    __slots__ = ("active", "sections", "done", "extra", "pending_batches", "team", "record",
+                 "listed")
 
-    def __init__(self, active, sections, done, extra, pending_batches, team, record):
+    def __init__(self, active, sections, done, extra, pending_batches, team, record,
+                 listed=None):
         self.active, self.sections, self.done, self.extra = active, sections, done, extra
         self.pending_batches, self.team, self.record = pending_batches, team, record
+        self.listed = listed or {}    # {section: (task id, status)} from the team's list
 
     @property
     def unfinished_sections(self) -> list:
@@ -253,11 +257,14 @@ def snapshot(project_dir, active, team=None) -> Snapshot:
     for key, e in rec["completed"].items():
         if not e.get("section") and key not in extra:
             extra[key] = {"task_id": e.get("task_id"), "subject": None, "completed": True}
+    listed = {}
     if team is not None and team.exists and team.problem is None:
         mapping = {task_key(k): v for k, v in active.plans_md_mapping.items()}
         for t in team.tasks.values():
             k = task_key(t.id)
-            s = section_of(active, t.id, t.subject) if t.subject else mapping.get(k)
+            s = section_of(active, t.id, t.subject, record=rec) if t.subject else mapping.get(k)
+            if s is not None:
+                listed[s] = (t.id, t.status)
             if s is None and t.status != "deleted":
                 e = extra.setdefault(k, {"task_id": t.id, "subject": t.subject,
                                          "completed": False})
@@ -270,7 +277,7 @@ def snapshot(project_dir, active, team=None) -> Snapshot:
         secs = batch_sections(active)
         pending = [(b.batch, secs.get(b.batch, [])) for b in active.batching.batches
                    if b.status == "pending"]
-    return Snapshot(active, sections, done, extra, pending, team, rec)
+    return Snapshot(active, sections, done, extra, pending, team, rec, listed)
 
 
 # --------------------------------------------------------------------------------------------

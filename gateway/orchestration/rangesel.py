@@ -159,6 +159,7 @@ def select(plans: _plans.Plans, spec: RangeSpec) -> Selection:
     if spec.kind == "resume":
         raise ValueError("a resume range is not a selection: use gateway resume")
     tasks = plans.tasks
+    missing: list[str] = []
     if spec.kind == "all":
         picked = list(tasks)
     elif spec.kind == "between":
@@ -184,11 +185,17 @@ def select(plans: _plans.Plans, spec: RangeSpec) -> Selection:
         picked = tasks[first:last + 1]
     else:
         missing = [k for k in spec.keywords if not any(matches(t, k) for t in tasks)]
-        if missing:
+        if len(missing) == len(spec.keywords):
             raise RangeError("no_match", "no task in Plans.md matches "
-                                         + ", ".join(f"「{k}」" for k in missing))
+                                         + ", ".join(f"「{k}」" for k in missing)
+                                         + ": name a task's title words or section number")
         picked = [t for t in tasks if any(matches(t, k) for k in spec.keywords)]
     notes: list[tuple[str, str]] = []
+    if spec.kind == "keywords" and missing:
+        # a list (Header, Footer, Sidebar) takes what it names; a name without a task is said
+        notes.append(("no_match", "no task in Plans.md matches "
+                                  + ", ".join(f"「{k}」" for k in missing)
+                                  + ": the other names are taken"))
     out = []
     done = [t for t in picked if t.done]
     for t in picked:
