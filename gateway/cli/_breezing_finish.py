@@ -205,12 +205,18 @@ def finish(approved, cleanup, no_commit, pkg_manager, pytest_cmd, timeout, plans
             return
         click.echo(fin.render(report))
         click.echo("", err=True)
-        click.echo("削除: " + (", ".join(report["removed"]) or "なし") + "。次: Team クリーンアップ "
-                   "(Agent Teams)", err=True)
+        from gateway.i18n import text
+
+        removed = ", ".join(report["removed"])
+        click.echo(text("削除: " + (removed or "なし") + "。次: Team クリーンアップ (Agent Teams)",
+                        "removed: " + (removed or "nothing") + ". Next: clean up the team "
+                        "(Agent Teams)"), err=True)
         return
     def on_fast_path(fp):
         if not as_json:
-            click.echo("Phase C (seed 001 完了ステージ):")
+            from gateway.i18n import text
+
+            click.echo(text("Phase C (seed 001 完了ステージ):", "Phase C (seed 001, finishing):"))
             click.echo(f"2. APPROVE fast path: {'yes' if fp['ok'] else 'no'} ({fp['reason']})"
                        + ("" if fp["ok"] else "; the user confirmed APPROVE (--approved)"))
             click.echo("3. integration check:")
@@ -231,6 +237,8 @@ def finish(approved, cleanup, no_commit, pkg_manager, pytest_cmd, timeout, plans
                                           else "(already done)"))
     for note in done["notes"]:
         click.echo(f"⚠️ {note}")
-    click.echo("次:")
+    from gateway.i18n import text
+
+    click.echo(text("次:", "Next:"))
     for step in done["next"]:
         click.echo(f"  - {step}")

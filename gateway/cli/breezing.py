@@ -83,6 +83,34 @@ def phase(phase, project):
             "C": "finish (the user's permission mode)"}[phase]
     session = f" for breezing session {rec.session_id}" if rec.session_id else ""
     click.echo(f"phase {phase}: {what}{session}")
+    if phase == "B":
+        missing = _unregistered(root)
+        if missing:
+            click.echo(f"gateway: {missing}; a teammate that starts later registers with one "
+                       f"Bash command, `gateway breezing register implementer|reviewer` "
+                       f"(allowed in Phase B), and the Lead assigns its files; until then it may "
+                       f"only read (GW821)", err=True)
+
+
+def _unregistered(root):
+    """Phase B does not wait for the team: say which teammates have not registered yet."""
+    from gateway.state import fast, files
+    from gateway.state.store import StateError
+
+    try:
+        active = files.load_active(root)
+        roles = fast.load_session_roles(root)
+    except StateError:
+        return None
+    if active is None or active.team is None:
+        return None
+    want = {"implementer": active.team.implementer_count or 0,
+            "reviewer": active.team.reviewer_count or 0}
+    have = {r: sum(1 for v in roles.values() if v.role == r) for r in want}
+    short = [f"{r} {have[r]}/{n}" for r, n in want.items() if have[r] < n]
+    if not short:
+        return None
+    return "not every teammate is registered yet (" + ", ".join(short) + ")"
 
 
 def _register():

@@ -106,7 +106,9 @@ def plan(plan, max_parallel, background, project, as_json):
             deps = f" after {', '.join(t['depends'])}" if t["depends"] else ""
             click.echo(f"  task_{t['id']} {t['persona'] or '?'} {t['model'] or '-'}: "
                        f"{safe_text(t['title'], 80)}{deps}")
-    click.echo(f"Phase 3 (集約): {view['phase3']}")
+    from gateway.i18n import text
+
+    click.echo(text("Phase 3 (集約): ", "Phase 3 (aggregate): ") + view["phase3"])
 
 
 @command.command("validate-result")

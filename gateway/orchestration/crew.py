@@ -360,8 +360,14 @@ def wave_start_message(wave: int, n_waves: int, n_tasks: int, eta: float | None 
 
 
 def wave_done_message(wave: int, n_waves: int, n_success: int, n_tasks: int) -> str:
-    return f"Wave {wave}/{n_waves} 完了 ({n_success}/{n_tasks} success)"
+    from gateway.i18n import text
+
+    return text(f"Wave {wave}/{n_waves} 完了 ({n_success}/{n_tasks} success)",
+                f"Wave {wave}/{n_waves} done ({n_success}/{n_tasks} success)")
 
 
 def phase_done_message(n_success: int, n_tasks: int) -> str:
-    return f"Phase 2 完了: {n_success}/{n_tasks} タスク success"
+    from gateway.i18n import text
+
+    return text(f"Phase 2 完了: {n_success}/{n_tasks} タスク success",
+                f"Phase 2 done: {n_success}/{n_tasks} tasks success")

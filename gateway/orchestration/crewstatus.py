@@ -97,9 +97,11 @@ def load_config(root) -> dict:
 
 def phase3_need(n_tasks: int, has_dependencies: bool) -> str:
     """The seed's フェーズ省略の判断基準 for Phase 3 (集約): 必須, 任意 or 省略可."""
+    from gateway.i18n import text
+
     if has_dependencies or n_tasks >= 3:
-        return "必須"
-    return "任意" if n_tasks == 2 else "省略可"
+        return text("必須", "required")
+    return text("任意", "optional") if n_tasks == 2 else text("省略可", "may be skipped")
 
 
 def _past_logs(root: str) -> list[dict]:
@@ -276,13 +278,19 @@ def status(root, cmd_path, *, now: datetime | None = None) -> dict:
         summary = None
         if complete and failures:
             ids = ", ".join(r["task"] for r in failures)
+            from gateway.i18n import is_ja
+
+            ja = is_ja()
             if fb["state"] == "due":
-                action = ("再分解 (feedback loop: decomposer re-plans the failed tasks into "
+                action = (("再分解" if ja else "re-decompose") + " (feedback loop: decomposer "
+                          "re-plans the failed tasks into "
                           "plan_retry.md, once)")
             elif fb["state"] == "used" and not any(r["status"] == "success" for r in rows):
-                action = "手動介入 (the retry plan failed too; nothing succeeded)"
+                action = ("手動介入" if ja else "manual intervention") + \
+                    " (the retry plan failed too; nothing succeeded)"
             else:
-                action = f"集約続行 (aggregator gets FAILED_TASKS: [{ids}])"
+                action = ("集約続行" if ja else "aggregate anyway") + \
+                    f" (aggregator gets FAILED_TASKS: [{ids}])"
                 if fb["state"] == "used":
                     action += "; feedback loop already used: record it in report.md"
             summary = failure_summary(failures, action)

@@ -330,7 +330,10 @@ def build_report(project_dir, now: str | None = None, plans_path: str | None = N
     tasks = []
     for s in sections:
         t = plans.get(s) if plans else None
-        tasks.append({"section": s, "title": t.title if t else "(タイトル不明)",
+        from gateway.i18n import text
+
+        tasks.append({"section": s, "title": t.title if t else text("(タイトル不明)",
+                                                                   "(title unknown)"),
                       "done": bool(t and t.done)})
     started = fast.parse_iso(active.started_at) if active.started_at else None
     end = fast.parse_iso(now or fast.now_iso())
@@ -359,48 +362,72 @@ def build_report(project_dir, now: str | None = None, plans_path: str | None = N
     }
 
 
-def render(report: dict) -> str:
-    """The seed's 完了レポート (Markdown)."""
+_JA = {"range": "対象", "tasks_n": "タスク", "unknown_range": "(範囲不明)", "duration": "所要時間",
+       "unknown": "不明", "minutes": "分", "parallel": "並列", "retakes": "リテイク",
+       "times": "回", "activity": "## Team Activity (TaskCompleted/TeammateIdle Hook - 実装済み)",
+       "header": "| Teammate | 完了タスク | 完了時刻 |", "reviewed": "(レビュー完了)",
+       "manual": "APPROVE (手動確認)", "verdict": "判定", "enabled": "有効 (--codex-review)",
+       "build": "ビルド", "test": "テスト", "ok": "✅ 成功", "failed": "❌ 失敗",
+       "none": "— (対象なし)", "no_tests": "— (テストなし)", "passed": "通過",
+       "no_commit": "- (コミットなし)", "closing": CLOSING}
+_EN = {"range": "Range", "tasks_n": "tasks", "unknown_range": "(range unknown)",
+       "duration": "Duration", "unknown": "unknown", "minutes": "min", "parallel": "in parallel",
+       "retakes": "Retakes", "times": "", "activity": "## Team Activity (TaskCompleted/"
+       "TeammateIdle hooks)", "header": "| Teammate | Tasks completed | Completed at |",
+       "reviewed": "(review done)", "manual": "APPROVE (confirmed by the user)",
+       "verdict": "Verdict", "enabled": "enabled (--codex-review)", "build": "Build",
+       "test": "Tests", "ok": "✅ passed", "failed": "❌ failed", "none": "— (nothing to run)",
+       "no_tests": "— (no tests)", "passed": "passed", "no_commit": "- (no commit)",
+       "closing": "Done with ease 🐎💨"}
+
+
+def render(report: dict, env=None) -> str:
+    """The seed's 完了レポート (Markdown): exactly the seed's for a Japanese user
+    (gateway.i18n), in English otherwise."""
+    from gateway.i18n import is_ja
+
+    w = _JA if is_ja(env) else _EN
     t = store.safe_text
     n = report["task_count"]
     mins = report["duration_min"]
+    times = f" {w['times']}" if w["times"] else ""
     lines = ["🏇 Breezing Complete!", "", "## Summary",
-             f"- 対象: {t(report['range'] or '(範囲不明)', 200)} ({n} タスク)",
-             f"- 所要時間: {mins if mins is not None else '不明'} 分",
-             f"- Implementer: {report['implementers'] or '?'} 並列",
-             f"- リテイク: {report['retakes']} 回", "", "## Tasks"]
+             f"- {w['range']}: {t(report['range'] or w['unknown_range'], 200)} ({n} "
+             f"{w['tasks_n']})",
+             f"- {w['duration']}: {mins if mins is not None else w['unknown']} {w['minutes']}",
+             f"- Implementer: {report['implementers'] or '?'} {w['parallel']}",
+             f"- {w['retakes']}: {report['retakes']}{times}", "", "## Tasks"]
     for task in report["tasks"]:
         s = task["section"]
         label = f"{s}." if s.isdigit() else s
         lines.append(f"{'✅' if task['done'] else '⏳'} {t(label, 20)} {t(task['title'], 120)}")
-    lines += ["", "## Team Activity (TaskCompleted/TeammateIdle Hook - 実装済み)",
-              "| Teammate | 完了タスク | 完了時刻 |", "|----------|-----------|---------|"]
+    lines += ["", w["activity"], w["header"], "|----------|-----------|---------|"]
     for row in report["activity"]:
-        done = "(レビュー完了)" if row.get("review") else ", ".join(row["tasks"])
+        done = w["reviewed"] if row.get("review") else ", ".join(row["tasks"])
         lines.append(f"| {row['teammate']} | {done} | {', '.join(row['times']) or '-'} |")
     rv = report["review"]
-    verdict = "不明"
+    verdict = w["unknown"]
     if rv.get("verdict"):
         verdict = f"{rv['verdict']} (Grade: {rv.get('grade') or 'N/A'})"
         if rv.get("manual"):
-            verdict = "APPROVE (手動確認)"
-    lines += ["", "## Review", f"- 判定: {verdict}",
-              f"- Codex Review: {'有効 (--codex-review)' if rv['codex_review'] != 'N/A' else 'N/A'}",
+            verdict = w["manual"]
+    lines += ["", "## Review", f"- {w['verdict']}: {verdict}",
+              f"- Codex Review: {w['enabled'] if rv['codex_review'] != 'N/A' else 'N/A'}",
               "", "## Build & Test"]
     b, tt = report["build"], report["tests"]
-    lines.append("- ビルド: " + {"passed": "✅ 成功", "failed": "❌ 失敗",
-                                 "no-tests": "✅ 成功"}.get(b["status"], "— (対象なし)"))
+    lines.append(f"- {w['build']}: " + {"passed": w["ok"], "failed": w["failed"],
+                                        "no-tests": w["ok"]}.get(b["status"], w["none"]))
     if tt["status"] == "passed" and "total" in tt:
-        test = f"✅ {tt['passed']}/{tt['total']} 通過"
+        test = f"✅ {tt['passed']}/{tt['total']} {w['passed']}"
     else:
-        test = {"passed": "✅ 成功", "failed": "❌ 失敗",
-                "no-tests": "— (テストなし)"}.get(tt["status"], "— (対象なし)")
-    lines += [f"- テスト: {test}", "", "## Commit"]
+        test = {"passed": w["ok"], "failed": w["failed"],
+                "no-tests": w["no_tests"]}.get(tt["status"], w["none"])
+    lines += [f"- {w['test']}: {test}", "", "## Commit"]
     if report["commits"]:
         lines += [f"- {c['hash']}: {t(c['subject'], 200)}" for c in report["commits"]]
     else:
-        lines.append("- (コミットなし)")
-    lines += ["", CLOSING]
+        lines.append(w["no_commit"])
+    lines += ["", w["closing"]]
     return "\n".join(lines)
 
 

@@ -209,9 +209,15 @@ def record_teammate_idle(project_dir, *, teammate: str | None, team: str | None 
             event["teammate"] = teammate[:256]
         if team:
             event["team"] = team[:256]
+        from gateway.state import fast
+
         from . import progress as _progress
 
-        _progress.append_timeline(lay, event, None)
+        try:
+            view = fast.load_active_view(lay)
+        except store.StateError:
+            view = None
+        _progress.append_timeline(lay, event, view.session_id if view else None)
     return True
 
 
