@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from .client import require_client, run_session
-from .mock_api import text
+from .mock_api import bash, text, write
 
 pytestmark = pytest.mark.realclient
 
@@ -158,3 +158,57 @@ def test_progress_signals_reach_the_lead_on_its_next_prompt(tmp_path: Path) -> N
     assert "- partial_review_recommended: 2 of 3 tasks completed." in msgs
     consumed = json.loads((p.state / "breezing-signals.jsonl").read_text())
     assert consumed["consumed_at"]
+
+
+# --- issue 27 item 14: roles register where teams actually run (print mode) ------------------
+
+def _team(p: Project):
+    """An initialised team whose Lead is another session: the session under test is a
+    teammate without a role."""
+    p.active(impl_mode="standard")
+    (p.state / "breezing-session-roles.json").write_text(json.dumps(
+        {"lead-session": {"role": "lead", "owns": []}}))
+    (p.dir / "src").mkdir(exist_ok=True)
+
+
+def _results(res):
+    return [(r.is_error, r.text) for r in res.tool_results]
+
+
+def test_a_teammate_registers_through_the_command_in_print_mode(tmp_path: Path) -> None:
+    """The client refuses a role marker Write into .claude/state/ in print mode (a sensitive
+    file), so a teammate registers with `gateway breezing register`: PreToolUse allows the
+    catalogued command, it runs, and PostToolUse binds the role to the session -- after which
+    its owns decide, before which it may only read (GW821)."""
+    p = Project(tmp_path)
+    _team(p)
+    sid = "5f4e3d2c-1b0a-4c9d-8e7f-6a5b4c3d2e1f"
+    marker = str(p.state / "breezing-role-impl-1.json")
+    res = run_session(
+        CLAUDE, p.dir, home=p.home, prompt="register",
+        env_extra={**p.env, "PATH": f"{GATEWAY.parent}:{os.environ.get('PATH', '')}"},
+        extra_args=["--session-id", sid, "--permission-mode", "acceptEdits"],
+        script=[[write(str(p.dir / "src" / "early.py"), "x = 1\n")],
+                [write(marker, '{"role": "implementer", "owns": ["src/**"]}')],
+                [bash("gateway breezing register implementer --owns 'src/**' --name impl-1")],
+                [write(str(p.dir / "src" / "a.py"), "x = 1\n")],
+                [write(str(p.dir / "docs" / "x.md"), "# x\n")],
+                [text("done")]])
+    assert not res.timed_out and res.returncode == 0, res.describe()
+    got = _results(res)
+    assert len(got) == 5, res.describe()
+    # before it registers: a member of the team without a role (GW821)
+    assert got[0][0] and "gateway GW821" in got[0][1], got[0]
+    # the marker Write: not written by the client in print mode, nothing registered by it
+    assert got[1][0] and "which is a sensitive file" in got[1][1], got[1]
+    assert not os.path.exists(marker)
+    # the command channel works
+    assert not got[2][0] and "gateway: registration requested: implementer owning src/**" \
+        in got[2][1], got[2]
+    roles = json.loads((p.state / "breezing-session-roles.json").read_text())
+    assert roles[sid]["role"] == "implementer" and roles[sid]["owns"] == ["src/**"]
+    assert roles[sid]["marker"] == "breezing-role-impl-1.json"
+    # its owns decide now
+    assert not got[3][0] and (p.dir / "src" / "a.py").read_text() == "x = 1\n", got[3]
+    assert got[4][0] and "gateway GW803" in got[4][1], got[4]
+    assert not (p.dir / "docs" / "x.md").exists()
