@@ -56,9 +56,11 @@ def _errors():
               default="normal", show_default=True,
               help="planner-<uuid>, planner-additional-<uuid> (agent continue) or "
                    "planner-replanning-<uuid>.")
+@click.option("--id", "session_id", default=None, metavar="SESSION_ID",
+              help="A given id (planner-<uuid> of the kind) instead of a new one.")
 @PROJECT
 @AS_JSON
-def new(instruction, kind, project, as_json):
+def new(instruction, kind, session_id, project, as_json):
     """A new planner session for INSTRUCTION (seed 003 `agent run`'s session). Prints its id.
 
     \b
@@ -67,7 +69,7 @@ def new(instruction, kind, project, as_json):
       gateway orch new "add the docs" --kind additional --json
     """
     try:
-        s = _store(project).create_session(instruction, kind)
+        s = _store(project).create_session(instruction, kind, session_id=session_id)
     except _errors() as e:
         _refused(as_json, e)
     click.echo(json.dumps({"session_id": s.session_id}) if as_json else s.session_id)

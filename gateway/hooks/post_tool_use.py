@@ -203,7 +203,8 @@ def _due_text(done) -> str:
             f"step (the issue goes to Done) is now due: run {run}")
     n = done.next_task
     if n is not None:
-        nxt = f"`gateway spec start {n.issue}`" if n.issue is not None else "its start step"
+        nxt = (f"`gateway spec start {n.issue}`" if n.issue is not None
+               else f"`gateway spec start --task {n.number}`")
         text += f"; then task {n.number} «{safe_text(n.title, 100)}» is next ({nxt})"
     else:
         text += "; every task of the spec is then checked"
