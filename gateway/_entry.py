@@ -15,7 +15,7 @@ def main(argv=None) -> int:
             from gateway import _codecache
             finder = _codecache.install()
         from gateway.hooks.runner import run
-        status = run(argv[1])
+        status = run(argv[1], hook_process=process_entry)
         if process_entry:
             try:
                 sys.stdout.flush()  # the answer first: the cache is written after it

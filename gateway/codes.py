@@ -125,13 +125,17 @@ CODES = {
               "`source .venv/bin/activate` (or `. venv/bin/activate`, any of project_bin_dirs "
               "at the project root): the project's virtual environment, a regular file whose "
               "real path is in the project, and the programs it puts first on PATH are judged "
-              "by their names as project_bin_dirs says. As the last command of the line only "
-              "(GW307).", "source .venv/bin/activate"),
+              "by their names as project_bin_dirs says; so are the commands after it on the "
+              "same line (`source .venv/bin/activate && pytest -q` is `.venv/bin/pytest -q`).",
+              "source .venv/bin/activate"),
     "GW307": ("3", "ask", "sourced file before other commands",
-              "`source FILE` runs FILE in the shell of the commands after it, which it may "
-              "change (directory, functions, aliases, variables): they are judged as if it "
-              "had not run, so a source that would be allowed asks unless it is the last "
-              "command of the line.", "source scripts/env.sh && cat key.pem"),
+              "`source FILE` (other than the project's venv activation, GW306) runs FILE in "
+              "the shell of the commands after it, which it may change (directory, functions, "
+              "aliases, variables): they are judged as if it had not run, so a source that "
+              "would be allowed asks unless it is the last command of the line. What it sets "
+              "lasts only for that line (every Bash call starts a new shell): running it "
+              "first, in a call of its own, does not help.",
+              "source scripts/env.sh && cat key.pem"),
     # --- Phase 4: interpreter flags ---------------------------------------------------------
     "GW401": ("4", "ask", "dangerous interpreter flag",
               "The flag makes the interpreter run code from the command line (-c, -e, -m, -r, "
@@ -194,6 +198,19 @@ CODES = {
               "secrets, a probe that failed or took longer than 2 s.",
               "grep -r -f - .   (with .env in the project)"),
     # --- Phase 6: containment -----------------------------------------------------------------
+    "GW510": ("5", "ask", "a file read holds a credential",
+              "A file the command reads has a name that decides nothing, but its content holds "
+              "a credential: detect-secrets (with the plugins of secrets.content in the "
+              "rules) found one, an AWS key in deploy/settings.ini, a password assignment in "
+              "a YAML file, a private key block. The verdict is kept by the file's identity "
+              "(device, inode, size, modification and change time), so an unchanged file is "
+              "scanned once.", "head -3 deploy/settings.ini   (aws_secret_access_key = ...)"),
+    "GW511": ("5", "ask", "a file read could not be checked for credentials in time",
+              "A file the command reads is bigger than secrets.content.max_bytes, or the "
+              "scanner did not finish within secrets.content.timeout_ms (it goes on in the "
+              "background: the same command a moment later finds its verdict), or the "
+              "scanner's cache is not a directory of yours that nobody else can write.",
+              "cat huge.log   (over 2 MiB)"),
     "GW600": ("6", "allow", "contained script",
               "An interpreter with safe flags (or direct execution) runs a script under the "
               "project's own scripts/ or .claude/hooks/ directory.", "python3 scripts/foo.py"),
@@ -262,6 +279,14 @@ CODES = {
               "file is elsewhere too, perhaps outside the project) asks. In default and plan "
               "mode every output redirection asks (GW213).",
               "echo x > /dev/stderr   (permission_mode acceptEdits)"),
+    "GW715": ("7C", "ask", "xargs input not reproduced",
+              "`P | xargs CMD ARGS` is judged as CMD ARGS with the names P prints appended, "
+              "when the gateway can list them: P is `git ls-files` (git is asked) or a "
+              "`find` that only tests and prints (its tree is listed), through line filters "
+              "(sort, uniq, head, tail, grep). Another producer, an xargs option that changes "
+              "the command line (-I, -a, -d, -E), a name that xargs would split or that starts "
+              "with '-', or too many names asks.",
+              "cat list.txt | xargs rm"),
     "GW730": ("2", "ask", "a glob matches a name read as an option",
               "A glob or brace in an argument is expanded against the file system as bash "
               "expands it (in every directory the command may run in, with every shell option "
@@ -503,10 +528,15 @@ CODES = {
               ".git/config. No tool may write it, and no tree containing it may be removed "
               "or moved.",
               "Write .claude/settings.local.json"),
-    "GW833": ("guard:files", "deny", "write to a secret",
-              "The path is a secret: .env files (not templates such as .env.example), private "
-              "keys (*.pem, *.key, *id_rsa*, *id_ed25519*), .ssh/, credential and token files "
-              "(see secrets in the rules).", "Write .env"),
+    "GW833": ("guard:files", "ask", "write to a secret",
+              "The path is a secret by its name (gateway.secrets.names): an env file in any "
+              "spelling (.env, .env.local, .env-prod, prod.env, env.local, .envrc; not "
+              "templates such as .env.example), private keys (*.pem, *.key, *id_rsa*), .ssh/, "
+              "credential and token files (see secrets in the rules). Writing, creating, "
+              "copying over, changing the mode of or removing one asks, by any tool and in "
+              "every mode: setting up your own .env (cp .env.example .env, echo 'DEBUG=1' >> "
+              ".env, chmod 600 .env) is yours to approve, never refused. (Before issue 24 "
+              "this code was a deny.)", "cp .env.example .env"),
     "GW834": ("guard:files", "deny", "write to a gateway-maintained state file",
               "breezing-session-roles.json and gateway-breezing-phase.json are written only by "
               "the gateway (role registration, `gateway breezing phase`, `gateway state "
@@ -547,6 +577,15 @@ CODES = {
               "file. PermissionRequest asks for it too, but the client may run a command "
               "without PermissionRequest (auto mode's classifier), so PreToolUse asks.",
               "pytest --junitxml=.git/hooks/pre-commit tests"),
+    "GW839": ("guard:files", "ask", "write to the repository's own data or a plain git "
+              "setting",
+              "The command writes below .git/ where git keeps data, not code: the index, "
+              "refs, objects, logs, lock files (rm .git/index.lock after a crashed git), or "
+              "sets a plain value in git's configuration (git config user.name bob: the "
+              "rules' plain_keys, values git never runs or follows to code). A human may "
+              "approve it; .git/config with any other key, .git/hooks/, a submodule's or "
+              "worktree's config and hooks stay denied (GW832/GW835).",
+              "rm .git/index.lock"),
     "GW840": ("guard:reads", "ask", "what the command reads cannot be known",
               "The command may read a secret and the gateway cannot prove it does not: an "
               "unknown program, code given on the command line, an expansion whose value is "
@@ -554,7 +593,8 @@ CODES = {
               "of these by itself (read-only forms, auto mode, allow rules), so the hook asks. "
               "The bracket gives the validator's own reason.", "python3 -c \"print(1)\""),
     "GW841": ("guard:reads", "ask", "a file tool reads a secret",
-              "Read (or an MCP tool with a path argument) names a secret file: .env files, "
+              "Read (or an MCP tool with a path argument) names a secret file, or one whose "
+              "content holds a credential (detect-secrets, gateway.secrets.content): .env files, "
               "private keys, credential and token files, anything under .ssh/ or .aws/ (see "
               "secrets in the rules), as written or through a symlink. The client reads files "
               "inside the project without asking; the hook asks.", "Read .env"),
@@ -564,6 +604,19 @@ CODES = {
               "big, unreadable). .gitignore is not modelled: a secret git ignores is still "
               "counted. Narrow the search with a glob such as *.py or a type such as py.",
               "Grep KEY   (path: the project, which holds .env)"),
+    "GW843": ("guard:files", "ask", "a symbolic link to a protected path",
+              "The command makes symbolic links and nothing else, and one points to a "
+              "protected path or a tree that holds one (ln -s ~ homelink: the home holds "
+              "~/.claude/settings.json). Nothing is written through the link by this command, "
+              "and every later write through it is judged at its real target, so a human may "
+              "approve it. A command that also writes (ln -s ~ h && echo x > h/.bashrc) and "
+              "a hard link to a protected file stay denied (GW835).", "ln -s ~ homelink"),
+    "GW844": ("guard:reads", "ask", "a file tool reads a file that could not be checked",
+              "Read (or an MCP tool that reads) a file whose name decides nothing and whose "
+              "content could not be scanned in time: bigger than secrets.content.max_bytes, "
+              "or the scanner was not done within secrets.content.timeout_ms (it goes on in "
+              "the background; the same call a moment later finds its verdict). GW841 when "
+              "the scanner found a credential.", "Read huge.log"),
     "GW890": ("guard:state", "deny", "the breezing state cannot be read",
               "A state file the guards consult (breezing-session-roles.json, "
               "breezing-active.json, gateway-breezing-phase.json) is corrupt, not a regular "

@@ -417,73 +417,22 @@ def _secret_prefilter(policy):
     return fast
 
 
-#: Editor swap files keep a dot in front of a name that had none (vim: `.id_rsa.swp`).
-_SWAP_SUFFIXES = (".swp", ".swo", ".swn")
-
-
 def secret_names(base: str, policy) -> list:
-    """`base` and the names it has once the rules' backup suffixes are taken off, one after
-    another (`.env.bak` -> `.env`, `id_rsa.pem.orig~` -> `id_rsa.pem.orig` -> `id_rsa.pem`,
-    vim's `.id_rsa.swp` -> `id_rsa`): a copy keeps the credential."""
-    suffixes = getattr(policy, "secret_backup_suffixes", ())
-    out = [base]
-    name = base
-    while suffixes:
-        low = name.lower()
-        suf = next((x for x in suffixes if low.endswith(x.lower()) and len(name) > len(x)),
-                   None)
-        if suf is None:
-            break
-        name = name[:-len(suf)]
-        out.append(name)
-        if suf.lower() in _SWAP_SUFFIXES and name.startswith(".") and len(name) > 1:
-            out.append(name[1:])
-    return out
+    """`base` and its names without the rules' backup suffixes (gateway.secrets.names)."""
+    from gateway.secrets.names import backup_names
 
-
-def _secret_variants(p, policy):
-    """`p` and `p` with its last component's backup suffixes taken off."""
-    head, _, base = p.rstrip("/").rpartition("/")
-    names = secret_names(base, policy) if base else [base]
-    return [p] + [f"{head}/{n}" for n in names[1:] if n]
+    return backup_names(base, policy)
 
 
 def is_secret(paths, policy) -> str:
-    """The secret pattern one of `paths` (absolute) matches, or "" when none does. A pattern
-    without "/" matches the basename, one with "/" the trailing components, one with "**" any
-    trailing part (`.git/**/config`: every submodule's configuration). A backup copy of a
-    secret (the rules' `backup_suffixes`: `.env.bak`, `id_rsa~`) is one too."""
+    """The rule one of `paths` (absolute) is a secret by its name, or "" (the name grammar
+    of gateway.secrets.names: secret directories, env files in every spelling, the rules'
+    patterns, backup copies)."""
+    from gateway.secrets.names import classify
+
     fast = _secret_prefilter(policy)
-    for p in [v for p0 in paths for v in _secret_variants(p0, policy)]:
-        parts = [c for c in p.split("/") if c]
-        if not parts:
-            continue
-        if fast is not None:
-            groups, dirs = fast
-            if not (any(d.lower() in dirs for d in parts)
-                    or any(len(parts) >= n and rx.match("/".join(parts[-n:])) is not None
-                           for n, rx in groups if n)
-                    or any(rx.match("/".join(parts[i:])) is not None
-                           for n, rx in groups if not n for i in range(len(parts)))):
-                continue
-        base = parts[-1]
-        for d in parts:
-            for sd in policy.secret_dirs:
-                if d.lower() == sd.lower():
-                    return sd + "/"
-        if any(glob_match(ex, base) for ex in policy.secret_exceptions):
-            continue
-        for pat in policy.secret_patterns:
-            if "**" in pat:
-                if any(glob_match(pat, "/".join(parts[i:])) for i in range(len(parts))):
-                    return pat
-            elif "/" in pat:
-                n = pat.count("/") + 1
-                if len(parts) >= n and glob_match(pat, "/".join(parts[-n:])):
-                    return pat
-            elif glob_match(pat, base):
-                return pat
-    return ""
+    return classify(paths, policy, prefilter=None if fast is None else fast[0],
+                    glob_match=glob_match)
 
 
 def is_autorun(paths, policy, home) -> str:

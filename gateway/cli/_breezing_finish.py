@@ -102,6 +102,7 @@ def verify_cmd(pkg_manager, pytest_cmd, timeout, dry_run, project, as_json):
     """
     from gateway.orchestration import review, verify
     from gateway.state import files
+    from gateway.state.layout import prepare_state_dir
     from gateway.state.store import StateError
 
     root = root_of(project)
@@ -127,11 +128,18 @@ def verify_cmd(pkg_manager, pytest_cmd, timeout, dry_run, project, as_json):
         active = files.load_active(root)
     except StateError:
         active = None
+    try:
+        prepare_state_dir(root)     # where the record goes: refused before anything runs
+    except StateError as e:
+        fail(as_json, "state", f"gateway: {e}", 1)
     if not as_json:
         click.echo(HEADER)
-    record = verify.run(root, planned, timeout=timeout,
-                        session_id=active.session_id if active else None,
-                        head=review.git_head(root), on_step=_printer(as_json))
+    try:
+        record = verify.run(root, planned, timeout=timeout,
+                            session_id=active.session_id if active else None,
+                            head=review.git_head(root), on_step=_printer(as_json))
+    except StateError as e:
+        fail(as_json, "state", f"gateway: {e}", 1)
     if as_json:
         click.echo(json.dumps(record, ensure_ascii=False, indent=2))
     else:

@@ -58,8 +58,11 @@ def phase(phase, project):
     root = os.path.abspath(project) if project else default_project()
     try:
         if phase is None:
-            rec = fast.load_phase(root)
-            eff = fast.effective_phase(root)
+            from gateway.state.layout import check_state_dir
+
+            present = check_state_dir(root)     # a linked state directory: the guards' refusal
+            rec = fast.load_phase(root) if present else None
+            eff = fast.effective_phase(root) if present else None
             if rec is None:
                 click.echo("no phase recorded")
             else:

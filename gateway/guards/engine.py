@@ -155,7 +155,7 @@ def _file_tool(req, state, record):
                 return verdict
             pending = pending or verdict
     if pending is not None:
-        return pending
+        return _again(req, pending)
     if target.is_role_marker:
         verdict = role.register(req, state, target, record, assign_only=req.assign_only)
         if verdict is not None:
@@ -218,9 +218,10 @@ def _file_target(req, state, target):
     surface = files.Surface(req.roots, req.policy, req.env)
     hit = surface.check(target.lex, target.real)
     autorun = None
-    if hit and hit[0] == files.AUTORUN_CODE:
+    if hit and hit[0] in files.ASK_CODES:
         autorun = req.ask("guard:files", hit[0], f"{req.tool} writes {target.raw!r}: "
-                          f"{hit[2]} ({hit[1]})", rule=f"autorun:{hit[1]}")
+                          f"{hit[2]} ({hit[1]})",
+                          rule=f"{'autorun' if hit[0] == files.AUTORUN_CODE else 'protected'}:{hit[1]}")
     elif hit:
         code, rule, what = hit
         hint = (" Use `gateway state clean` or the workflow's own steps" if code == "GW834"
@@ -234,6 +235,12 @@ def _file_target(req, state, target):
             or member.check_write(req, state, target)
             or role.check_write(req, state, target)
             or autorun)
+
+
+def _again(req, verdict):
+    """An ask decided earlier, returned after other checks ran: its step closes the trace."""
+    req.step(verdict.phase, "ask", verdict.code, verdict.message)
+    return verdict
 
 
 #: The validator's reasons that name a write to the permission surface or to a file that
@@ -305,6 +312,7 @@ def _bash_judged(req, state):
     import os
 
     from gateway import runtime
+    from gateway.guards import writes as writes_mod
     from gateway.guards.effects import analyze
     from gateway.paths import lexical, real
 
@@ -350,6 +358,7 @@ def _bash_judged(req, state):
     surface = files.Surface(req.roots, policy, req.env)
     autorun = None
     tree_ask = None
+    only_links = writes_mod.only_symlinks(effects)
     for w in effects.writes:
         where = w.paths
         unknown_dir = not where and not w.target.startswith("/")
@@ -359,11 +368,18 @@ def _bash_judged(req, state):
             where = tuple(dict.fromkeys(lexical(w.target, d) for d in (req.cwd, req.project)))
         for p in where:
             hit = surface.check(p, real(p), tree=w.tree)
-            if hit and hit[0] == files.AUTORUN_CODE:
+            if hit and w.tree and not files.removal(w.via) and hit[0] not in files.ASK_CODES:
+                # a copy or move into a tree: what lands there is the source's members
+                hit = writes_mod.landing(surface, w, p, hit, effects)
+            if hit:
+                hit = writes_mod.approvable(hit, w, only_links)
+            if hit and hit[0] in files.ASK_CODES:
                 if autorun is None:
-                    autorun = req.ask("guard:files", files.AUTORUN_CODE, f"{w.via} writes "
-                                      f"{w.target!r} ({p}): {hit[2]} ({hit[1]})",
-                                      rule=f"autorun:{hit[1]}")
+                    autorun = req.ask("guard:files", hit[0], f"{w.via} writes "
+                                      f"{w.target!r} "
+                                      + ("in a directory that cannot be known, which may be "
+                                         if unknown_dir else "") + f"({p}): {hit[2]} ({hit[1]})",
+                                      rule=f"{'autorun' if hit[0] == files.AUTORUN_CODE else 'protected'}:{hit[1]}")
                 continue
             removal = files.removal(w.via) if hit and w.tree else ""
             if (removal and not (hit[1] == "project" and removal == "all")
@@ -383,6 +399,12 @@ def _bash_judged(req, state):
                                            rule=f"protected-below:{found[1] or p}")
                     continue
                 hit = found
+                if hit[0] in files.ASK_CODES:
+                    if autorun is None:
+                        autorun = req.ask("guard:files", hit[0], f"{w.via} writes "
+                                          f"{w.target!r} ({p}), which holds {hit[1]}: "
+                                          f"{hit[2]}", rule=f"protected:{hit[1]}")
+                    continue
             if hit:
                 code, rule, what = hit
                 return req.deny("guard:files", "GW835", f"{w.via} writes {w.target!r} "
@@ -405,7 +427,7 @@ def _bash_judged(req, state):
     if verdict is not None:
         return verdict
     if autorun is not None:
-        return autorun
+        return _again(req, autorun)
     if tree_ask is not None:
         return tree_ask
     surface_write = next((v for v in (core, exposure) if v.code in _SURFACE_WRITES), None)

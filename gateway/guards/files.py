@@ -10,7 +10,11 @@ payload's cwd (`..` removed) and really (every symlink resolved). Decisions:
          files, the gateway's rules, .git/hooks, .git/config...), anything under a `.git`
          directory of the project, the gateway's own rules/cache/audit directories and an
          installed copy of the gateway;
-* GW833  secrets (the rules' `secrets`, plus `*id_rsa*` and `*id_ed25519*`);
+* GW833  (ask, not deny) secrets (the rules' `secrets`, plus `*id_rsa*` and
+         `*id_ed25519*`): the user's own `.env` set-up needs a human, never a refusal;
+* GW839  (ask, not deny) the repository's own data below `.git` (index, refs, objects, lock
+         files: `rm .git/index.lock`), and a plain value in git's configuration
+         (`git config user.name bob`);
 * GW834  the state files only the gateway writes (breezing-session-roles.json,
          gateway-breezing-phase.json, the workflow state gateway-workflow.sqlite3 and its
          journals, the Phase C records, their lock files) and the orchestrator store
@@ -46,8 +50,11 @@ MAINTAINED = tuple(f"{STATE_REL}/{n}" for n in _GATEWAY_WRITTEN) + tuple(
 #: and session file below, and its CAS locks.
 MAINTAINED_TREES = ("agent-coord",)
 EXTRA_SECRET_GLOBS = ("*id_rsa*", "*id_ed25519*")
-#: The one surface hit that asks instead of denying: a human may mean to write such a file.
+#: The surface hit of a file that runs later asks instead of denying: a human may mean it.
 AUTORUN_CODE = "GW836"
+#: Surface hits a human may approve (ask, not deny): a file that runs later, a secret (the
+#: user's own .env set-up), the repository's own data below .git.
+ASK_CODES = frozenset((AUTORUN_CODE, "GW833", "GW839", "GW843"))
 
 
 def rel_to(path, *roots):
@@ -170,14 +177,23 @@ class Surface:
                     if paths.is_within(root, p):
                         return ("GW832", "project", "it contains the whole project (its .git, "
                                 "settings and hooks)")
-        # .git
+        # .git: its configuration and hooks run code; the rest (index, refs, objects, lock
+        # files) is the repository's own data, a human's call (GW839, ask)
+        git_internal = None
         for r in rels:
-            if any(c.lower() == ".git" for c in r.split("/")):
-                return ("GW832", ".git/", "the repository's internals (hooks, config, refs)")
+            kind = _git_part(r, tree)
+            if kind == "surface":
+                return ("GW832", ".git/", "the repository's configuration or hooks (git runs "
+                        "what they name)")
+            if kind == "internal":
+                git_internal = ("GW839", ".git/", "the repository's own data (index, refs, "
+                                "objects, lock files)")
         # protected_paths from the rules
         pat = paths.is_protected(forms, self.roots, self.policy)
         if pat:
             return ("GW832", pat, "part of the agent's permission surface")
+        if git_internal is not None:
+            return git_internal
         if tree:
             for p in forms:
                 for r in rels:
@@ -222,7 +238,8 @@ class Surface:
                     pat = g
                     break
         if pat:
-            return ("GW833", pat, "a secret (keys, credentials, .env files)")
+            return ("GW833", pat, "a secret (keys, credentials, .env files): yours to "
+                    "approve, since the agent sees what it writes there")
         pat = paths.is_autorun(forms, self.policy, self.home)
         if pat:
             return (AUTORUN_CODE, pat, "a file whose content runs later without review "
@@ -262,6 +279,7 @@ def below(surface, top: str):
         return None
     seen = 0
     stack = [top]
+    asked = None  # the first hit a human may approve (ASK_CODES); a deny hit wins
     while stack:
         d = stack.pop()
         try:
@@ -275,14 +293,18 @@ def below(surface, top: str):
                 return UNKNOWN
             path = e.path
             hit = surface.check(path, paths.real(path))
-            if hit and hit[0] != AUTORUN_CODE:
+            if hit and hit[0] == AUTORUN_CODE:
+                pass  # removing a file that runs later runs nothing
+            elif hit and hit[0] in ASK_CODES:
+                asked = asked or hit
+            elif hit:
                 return hit
             try:
                 if e.is_dir(follow_symlinks=False):
                     stack.append(path)
             except OSError:
                 return UNKNOWN
-    return None
+    return asked
 
 
 # --- owns globs --------------------------------------------------------------------------------
@@ -489,6 +511,31 @@ def owns_tree(patterns, rel, absolute) -> bool:
     if absolute:
         forms.append((True, [("lit", c) for c in absolute.split("/")] + [(_STAR,)]))
     return any(_forms_within([f], patterns) for f in forms)
+
+
+#: Below a git directory: what git runs or follows to code (config, hooks, the files that say
+#: where the common directory is), and the directories that hold only data.
+_GIT_SURFACE_NAMES = frozenset(("config", "config.worktree", "commondir", "gitdir", "hooks"))
+_GIT_DATA_TREES = frozenset(("refs", "objects", "logs", "lfs", "rr-cache", "rebase-merge",
+                             "rebase-apply", "sequencer"))
+
+
+def _git_part(rel: str, tree: bool) -> str:
+    """"surface", "internal" or "" for a project-relative path: below a `.git` directory,
+    its configuration and hooks (a submodule's and a worktree's included) are the
+    permission surface; the rest is the repository's data. A tree holds the surface unless
+    it is one of the data directories."""
+    parts = rel.lower().split("/")
+    if ".git" not in parts:
+        return ""
+    below = parts[parts.index(".git") + 1:]
+    if not below:
+        return "surface"  # .git itself (a worktree's .git file names its git directory)
+    if any(c in _GIT_SURFACE_NAMES for c in below):
+        return "surface"
+    if tree and below[0] not in _GIT_DATA_TREES:
+        return "surface"
+    return "internal"
 
 
 def _foreign_surface(path: str, tree: bool) -> str:

@@ -27,7 +27,9 @@ import os
 from gateway.decision import ALLOW
 
 #: Codes of a read of a secret that is certain (not merely possible).
-CERTAIN = frozenset(("GW503", "GW506"))
+CERTAIN = frozenset(("GW503", "GW506", "GW510", "GW742"))
+#: Codes the PreToolUse hook gives as they are (not as GW840): a file not scanned in time.
+OWN = frozenset(("GW511",))
 #: The directories the Grep tool never searches (its ripgrep call: --glob !.git ...).
 GREP_VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
 #: ripgrep's --type definitions for common types, as plain base-name globs. A type not
@@ -68,6 +70,8 @@ def bash_exposure(req, core):
     if core.code in CERTAIN:
         return req.ask("guard:reads", core.code, f"the command reads a secret: "
                        f"{core.message}", rule=core.rule)
+    if core.code in OWN:
+        return req.ask("guard:reads", core.code, core.message, rule=core.rule)
     return req.ask("guard:reads", "GW840", f"what the command reads cannot be known, so it "
                    f"may read a secret ({core.code}: {core.message})", rule=core.rule)
 
@@ -117,11 +121,26 @@ def _read(req):
     from gateway.guards.context import check_path_length
 
     check_path_length(raw, "Read: tool_input.file_path")
-    _t, pat = _target(req, raw)
+    target, pat = _target(req, raw)
     if not pat:
-        return None
+        return _content(req, f"Read of {raw!r}", (target.real,))
     return req.ask("guard:reads", "GW841", f"Read of {raw!r}: a secret file ({pat})",
                    rule=f"secrets:{pat}")
+
+
+def _content(req, what, real_paths):
+    """The ask for files a tool reads whose content holds a credential (GW841) or could not
+    be scanned in time (GW844), or None (gateway.secrets.content)."""
+    from gateway.secrets import content
+
+    found = content.check(real_paths, req.policy, req.env)
+    if found is None:
+        return None
+    if found.kind == content.SECRET:
+        return req.ask("guard:reads", "GW841", f"{what}: {found.path!r} holds a credential: "
+                       f"{found.detail}", rule="secrets:content")
+    return req.ask("guard:reads", "GW844", f"{what}: {found.path!r} could not be checked "
+                   f"for credentials: {found.detail}", rule="secrets:content")
 
 
 def _grep(req):
@@ -148,9 +167,10 @@ def _grep(req):
     include = _grep_include(ti.get("glob"), ti.get("type"))
     walk = walker.Walk([target.real], follow=False, hidden=True,
                        include=include or (), exclude_dir=GREP_VCS_DIRS)
-    found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT])
+    files = []
+    found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT], files=files)
     if found is None:
-        return None
+        return _tree_content(req, f"Grep searches {raw!r}", files)
     kind, path = found
     if kind == "secret":
         from gateway import paths
@@ -160,6 +180,23 @@ def _grep(req):
                        f"{path!r} ({pat})", rule=f"secrets:{pat}")
     return req.ask("guard:reads", "GW842", f"Grep searches {raw!r}, which cannot be proven "
                    f"free of secrets ({kind}: {path!r})", rule="secrets:walk")
+
+
+def _tree_content(req, what, files):
+    """The ask for a tree whose files hold a credential by content (GW842) or could not be
+    scanned in time (GW844), or None."""
+    from gateway.validator.phase5_recursive import content_secrets
+
+    secrets, unscanned = content_secrets(files, req.policy, req.env)
+    if secrets:
+        path, detail = secrets[0]
+        return req.ask("guard:reads", "GW842", f"{what}, which holds {path!r}: it holds a "
+                       f"credential ({detail})", rule="secrets:content")
+    if unscanned is not None:
+        return req.ask("guard:reads", "GW844", f"{what}, which holds {unscanned.path!r}: it "
+                       f"could not be checked for credentials ({unscanned.detail})",
+                       rule="secrets:content")
+    return None
 
 
 def _grep_include(glob, type_):
@@ -210,10 +247,18 @@ def _mcp(req):
                            f"({pat})", rule=f"secrets:{pat}")
         if not reads_contents:
             continue
+        found = _content(req, f"{req.tool} reads {raw!r}", (target.real,))
+        if found is not None:
+            return found
         if not os.path.isdir(target.real):
             continue
         walk = walker.Walk([target.real], follow=False, hidden=True)
-        found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT])
+        files = []
+        found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT], files=files)
+        if found is None:
+            verdict = _tree_content(req, f"{req.tool} reads {raw!r}", files)
+            if verdict is not None:
+                return verdict
         if found is not None:
             return req.ask("guard:reads", "GW842", f"{req.tool} reads {raw!r}, which holds "
                            f"{'the secret ' if found[0] == 'secret' else 'what cannot be checked: '}"

@@ -65,7 +65,9 @@ def respond(module, raw: bytes, env, start=None) -> str:
     return text
 
 
-def run(event: str, stdin=None, stdout=None, env=None) -> int:
+def run(event: str, stdin=None, stdout=None, env=None, hook_process: bool = False) -> int:
+    """``hook_process``: this process is the hook Claude Code started (``gateway hook``), so
+    its lock waits end in time for its answer (gateway.state.lockwait)."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout
     env = os.environ if env is None else env
@@ -85,6 +87,10 @@ def run(event: str, stdin=None, stdout=None, env=None) -> int:
                 sys.stderr.write(f"gateway: unknown hook event {event!r}; known: "
                                  f"{', '.join(events())}\n")
                 return 0
+            if hook_process:
+                from gateway.state import lockwait
+
+                lockwait.in_hook(getattr(module, "TIMEOUT", lockwait.HOOK_TIMEOUT))
             text = respond(module, raw, env, start)
     except Exception as exc:  # never allow on an error: no decision, or the guards' deny
         text = _ON_INTERNAL_ERROR.get(event, "")

@@ -51,9 +51,11 @@ successful) and is finished once, to SUCCESS, FAILURE or TIMEOUT.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import socket
+import stat
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -62,7 +64,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from gateway.state import store
+from gateway.state import anchors, store, temps
 from gateway.state.fast import parse_iso
 
 __all__ = [
@@ -340,10 +342,12 @@ def _pid_alive(pid) -> bool | None:
 
 class CoordStore:
     """``CoordStore(project_dir)`` or ``CoordStore(base=".../agent-coord")``. Creates the
-    directories on the first write. ``clock`` (epoch seconds) is injectable for tests."""
+    directories on the first write. ``clock`` (epoch seconds) is injectable for tests.
+    ``sweep=False``: a read-only view (``gateway orch``) that removes no temp file of a dead
+    writer; the first write still does."""
 
     def __init__(self, project_dir=None, *, base=None, clock: Callable[[], float] = _now_epoch,
-                 lock_timeout: float = store.DEFAULT_LOCK_TIMEOUT):
+                 lock_timeout: float = store.DEFAULT_LOCK_TIMEOUT, sweep: bool = True):
         if base is None:
             if project_dir is None:
                 raise ValueError("give project_dir or base")
@@ -352,16 +356,42 @@ class CoordStore:
         self.clock = clock
         self.lock_timeout = lock_timeout
         self.host = socket.gethostname()
+        self._swept = not sweep
+        self._open_for_write()
 
     # -- paths -----------------------------------------------------------------------------
 
     def _dir(self, name: str) -> str:
         d = os.path.join(self.base, name)
         for p in (self.base, d):
-            if os.path.islink(p):
-                raise store.StateUnsafe(p, "is a symbolic link; the store is never followed "
-                                        "through links", f"replace {p} by a real directory")
+            try:
+                st = os.lstat(p)
+            except FileNotFoundError:
+                break
+            except OSError:
+                continue            # the read or the write that follows says why
+            problem = anchors.coord_problem(p, st)
+            if problem is not None:
+                raise store.StateUnsafe(p, problem, f"replace {p} by a real directory (the "
+                                        f"files it points to are not touched)",
+                                        noun="orchestrator store")
         return d
+
+    def _open_for_write(self) -> None:
+        """Opening the store (``sweep=True``, the default; else its first write) removes the
+        temp files of writers that died (``gateway.state.temps``: only the store's own, by
+        name and age, each under its entity's lock). A store that cannot be used is left
+        for the operation that follows to refuse."""
+        if self._swept:
+            return
+        self._swept = True
+        for name in ("planner-sessions", "tasks", "runs"):
+            try:
+                d = self._dir(name)
+            except store.StateError:
+                return
+            if os.path.isdir(d) and not os.path.islink(d):
+                temps.sweep(d)
 
     def session_path(self, session_id: str) -> str:
         return os.path.join(self._dir("planner-sessions"),
@@ -399,8 +429,13 @@ class CoordStore:
     def _write(self, path: str, entity: BaseModel) -> None:
         store.atomic_write_json(path, _dump(entity))
 
+    def _lock(self, path: str) -> store.FileLock:
+        """The entity's lock, taken by every write (after the store's first-write sweep)."""
+        self._open_for_write()
+        return store.FileLock(path, timeout=self.lock_timeout)
+
     def _create(self, path: str, entity: BaseModel, what: str) -> None:
-        with store.FileLock(path, timeout=self.lock_timeout):
+        with self._lock(path):
             if os.path.lexists(path):
                 raise AlreadyExists(f"{what} already exists ({path})")
             self._write(path, entity)
@@ -424,7 +459,7 @@ class CoordStore:
     def update_session(self, session_id: str, fn: Callable[[Session], Session],
                        expected_version: int | None = None) -> Session:
         path = self.session_path(session_id)
-        with store.FileLock(path, timeout=self.lock_timeout):
+        with self._lock(path):
             cur = self._read(path, Session, f"session {session_id}")
             if expected_version is not None and cur.version != expected_version:
                 raise ConcurrentModification(f"session {session_id}", expected_version,
@@ -519,7 +554,7 @@ class CoordStore:
         """Read-modify-write under the task's lock. The new state must be a legal transition
         from the state read under the lock; with ``expected_version`` it is a CAS."""
         path = self.task_path(task_id)
-        with store.FileLock(path, timeout=self.lock_timeout):
+        with self._lock(path):
             cur = self._read(path, Task, f"task {task_id}")
             if expected_version is not None and cur.version != expected_version:
                 raise ConcurrentModification(f"task {task_id}", expected_version, cur.version)
@@ -714,7 +749,7 @@ class CoordStore:
         if status not in ("SUCCESS", "FAILURE", "TIMEOUT"):
             raise CoordError("a run finishes as SUCCESS, FAILURE or TIMEOUT")
         path = self.run_path(run_id)
-        with store.FileLock(path, timeout=self.lock_timeout):
+        with self._lock(path):
             cur = self._read(path, Run, f"run {run_id}")
             if cur.status != "RUNNING":
                 raise CoordError(f"run {run_id} already finished as {cur.status}")
@@ -728,10 +763,22 @@ class CoordStore:
         path = self.log_path(run_id)
         data = text.encode("utf-8", "backslashreplace")
         store.ensure_dir(os.path.dirname(path))
-        with store.FileLock(path, timeout=self.lock_timeout):
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
-                         | os.O_CLOEXEC, store.FILE_MODE)
+        with self._lock(path):
             try:
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+                             | os.O_NONBLOCK | os.O_CLOEXEC, store.FILE_MODE)
+            except OSError as e:
+                if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.ENOTDIR):
+                    try:
+                        mode = os.lstat(path).st_mode
+                    except OSError:
+                        mode = stat.S_IFLNK if e.errno == errno.ELOOP else 0
+                    raise store.unsafe_file(path, mode) from None   # the readers' sentence
+                raise store.StateError(path, f"cannot be opened for appending: {e.strerror}",
+                                       "check the permissions of the store") from None
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise store.unsafe_file(path, os.fstat(fd).st_mode)
                 if os.fstat(fd).st_size + len(data) > MAX_LOG_BYTES:
                     raise CoordError(f"run log {path} would exceed {MAX_LOG_BYTES} bytes")
                 os.write(fd, data)

@@ -190,7 +190,8 @@ def complete(project_dir, *, approved: bool = False, pkg_manager: str | None = N
            "fast_path": fp.as_dict(),
            "plans_done": [t.section for t in changed],
            "sections": completion_sections(active), "notes": notes}
-    store.atomic_write_json(lay.path(FINISH_RECORD), rec)
+    with store.FileLock(lay.path(FINISH_RECORD)):
+        store.atomic_write_json(lay.path(FINISH_RECORD), rec)
     return {"step": "completed", **rec, "verify": record,
             "next": ["git commit (Conventional Commits, e.g. `feat: ...`): the implementation "
                      "and Plans.md",

@@ -78,7 +78,7 @@ def _counts(tasks) -> dict[str, int]:
 def overview(project_dir) -> dict:
     """``agent status``: the sessions with their task counts, every task by state, the runs
     by status (running ones listed), and the problems."""
-    st = coord.CoordStore(project_dir)
+    st = coord.CoordStore(project_dir, sweep=False)
     sessions, tasks, runs, problems = _load_all(st)
     by_session: dict[str, list] = {}
     orphans = []
@@ -114,7 +114,7 @@ def session_info(project_dir, session_id: str) -> dict:
         raise coord.InvalidId(f"{store.safe_text(session_id, 80)!r} is not a session id "
                               f"(planner-<uuid>, planner-additional-<uuid> or "
                               f"planner-replanning-<uuid>)")
-    st = coord.CoordStore(project_dir)
+    st = coord.CoordStore(project_dir, sweep=False)
     s = st.get_session(session_id)
     _s, all_tasks, runs, problems = _load_all(st)
     short = coord.session_short(session_id)
@@ -147,7 +147,7 @@ def session_info(project_dir, session_id: str) -> dict:
 def resume_list(project_dir) -> tuple[list[dict], list[str]]:
     """``agent resume --list``: ``(sessions, problems)``; every session, newest first, with
     what a resume would run (its READY, RUNNING, NEEDS_CONTINUATION and BLOCKED tasks)."""
-    st = coord.CoordStore(project_dir)
+    st = coord.CoordStore(project_dir, sweep=False)
     sessions, tasks, _runs, problems = _load_all(st)
     out = []
     for s in sorted(sessions.values(), key=lambda s: s.created_at, reverse=True):

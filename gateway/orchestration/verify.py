@@ -42,7 +42,7 @@ import threading
 import time
 
 from gateway.state import fast, store
-from gateway.state.layout import layout
+from gateway.state.layout import layout, prepare_state_dir
 
 __all__ = ["RECORD", "STEPS", "Step", "Planned", "plan", "run", "load_record",
            "package_manager", "test_counts", "VerifyError"]
@@ -311,12 +311,14 @@ def run(project_dir, planned: list[Planned], *, timeout: float = DEFAULT_TIMEOUT
     (default: this process's). Returns the record."""
     project = os.path.abspath(os.fspath(project_dir))
     path = layout(project).path(RECORD)
+    prepare_state_dir(project)      # refused before any program runs, never through a link
     record = {"session_id": session_id, "head": head, "started_at": fast.now_iso(),
               "finished_at": None, "ok": None, "stopped_at": None, "steps": []}
 
     def save():
         record["steps"] = [p.as_dict() for p in planned]
-        store.atomic_write_json(path, record)
+        with store.FileLock(path):
+            store.atomic_write_json(path, record)
 
     stopped = None
     for p in planned:

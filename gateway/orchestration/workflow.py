@@ -45,7 +45,7 @@ import sqlite3
 import stat
 import uuid
 
-from gateway.state import store
+from gateway.state import sqlitewait, store
 from gateway.state.layout import layout
 
 __all__ = ["DB_NAME", "SPEC_DIRS", "NEXT_ACTIONS", "SpecError", "SpecTask", "Spec",
@@ -258,30 +258,38 @@ class WorkflowStore:
         return store.StateCorrupt(self.path, problem, _REPAIR.format(path=self.path))
 
     def __enter__(self) -> WorkflowStore:
+        # the state directory as the guards check it (never through a link), then the file
+        store.ensure_dir(os.path.dirname(self.path) or ".")
         try:
             st = os.lstat(self.path)
         except FileNotFoundError:
             st = None
         if st is not None and not stat.S_ISREG(st.st_mode):
-            raise store.StateUnsafe(self.path, "is not a regular file (a link, directory or "
-                                    "device); it is never opened", _REPAIR.format(path=self.path))
+            raise store.unsafe_file(self.path, st.st_mode)      # never opened: the readers' words
         if st is None:
-            store.ensure_dir(os.path.dirname(self.path))
             try:
                 os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                                 | os.O_CLOEXEC, store.FILE_MODE))
+                                 | os.O_NONBLOCK | os.O_CLOEXEC, store.FILE_MODE))
             except FileExistsError:
                 pass
+            except OSError as e:
+                raise store.StateError(self.path, f"cannot be created: {e.strerror}",
+                                       "check the permissions of the state directory") from None
+        wait = sqlitewait.Waiter(self.path, self.timeout)
         try:
-            self.db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+            self.db = sqlite3.connect(self.path, timeout=max(0.001, wait.left()),
+                                      isolation_level=None)
             self.db.execute("PRAGMA foreign_keys = ON")
-            self._schema()
+            self._schema(wait)
+        except store.StateError:
+            self.close()
+            raise
         except sqlite3.DatabaseError as e:
             self.close()
-            if "locked" in str(e):
-                raise store.StateLocked(self.path, f"is locked by another process ({e})",
-                                        "wait and retry") from None
             raise self._corrupt(f"is not a usable SQLite database ({e})") from None
+        except BaseException:
+            self.close()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
@@ -292,32 +300,51 @@ class WorkflowStore:
             self.db.close()
             self.db = None
 
-    def _schema(self) -> None:
+    def _schema(self, wait) -> None:
+        """Check the schema with reads (a reader takes no write lock); create it, under the
+        writers' lock, only in a database that has no table yet."""
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+
+        def look():
             version = db.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in db.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if version == 0 and not tables:
-                for stmt in _SCHEMA.strip().split(";"):
-                    if stmt.strip():
-                        db.execute(stmt)
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            elif version != SCHEMA_VERSION or "workflow_state" not in tables:
-                raise self._corrupt(f"has schema version {version} and tables "
-                                    f"{sorted(tables)[:5]}, not the gateway's workflow "
-                                    f"schema {SCHEMA_VERSION}")
-            else:
-                cols = tuple(r[1] for r in db.execute("PRAGMA table_info(workflow_state)"))
-                if cols != _COLUMNS:
-                    raise self._corrupt(f"has a workflow_state table with columns "
-                                        f"{', '.join(cols)}, not the gateway's")
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
+            cols = tuple(r[1] for r in db.execute("PRAGMA table_info(workflow_state)"))
+            return version, tables, cols
+
+        version, tables, cols = wait.retry(look, db)
+        if version == 0 and not tables:
+            def create(db):
+                version, tables, _cols = look()
+                if version == 0 and not tables:
+                    for stmt in _SCHEMA.strip().split(";"):
+                        if stmt.strip():
+                            db.execute(stmt)
+                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._write(create)
+            version, tables, cols = wait.retry(look, db)
+        if version != SCHEMA_VERSION or "workflow_state" not in tables:
+            raise self._corrupt(f"has schema version {version} and tables "
+                                f"{sorted(tables)[:5]}, not the gateway's workflow "
+                                f"schema {SCHEMA_VERSION}")
+        if cols != _COLUMNS:
+            raise self._corrupt(f"has a workflow_state table with columns "
+                                f"{', '.join(cols)}, not the gateway's")
+        if wait.retry(lambda: db.execute("PRAGMA journal_mode").fetchone()[0], db) != "wal":
+            self._to_wal(wait)
+
+    def _to_wal(self, wait) -> None:
+        """Write-ahead logging (once per database; the mode is kept in the file): readers
+        never block a writer nor wait for one, and a commit is one fsync of the log instead
+        of three (journal, database, directory): 6 ms instead of 25 ms on this VM. Under
+        the writers' lock; a database that cannot change its mode now (another program has
+        it open) is used as it is and changed by a later write."""
+        with store.FileLock(self.path, timeout=self.timeout):
+            try:
+                wait.retry(lambda: self.db.execute("PRAGMA journal_mode = WAL").fetchone(),
+                           self.db)
+            except store.StateLocked:
+                pass
 
     # -- rows -----------------------------------------------------------------------------
 
@@ -338,8 +365,10 @@ class WorkflowStore:
         return WorkflowState(**d)
 
     def _q(self, sql: str, args=()) -> list:
+        """One read: waits while a write commits (``sqlitewait``), never answers locked."""
+        wait = sqlitewait.Waiter(self.path, self.timeout)
         try:
-            return self.db.execute(sql, args).fetchall()
+            return wait.retry(lambda: self.db.execute(sql, args).fetchall(), self.db)
         except sqlite3.DatabaseError as e:
             raise self._corrupt(f"cannot be read ({e})") from None
 
@@ -360,8 +389,11 @@ class WorkflowStore:
         return self._row(rows[0]) if rows else None
 
     def _write(self, fn):
+        """``fn(db)`` in one ``BEGIN IMMEDIATE`` transaction, under the writers' lock (the
+        database's ``FileLock``: writers queue there, see ``gateway.state.sqlitewait``)."""
         db = self.db
-        try:
+
+        def once():
             db.execute("BEGIN IMMEDIATE")
             try:
                 out = fn(db)
@@ -371,11 +403,10 @@ class WorkflowStore:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
-        except sqlite3.OperationalError as e:
-            if "locked" in str(e) or "busy" in str(e):
-                raise store.StateLocked(self.path, f"is locked by another process ({e})",
-                                        "wait and retry") from None
-            raise self._corrupt(f"cannot be written ({e})") from None
+
+        try:
+            with store.FileLock(self.path, timeout=self.timeout):
+                return sqlitewait.Waiter(self.path, self.timeout).retry(once, db)
         except sqlite3.DatabaseError as e:
             raise self._corrupt(f"cannot be written ({e})") from None
 

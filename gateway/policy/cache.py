@@ -53,7 +53,7 @@ try:
 except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b
 
-_FORMAT = 17  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
+_FORMAT = 19  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
 #               6: `config_flags`; 7: `prints_contents`; 8: `verified`, cached rules errors;
 #               9: `autorun`; 10: `edit`; 11: `into_directory`; 12: `options`,
 #               secrets.backup_suffixes, allowlists (optional_flags, info_flags, reads);
@@ -63,6 +63,8 @@ _FORMAT = 17  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: 
 #               16: the catalogue's names on one line (one json.loads, not one per entry)
 #               17: effects.git's subcommands (forms, outputs, option lists), each a
 #                   JSON string decoded on use
+#               18: secrets.env_files (the env-file name grammar)
+#               19: secrets.content (the content scanner's settings)
 #: Policies loaded by this process: cache path -> (sources, Policy). Bounded.
 _LOADED = {}
 _LOADED_MAX = 16

@@ -209,6 +209,8 @@ class Policy:
         self.secret_dirs = frozenset(secrets["directories"])
         self.secret_exceptions = tuple(secrets["exceptions"])
         self.secret_backup_suffixes = tuple(secrets.get("backup_suffixes", ()))
+        self.secret_env = secrets.get("env_files") or None
+        self.secret_content = secrets.get("content") or None
         self.protected_paths = tuple(data["protected_paths"])
         self.autorun = tuple(data.get("autorun", ()))
         self._catalogue = data["catalogue"]

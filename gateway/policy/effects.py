@@ -125,7 +125,8 @@ class GitSubcommand:
     """One git subcommand's forms (rules/effects.yaml `git.subcommands`), ready to match."""
 
     __slots__ = ("name", "options_first", "implied", "implied_before_options",
-                 "runs_command", "unmatched", "outputs", "forms", "value_flags", "options")
+                 "runs_command", "unmatched", "outputs", "forms", "value_flags", "options",
+                 "plain_keys")
 
     def __init__(self, model, name, data):
         self.name = name
@@ -140,6 +141,9 @@ class GitSubcommand:
         self.outputs = (frozenset(out.get("file", ())), frozenset(out.get("tree", ())),
                         frozenset(out["cwd_unless"]) if out.get("cwd_unless") else None,
                         dict(out.get("scopes") or {}), out.get("default"))
+        #: configuration keys whose value runs nothing and leads to no code (user.name):
+        #: setting one in the repository's config is a human's call, not a hard deny
+        self.plain_keys = frozenset(k.lower() for k in out.get("plain_keys", ()))
         entry = _catalogue_entry(model.policy, [name])
         base_values = entry.value_flags if entry is not None else frozenset()
         own = data.get("options")

@@ -22,6 +22,11 @@ _LOOSENING = {
     "remove": "removes entries",
     "effects": "changes what commands are known to write",
 }
+#: secrets.env_files (gateway.secrets.names): every key, and those that make fewer names
+#: secrets (user layer only).
+_ENV_KEYS = ("names", "prefixes", "suffixes", "plain_prefixes", "source_extensions",
+             "template_words")
+_ENV_LOOSENING = ("source_extensions", "template_words")
 
 
 def empty() -> dict:
@@ -40,7 +45,10 @@ def empty() -> dict:
         "floors": {"always_ask": [], "subcommand_ask": []},
         "subcommand_ask": [],
         "secrets": {"patterns": [], "directories": [], "exceptions": [],
-                    "backup_suffixes": []},
+                    "backup_suffixes": [],
+                    "env_files": {k: [] for k in _ENV_KEYS},
+                    "content": {"plugins": [], "max_bytes": None, "timeout_ms": None,
+                                "full_scan_extensions": []}},
         "protected_paths": [],
         "autorun": [],
         "catalogue": {},
@@ -97,6 +105,15 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
         if model.secrets is not None and model.secrets.exceptions:
             errors.append(f"{where('secrets')}.exceptions: a {layer} layer cannot add secret "
                           "exceptions (that would expose secrets); use the user layer")
+        env = model.secrets.env_files if model.secrets is not None else None
+        for key in _ENV_LOOSENING:
+            if env is not None and getattr(env, key):
+                errors.append(f"{where('secrets')}.env_files.{key}: a {layer} layer cannot "
+                              "make fewer names secrets; use the user layer")
+        content = model.secrets.content if model.secrets is not None else None
+        if content is not None and content.model_fields_set - {"plugins"}:
+            errors.append(f"{where('secrets')}.content: a {layer} layer may only add "
+                          "plugins; use the user layer")
     if "floors" in fields and layer != "builtin":
         if trusted:
             errors.append(f"{where('floors')}: floors are fixed by the built-in rules")
@@ -137,6 +154,11 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
         for name, w in model.wrappers.items():
             if name in p["wrappers"] and not trusted:
                 continue  # a project layer may add wrappers, not redefine them
+            if w.transparent and not trusted:
+                errors.append(f"{where('wrappers')}.{name}: a {layer} layer cannot make a "
+                              "wrapper transparent (its command would be judged as the one "
+                              "it runs); put it in the user layer instead")
+                continue
             p["wrappers"][name] = w.model_dump()
             m.provenance[f"wrappers:{name}"] = origin
     if model.floors is not None:
@@ -150,6 +172,19 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
         for key in ("patterns", "directories", "exceptions", "backup_suffixes"):
             _union(p["secrets"][key], getattr(model.secrets, key), f"secrets.{key}", origin,
                    m.provenance)
+        if model.secrets.content is not None:
+            c = model.secrets.content
+            dest = p["secrets"]["content"]
+            _union(dest["plugins"], c.plugins, "secrets.content.plugins", origin, m.provenance)
+            _union(dest["full_scan_extensions"], c.full_scan_extensions,
+                   "secrets.content.full_scan_extensions", origin, m.provenance)
+            for key in ("max_bytes", "timeout_ms"):
+                if getattr(c, key) is not None:
+                    dest[key] = getattr(c, key)
+        if model.secrets.env_files is not None:
+            for key in _ENV_KEYS:
+                _union(p["secrets"]["env_files"][key], getattr(model.secrets.env_files, key),
+                       f"secrets.env_files.{key}", origin, m.provenance)
     if model.protected_paths is not None:
         _union(p["protected_paths"], model.protected_paths, "protected_paths", origin,
                m.provenance)

@@ -100,6 +100,10 @@ class Wrapper(_Strict):
     runner: bool = False
     # its arguments are joined by spaces and run as shell code (eval, watch)
     joined: bool = False
+    # it changes nothing a decision depends on (timeout, nice): the line is judged as the
+    # command it runs, its own options limited to safe_flags (gateway/validator/wrapped.py)
+    transparent: bool = False
+    safe_flags: list[str] = []
 
     _v = field_validator("value_flags")(lambda cls, v: _check_flags(v))
 
@@ -310,6 +314,8 @@ class GitOutputs(_Strict):
     cwd_unless: list[str] = []
     scopes: dict[str, str] = {}
     default: str | None = None
+    # configuration keys whose value runs nothing (git config user.name): asked, not denied
+    plain_keys: list[str] = []
 
     _v = field_validator("file", "tree", "cwd_unless")(lambda cls, v: _check_flags(v))
 
@@ -475,10 +481,51 @@ class DenyRule(_Strict):
         return self
 
 
+class EnvFiles(_Strict):
+    """The grammar of env file names (gateway.secrets.names). `names`, `prefixes`,
+    `suffixes` and `plain_prefixes` make more names secrets (any layer may add);
+    `source_extensions` and `template_words` make fewer (user layer only)."""
+
+    names: list[str] = []
+    prefixes: list[str] = []
+    suffixes: list[str] = []
+    plain_prefixes: list[str] = []
+    source_extensions: list[str] = []
+    template_words: list[str] = []
+
+    @field_validator("names", "prefixes", "suffixes", "plain_prefixes", "source_extensions",
+                     "template_words")
+    @classmethod
+    def _parts(cls, v: list[str]) -> list[str]:
+        for s in v:
+            if not s or "/" in s or any(c.isspace() for c in s) or "*" in s or "?" in s:
+                raise ValueError(f"{s!r} is not a part of a file name")
+        return v
+
+
+class SecretContent(_Strict):
+    """The content scanner (gateway.secrets.content): detect-secrets plugin names (any layer
+    may add), the largest file it scans and how long a hook waits for it (user layer)."""
+
+    plugins: list[str] = []
+    max_bytes: int | None = None
+    timeout_ms: int | None = None
+    full_scan_extensions: list[str] = []
+
+    @field_validator("max_bytes", "timeout_ms")
+    @classmethod
+    def _positive(cls, v):
+        if v is not None and not 0 < v <= 1 << 30:
+            raise ValueError(f"{v!r} is not a positive size or time")
+        return v
+
+
 class Secrets(_Strict):
     patterns: list[str] = []
     directories: list[str] = []
     exceptions: list[str] = []
+    env_files: EnvFiles | None = None
+    content: SecretContent | None = None
     # a name that ends in one of these is also judged without it (`.env.bak`, `id_rsa~`)
     backup_suffixes: list[str] = []
 

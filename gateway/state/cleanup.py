@@ -250,47 +250,51 @@ def repair(project_dir) -> Result:
 
     res = Result()
     with StateDir(project_dir) as sd:
-        if sd.fd is None:
-            return res
-        names = sd.names()
-        for name in sd.stale_temp_files():
-            try:
-                if sd.unlink(name, lock=False):
-                    res.removed.append((sd.full(name), "temp file of a writer that died"))
-            except StateError as e:
-                res.problems.append(e)
-        for name in lock_names(names):
-            problem = check_lock(sd, name)
-            if problem is None or not isinstance(problem, StateUnsafe):
-                if problem is not None:
-                    res.problems.append(problem)
-                continue
-            try:
-                if sd.unlink(name, lock=False, empty_dir=True):
-                    res.removed.append((sd.full(name), "lock file that was not a regular file"))
-            except StateError as e:
-                res.problems.append(e)
-        for name, load in ((SESSION_ROLES, files.load_session_roles),
-                           (PHASE, files.load_phase)):
-            if name not in names:
-                continue
-            try:
-                load(sd.layout)
-                continue
-            except store.StateLocked:
-                continue    # busy, not broken
-            except (store.StateCorrupt, StateUnsafe):
-                pass
-            except StateError as e:     # permissions: not ours to remove
-                res.problems.append(e)
-                continue
-            try:
-                if sd.unlink(name, empty_dir=True):
-                    res.removed.append((sd.full(name), f"unusable {name}"))
-            except StateError as e:
-                res.problems.append(e)
+        if sd.fd is not None:
+            _repair_state_dir(sd, res, files)
     _repair_stores(layout(project_dir), res)
     return res
+
+
+def _repair_state_dir(sd: StateDir, res: Result, files) -> None:
+    """The state directory's part of ``repair``."""
+    names = sd.names()
+    for name in sd.stale_temp_files():
+        try:
+            if sd.unlink(name, lock=False):
+                res.removed.append((sd.full(name), "temp file of a writer that died"))
+        except StateError as e:
+            res.problems.append(e)
+    for name in lock_names(names):
+        problem = check_lock(sd, name)
+        if problem is None or not isinstance(problem, StateUnsafe):
+            if problem is not None:
+                res.problems.append(problem)
+            continue
+        try:
+            if sd.unlink(name, lock=False, empty_dir=True):
+                res.removed.append((sd.full(name), "lock file that was not a regular file"))
+        except StateError as e:
+            res.problems.append(e)
+    for name, load in ((SESSION_ROLES, files.load_session_roles),
+                       (PHASE, files.load_phase)):
+        if name not in names:
+            continue
+        try:
+            load(sd.layout)
+            continue
+        except store.StateLocked:
+            continue    # busy, not broken
+        except (store.StateCorrupt, StateUnsafe):
+            pass
+        except StateError as e:     # permissions: not ours to remove
+            res.problems.append(e)
+            continue
+        try:
+            if sd.unlink(name, empty_dir=True):
+                res.removed.append((sd.full(name), f"unusable {name}"))
+        except StateError as e:
+            res.problems.append(e)
 
 
 #: ``Result.removed`` entries whose file was repaired in place or renamed, not removed
@@ -302,6 +306,8 @@ def _repair_stores(lay, res: Result) -> None:
     (``gateway.state.stores``); never removed."""
     from . import stores
 
+    for path in stores.sweep_coord(lay.project_dir):
+        res.removed.append((path, "temp file of a writer that died"))
     for name in stores.JSONL_LOGS:
         try:
             moved = stores.set_aside_bad_lines(lay, name)

@@ -239,14 +239,46 @@ def update_session_roles(project_dir,
         new = cur if new is None else new
         raw = {k: (v.as_json() if isinstance(v, RoleView) else v) for k, v in new.items()}
         try:
-            out[0] = check_session_roles(raw)
+            out[0] = _check_changed(raw, new, cur)
         except ValueError as e:
             raise ValueError(f"refusing to write an invalid {SESSION_ROLES}: {e}") from None
         return raw
 
     store.update_json(path, apply, default={}, timeout=timeout,
-                      max_bytes=store.MAX_JSON_BYTES)
+                      max_bytes=store.MAX_JSON_BYTES, encode=encode_roles)
     return out[0]
+
+
+def _check_changed(raw: dict, new: dict, cur: dict) -> dict[str, RoleView]:
+    """``check_session_roles(raw)``, without validating again the entries ``fn`` left as
+    they were read (the same RoleView objects, validated a moment ago): the work under the
+    lock stays small when hundreds of teammates register at once."""
+    if not isinstance(raw, dict) or len(raw) > MAX_ROLE_ENTRIES:
+        return check_session_roles(raw)
+    out = {}
+    for k, v in raw.items():
+        if k in cur and new[k] is cur[k]:
+            out[k] = cur[k]
+        else:
+            out.update(check_session_roles({k: v}))
+    return out
+
+
+def encode_roles(raw: dict) -> bytes:
+    """``breezing-session-roles.json`` as written: one registration per line (the C JSON
+    encoder; an indented dump runs in Python, several times slower, under the lock)."""
+    import json
+
+    for ascii_only in (False, True):     # lone surrogates ("\\ud800" escapes) stay escaped
+        enc = json.JSONEncoder(ensure_ascii=ascii_only, separators=(", ", ": "),
+                               allow_nan=False).encode
+        text = "{\n" + ",\n".join(f"  {enc(k)}: {enc(v)}" for k, v in raw.items()) + \
+            "\n}\n" if raw else "{}\n"
+        try:
+            return text.encode("utf-8")
+        except UnicodeEncodeError:
+            continue
+    raise AssertionError("unreachable")
 
 
 def role_entry(role: str, owns=(), agent_type: str | None = None,

@@ -434,6 +434,12 @@ def validate(project_dir) -> list[CheckResult]:
                                    f"state file {tmp}: temp file left by a writer that died. "
                                    f"To repair: {repair_hint('temp', tmp)}"))
     _check_stores(lay, out)
+    from .stores import coord_temp_files
+
+    for tmp in coord_temp_files(lay.project_dir):
+        out.append(CheckResult(_rel(lay, tmp), False,
+                               f"orchestrator store {tmp}: temp file left by a writer that "
+                               f"died. To repair: {repair_hint('coord-temp', tmp)}"))
     return out
 
 

@@ -64,7 +64,10 @@ _REPAIR = {
              "lines are intact), or delete or fix them in {path}",
     TIMELINE: "`gateway state repair` moves the listed lines to {path}.unreadable (the other "
               "lines are intact), or delete or fix them in {path}",
-    "temp": _REPAIR_HINT,
+    "temp": "the gateway's next write to the state directory removes it; "
+            "`gateway state repair` removes it now (the breezing session continues)",
+    "coord-temp": "the next write to the orchestrator store removes it; `gateway state "
+                  "repair` removes it now",
 }
 
 
@@ -215,18 +218,30 @@ def check_state_dir(project_dir) -> bool:
 
 def prepare_state_dir(project_dir) -> str:
     """The state directory, created (mode 0700) when absent; raises like ``check_state_dir``,
-    and when ``.claude`` is a symbolic link (no state is ever created through one)."""
+    and when ``.claude`` is a symbolic link (no state is ever created through one). Opening
+    the state for a write removes the temp files of writers that died (``temps.sweep``)."""
     base = os.fspath(project_dir)
     if check_state_dir(base):
-        return os.path.join(base, STATE_DIR)
-    claude = os.path.join(base, ".claude")
+        state = os.path.join(base, STATE_DIR)
+    else:
+        prepare_check(base)
+        from .store import ensure_dir
+
+        state = ensure_dir(os.path.join(base, STATE_DIR))
+    from . import temps
+
+    temps.sweep(state)
+    return state
+
+
+def prepare_check(project_dir) -> None:
+    """Raise ``StateUnsafe`` when a state directory that does not exist yet would be created
+    through a link (``.claude`` is a symbolic link)."""
+    claude = os.path.join(os.fspath(project_dir), ".claude")
     if os.path.islink(claude):
         raise _unsafe(claude, f"is a symbolic link (to {os.path.realpath(claude)}); the "
                               "breezing state is kept only in a real directory in the project",
                       f"replace the link {claude} by a real directory", noun="path")
-    from .store import ensure_dir
-
-    return ensure_dir(os.path.join(base, STATE_DIR))
 
 
 def _unsafe(path, problem, repair, noun="state directory"):

@@ -10,8 +10,10 @@ Everything that touches a state file on disk goes through it:
   ``breezing-role-*.json``, and the pid lets ``stale_temp_files`` find leftovers of dead writers.
 * ``FileLock``: ``fcntl.flock`` on a separate hidden lock file ``.<name>.lock`` next to the target.
   flock locks die with their process, so a crashed holder never leaves a stale lock behind (stale
-  recovery is inherent). A lock held too long by a *live* process raises ``StateLocked`` after the
-  timeout, naming the holder pid recorded in the lock file. Exclusive for writers, shared for
+  recovery is inherent). A waiter sleeps in ``flock`` until the lock is released
+  (``gateway.state.lockwait``: bounded, in about the order of arrival, a hook never past its
+  own timeout); a lock held too long by a *live* process raises ``StateLocked`` at the bound,
+  naming the holder pid recorded in the lock file. Exclusive for writers, shared for
   JSONL readers. Re-entrant per thread (a nested ``FileLock`` on the same path is a no-op).
   Lock files are never deleted (deleting flock files races); they are hidden and tiny.
 * ``read_json`` / ``loads_strict``: bounded read (size limit), regular files only (symlinks, FIFOs
@@ -60,7 +62,7 @@ __all__ = [
     "update_jsonl", "stale_temp_files", "stale_temp_names", "safe_text",
 ]
 
-DEFAULT_LOCK_TIMEOUT = 5.0          # seconds; a hook must answer well within its own timeout
+DEFAULT_LOCK_TIMEOUT = 20.0         # seconds; a hook waits less: gateway.state.lockwait
 MAX_JSON_BYTES = 1 << 20            # 1 MiB: state JSON files are a few KiB
 MAX_JSONL_BYTES = 8 << 20           # 8 MiB: the timeline is rotated at 500 lines
 MAX_LINE_BYTES = 64 << 10           # one JSONL record
@@ -161,9 +163,14 @@ def ensure_dir(directory) -> str:
     """Create ``directory`` (and parents) with mode 0700 if missing. Returns it as str.
 
     Raises ``StateUnsafe`` when ``directory`` is a symbolic link or something other than a
-    directory (nothing is ever created through a link), ``StateError`` when it cannot be
-    created (permissions)."""
+    directory (nothing is ever created through a link) -- for the project's store
+    directories (``.claude/state``, ``agent-coord``) also when a directory of the store above
+    it is (``anchors.guard``: the guards' check and sentence) -- and ``StateError`` when it
+    cannot be created (permissions)."""
     directory = os.fspath(directory)
+    from .anchors import guard
+
+    guard(directory)        # a store of the project: never through a link (the guards' check)
     try:
         st = os.lstat(directory)
     except FileNotFoundError:
@@ -255,11 +262,13 @@ _held: dict[tuple[int, int, str], list] = {}   # (pid, thread, lockpath) -> [fd,
 
 
 class FileLock:
-    """``with FileLock(path, timeout=5.0, shared=False): ...``
+    """``with FileLock(path, timeout=20.0, shared=False): ...``
 
-    Locks ``path`` through ``lock_path_for(path)`` with ``flock``. Raises ``StateLocked`` after
-    ``timeout`` seconds (``timeout=0`` tries once). The exclusive holder writes ``"<pid> <epoch>"``
-    into the lock file so a waiter that times out can name it. Re-entrant within one thread;
+    Locks ``path`` through ``lock_path_for(path)`` with ``flock``, waiting asleep in the kernel
+    (``gateway.state.lockwait``). Raises ``StateLocked`` after ``timeout`` seconds
+    (``timeout=0`` tries once; ``GATEWAY_LOCK_WAIT`` overrides it; a hook process stops
+    waiting in time to answer before Claude Code's hook timeout). The exclusive holder writes
+    ``"<pid> <epoch>"`` into the lock file so a waiter that times out can name it. Re-entrant within one thread;
     asking for exclusive while holding shared raises ``RuntimeError`` (that would self-deadlock).
     """
 
@@ -319,36 +328,35 @@ class FileLock:
         return os.fstat(fd).st_ino == now.st_ino
 
     def _acquire(self) -> int:
-        deadline = time.monotonic() + max(self.timeout, 0.0)
-        delay = 0.001
-        op = (fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX) | fcntl.LOCK_NB
+        from . import lockwait
+
+        started = time.monotonic()
+        until, capped = lockwait.deadline(lockwait.configured(self.timeout))
         while True:
             fd = self._open()
             try:
-                fcntl.flock(fd, op)
-            except BlockingIOError:
-                os.close(fd)
-                if time.monotonic() >= deadline:
-                    self._raise_locked()
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
-                continue
+                got = lockwait.acquire(fd, not self.shared, until)
             except BaseException:
                 os.close(fd)
                 raise
+            if not got:
+                os.close(fd)
+                self._raise_locked(time.monotonic() - started, capped)
             # The lock file might have been replaced/removed between open and flock.
             if not self._same_file(fd):
                 os.close(fd)
                 continue
-            if not self.shared:
+            if not self.shared:     # a fixed-width record: no truncation (a journal commit)
                 try:
-                    os.ftruncate(fd, 0)
-                    os.pwrite(fd, f"{os.getpid()} {time.time():.3f}\n".encode(), 0)
+                    os.pwrite(fd, f"{os.getpid()} {time.time():.3f}".ljust(39).encode() + b"\n",
+                              0)
                 except OSError:
                     pass
             return fd
 
-    def _raise_locked(self):
+    def _raise_locked(self, waited: float = 0.0, capped: bool = False):
+        from . import lockwait
+
         pid = since = None
         try:
             fd = open_lock_file(self.lock_path, create=False, dir_fd=self.dir_fd)
@@ -356,25 +364,12 @@ class FileLock:
                 parts = os.pread(fd, 100, 0).split()
             finally:
                 os.close(fd)
-            pid = int(parts[0])
-            since = float(parts[1])
+            pid, since = int(parts[0]), float(parts[1])
         except (OSError, ValueError, IndexError, StateError):
             pass
-        if pid is not None:
-            alive = _pid_alive(pid)
-            state = {True: "running", False: "no longer running", None: "state unknown"}[alive]
-            held = f" (last exclusive holder: pid {pid}, {state}"
-            if since is not None:
-                held += f", took it {max(0.0, time.time() - since):.1f}s ago"
-            held += ")"
-        else:
-            held = " (holder unknown: a reader, or a lock file without a pid)"
-        raise StateLocked(
-            self.path,
-            f"lock {self.lock_path} not acquired within {self.timeout:g}s{held}",
-            "wait and retry; if the holding process is hung, stop that process "
-            "(the lock is released automatically when it exits)",
-            holder_pid=pid)
+        problem, repair = lockwait.refusal(self.lock_path, lockwait.configured(self.timeout),
+                                           waited, capped, pid, since)
+        raise StateLocked(self.path, problem, repair, holder_pid=pid)
 
 
 # --------------------------------------------------------------------------------------------
@@ -386,16 +381,32 @@ def _temp_path(path: str) -> str:
     return os.path.join(d, f".{name}{_TEMP_MARK}{os.getpid()}-{os.urandom(4).hex()}")
 
 
-def atomic_write_bytes(path, data: bytes, *, mode: int = FILE_MODE) -> None:
+def atomic_write_bytes(path, data: bytes, *, mode: int = FILE_MODE,
+                       sync_dir: bool = True) -> None:
     """Replace ``path`` with ``data`` atomically and durably. Creates the directory (0700).
 
-    If ``path`` is a symlink the link itself is replaced (never written through).
+    A ``path`` that is a symbolic link, a FIFO or anything but a regular file is refused
+    (``StateUnsafe``, the sentence a reader gives): never written through, never replaced.
+    While the caller holds ``path``'s ``FileLock``, the temp files a dead writer left for
+    ``path`` are removed first (``temps.sweep``). ``sync_dir=False``: the caller fsyncs the
+    directory itself (after releasing its lock: the rename is durable before it answers).
     """
     path = os.fspath(path)
     directory = os.path.dirname(path) or "."
     ensure_dir(directory)
-    if os.path.isdir(path) and not os.path.islink(path):
-        raise StateUnsafe(path, "is a directory", f"remove the directory {path}")
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise StateError(path, f"cannot be examined: {e.strerror}",
+                         f"check the permissions of {directory}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise unsafe_file(path, st.st_mode)
+    if (os.getpid(), _thread.get_ident(), os.path.abspath(lock_path_for(path))) in _held:
+        from . import temps
+
+        temps.sweep(directory, only=os.path.basename(path))
     tmp = _temp_path(path)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
@@ -425,7 +436,8 @@ def atomic_write_bytes(path, data: bytes, *, mode: int = FILE_MODE) -> None:
                              f"check the permissions of {directory} and the free disk "
                              f"space") from None
         raise
-    _fsync_dir(directory)
+    if sync_dir:
+        _fsync_dir(directory)
 
 
 def dumps_json(obj, *, indent: int | None = 2) -> bytes:
@@ -453,8 +465,7 @@ def _open_regular(path: str) -> int:
         raise StateMissing(path) from None
     except OSError as e:
         if e.errno == errno.ELOOP:
-            raise StateUnsafe(path, "is a symbolic link; state files are never followed",
-                              f"remove the link {path}; the workflow re-creates the file") from None
+            raise unsafe_file(path, stat.S_IFLNK) from None
         if e.errno == errno.ENOTDIR:
             # something exists where a directory must be: broken state, never "absent"
             raise StateUnsafe(path, "a parent of it is not a directory",
@@ -465,9 +476,18 @@ def _open_regular(path: str) -> int:
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise StateUnsafe(path, f"is {kind}", f"remove {path}; the workflow re-creates the file")
+        raise unsafe_file(path, st.st_mode)
     return fd
+
+
+def unsafe_file(path: str, mode: int) -> StateUnsafe:
+    """The refusal of a state file that is not a regular file: the same sentence for the
+    guards' reads and for every writer."""
+    if stat.S_ISLNK(mode):
+        return StateUnsafe(path, "is a symbolic link; state files are never followed",
+                           f"remove the link {path}; the workflow re-creates the file")
+    kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+    return StateUnsafe(path, f"is {kind}", f"remove {path}; the workflow re-creates the file")
 
 
 def _too_large(path: str, size: int | str, limit: int) -> StateTooLarge:
@@ -607,14 +627,18 @@ _MISSING = object()
 
 
 def update_json(path, fn, *, default=_MISSING, timeout: float = DEFAULT_LOCK_TIMEOUT,
-                max_bytes: int = MAX_JSON_BYTES, indent: int | None = 2):
+                max_bytes: int = MAX_JSON_BYTES, indent: int | None = 2, encode=None):
     """Atomically apply ``fn(current) -> new`` to a JSON file under the exclusive lock.
 
     If the file is missing, ``fn`` gets ``default`` (a deep copy if it is a dict or list; any other
     object is passed as is, so a private sentinel can tell "missing" from a file holding ``null``);
     ``StateMissing`` is raised if no default was given. A corrupt file raises before ``fn`` runs and is left untouched. ``fn`` may
     return ``DELETE`` to remove the file. Returns the new value (or ``DELETE``). Exceptions from
-    ``fn`` leave the file unchanged.
+    ``fn`` leave the file unchanged. ``encode(new) -> bytes`` replaces ``dumps_json``.
+
+    The lock is held from the read to the rename; the directory's fsync that makes the rename
+    durable comes after the lock is released (the next writer need not wait for the disk
+    twice), before this returns.
     """
     path = os.fspath(path)
     with FileLock(path, timeout=timeout):
@@ -628,9 +652,11 @@ def update_json(path, fn, *, default=_MISSING, timeout: float = DEFAULT_LOCK_TIM
         new = fn(current)
         if new is DELETE:
             _unlink(path)
-        else:
-            atomic_write_json(path, new, indent=indent)
-        return new
+            return new
+        atomic_write_bytes(path, encode(new) if encode is not None else
+                           dumps_json(new, indent=indent), sync_dir=False)
+    _fsync_dir(os.path.dirname(path) or ".")
+    return new
 
 
 def _unlink(path: str) -> bool:
@@ -916,48 +942,8 @@ def update_jsonl(path, fn, *, timeout: float = DEFAULT_LOCK_TIMEOUT,
 
 
 # --------------------------------------------------------------------------------------------
-# Leftovers
+# Leftovers: the temp files of writers that died (gateway.state.temps)
 # --------------------------------------------------------------------------------------------
 
-def stale_temp_files(directory, *, min_age: float = 60.0) -> list[str]:
-    """Temp files left by writers that died mid-write: their pid is gone, or they are older
-    than ``min_age`` seconds and their pid is not running. Live writers' temp files are skipped."""
-    directory = os.fspath(directory)
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return []
-
-    def lstat(name):
-        try:
-            return os.lstat(os.path.join(directory, name))
-        except OSError:
-            return None
-
-    return sorted(os.path.join(directory, n) for n in stale_temp_names(names, lstat, min_age))
-
-
-def stale_temp_names(names, lstat, min_age: float = 60.0) -> list[str]:
-    """The names among ``names`` that are temp files of dead writers (``lstat(name)`` gives
-    an entry's stat result, or None)."""
-    out = []
-    now = time.time()
-    for name in names:
-        if not name.startswith(".") or _TEMP_MARK not in name:
-            continue
-        tail = name.rsplit(_TEMP_MARK, 1)[1]
-        try:
-            pid = int(tail.split("-", 1)[0])
-        except ValueError:
-            continue
-        if pid == os.getpid():
-            continue
-        alive = _pid_alive(pid)
-        if alive is True:
-            continue
-        if alive is None:
-            st = lstat(name)
-            if st is None or now - st.st_mtime < min_age:
-                continue
-        out.append(name)
-    return sorted(out)
+from .temps import stale_files as stale_temp_files  # noqa: E402  (re-exported)
+from .temps import stale_names as stale_temp_names  # noqa: E402

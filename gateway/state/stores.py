@@ -53,15 +53,51 @@ def check_workflow(lay: StateLayout) -> tuple[bool, str] | None:
         f"({rows[0].next_action})" if rows else "")
 
 
+COORD_SUBDIRS = ("planner-sessions", "tasks", "runs")
+
+
+def coord_temp_files(project_dir) -> list[str]:
+    """Temp files of writers of ``agent-coord/`` that died (``temps.stale_files``); nothing
+    when the store is absent or not a real directory (``check_coord`` reports that)."""
+    from . import anchors, temps
+
+    out = []
+    try:
+        if not anchors.check_coord_dir(os.fspath(project_dir)):
+            return []
+    except store.StateError:
+        return []
+    for sub in COORD_SUBDIRS:
+        d = os.path.join(os.fspath(project_dir), COORD_DIR, sub)
+        if os.path.isdir(d) and not os.path.islink(d):
+            out.extend(temps.stale_files(d))
+    return out
+
+
+def sweep_coord(project_dir) -> list[str]:
+    """Remove them (``temps.sweep``: each under its entity's lock); the removed paths."""
+    from . import temps
+
+    out = []
+    for path in coord_temp_files(project_dir):
+        d, name = os.path.split(path)
+        parsed = temps.parse(name)
+        if parsed is not None:
+            out.extend(temps.sweep(d, only=parsed[0]))
+    return sorted(set(out))
+
+
 def check_coord(project_dir) -> tuple[bool, str] | None:
     """``(ok, message)`` for ``agent-coord/``, or None when there is none."""
+    from . import anchors
+
     base = os.path.join(os.fspath(project_dir), COORD_DIR)
     if not os.path.lexists(base):
         return None
-    if os.path.islink(base) or not os.path.isdir(base):
-        return False, (f"orchestrator store {base}: is a symbolic link or not a directory; the "
-                       f"store is never followed through links. To repair: replace {base} by "
-                       f"a real directory")
+    try:
+        anchors.check_coord_dir(os.fspath(project_dir))
+    except store.StateError as e:
+        return False, str(e)
     from gateway.orchestration import coord, orchview
 
     try:

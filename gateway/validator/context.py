@@ -25,6 +25,9 @@ class Context:
         # the last command of the line when it changes only the shell (FOO=bar, export,
         # source: gateway.shell.shellstate), set by phase 2
         self.shell_last = None
+        # the commands whose output the segment being judged reads through `|`, set by the
+        # pipeline (gateway.validator.xargs)
+        self.pipe_feeders = None
         # exposure: the question is "may this command read a secret?", not "may it run
         # unasked?" (the PreToolUse hook, gateway.validator.exposure). Concerns that are not
         # reads of secrets (paths outside the project, writes, output redirections, a tilde

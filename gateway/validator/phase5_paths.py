@@ -21,6 +21,7 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
     # candidates is the reason given (and seen by PreToolUse), before "outside the project"
     # of an earlier one (`tar -C ~ -xf x.tar` writes ~/.claude/settings.json)
     outside = []
+    contents = []  # files read whose names decide nothing: their content may
     for cand in candidates:
         if not cand:
             continue
@@ -34,6 +35,8 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
         if secret:
             return ctx.ask(PHASE, "GW503", f"{cand!r} is a secret file ({secret})",
                            rule=f"secrets:{secret}")
+        if cand not in writes and cand not in names and res.status != "special":
+            contents.append((cand, res.real))
         if cand in writes and res.status != "special":
             # in exposure mode too: PreToolUse asks for a write of the permission surface
             # that only the catalogue sees (GW838), whatever else the command is asked for
@@ -45,9 +48,35 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
             continue  # outside the project, or written: not a read of a secret
         if containment and res.status not in ("inside", "special"):
             outside.append((cand, res))
+    if contents:
+        verdict = content_verdict(ctx, contents)
+        if verdict is not None:
+            return verdict
     for cand, res in outside:
         if res.status == "symlink_out":
             return ctx.ask(PHASE, "GW502", f"{cand!r} leads outside the project through a "
                            f"symlink (to {res.real})")
         return ctx.ask(PHASE, "GW501", f"{cand!r} resolves outside the project ({res.lex})")
     return None
+
+
+def content_verdict(ctx, contents):
+    """The ask for files read whose content holds a credential (GW510) or could not be
+    scanned in time (GW511): gateway.secrets.content, cached by each file's identity."""
+    from gateway.secrets import content
+
+    # an archive tar/zip/unzip judged member by member themselves (gateway.validator.checks.
+    # archives): listing one prints names, not its bytes
+    judged = ctx.__dict__.get("containers_judged") or ()
+    contents = [(c, real) for c, real in contents if c not in judged]
+    if not contents:
+        return None
+    found = content.check([real for _cand, real in contents], ctx.policy,
+                          getattr(ctx, "env", None))
+    if found is None:
+        return None
+    cand = next((c for c, real in contents if real == found.path), found.path)
+    if found.kind == content.SECRET:
+        return ctx.ask(PHASE, "GW510", f"{cand!r} holds a credential: {found.detail}", rule="secrets:content")
+    return ctx.ask(PHASE, "GW511", f"{cand!r} could not be checked for credentials: "
+                   f"{found.detail}", rule="secrets:content")

@@ -346,6 +346,7 @@ def run(ctx, walk, cwd):
                            f"{why}: which files are read, and which lines are printed, cannot "
                            "be known", rule="secrets:walk")
     reached = {}  # secret file (real path) -> the start it was reached from
+    by_content = {}  # secret by content (real path) -> what the scanner found
     for start in walk.paths:
         # the commands follow a symlink named on the command line; phase 5 has checked
         # that it stays inside the project
@@ -353,16 +354,30 @@ def run(ctx, walk, cwd):
         if not os.path.isdir(top):
             continue  # a file: phase 5 has judged it by name
         collect = [] if walk.search is not None else None
-        found = _walk(top, walk, ctx.policy, budget, collect)
+        files = []
+        found = _walk(top, walk, ctx.policy, budget, collect, files)
         if found is not None and found[0] == "whitelist":
             ctx.step(PHASE, "info", "", f"{_shown(found[1], cwd)!r} has a `!` rule: hidden "
                      "files are read")
             walk.hidden = True
             collect = [] if walk.search is not None else None
-            found = _walk(top, walk, ctx.policy, budget, collect)
+            files = []
+            found = _walk(top, walk, ctx.policy, budget, collect, files)
         for path in collect or ():
             reached.setdefault(path, start)
         if found is None:
+            secrets, unscanned = content_secrets(files, ctx.policy, ctx.env)
+            if unscanned is not None:
+                return ctx.ask(PHASE, "GW511", f"{start!r} is read recursively and "
+                               f"{_shown(unscanned.path, cwd)!r} could not be checked for "
+                               f"credentials: {unscanned.detail}", rule="secrets:content")
+            for path, detail in secrets:
+                if collect is None:
+                    return ctx.ask(PHASE, "GW510", f"{start!r} is read recursively and "
+                                   f"{_shown(path, cwd)!r} holds a credential: {detail}",
+                                   rule="secrets:content")
+                reached.setdefault(path, start)
+                by_content[path] = detail
             continue
         kind, path = found
         shown = _shown(path, cwd)
@@ -395,7 +410,7 @@ def _probe(ctx, search, reached, cwd):
     first = detail if status == "match" else files[0]
     start = reached[first]
     shown = _shown(first, cwd)
-    secret = is_secret((first,), ctx.policy)
+    secret = is_secret((first,), ctx.policy) or "holds a credential"
     if status == "match":
         return ctx.ask(PHASE, "GW506", f"{start!r} is read recursively and lines of the "
                        f"secret {shown!r} ({secret}) match the pattern: they would be printed. "
@@ -507,11 +522,13 @@ def _global_excludes(home):
     return out
 
 
-def _walk(top, walk, policy, budget, collect=None):
+def _walk(top, walk, policy, budget, collect=None, files=None):
     """("secret" | "limit" | "symlink" | "unreadable" | "whitelist", path) or None.
     Iterative: a deep tree cannot exhaust the stack. With `collect` (a list), the secret
     files the walk reaches are appended to it instead (a secret directory is walked into:
-    its files are secrets), and "secret" is never returned."""
+    its files are secrets), and "secret" is never returned. With `files` (a list), every
+    other file the command reads is appended to it (their content is judged by the caller:
+    gateway.secrets.content)."""
     if collect is None and is_secret((top,), policy):
         return "secret", top
     stack = [top]
@@ -571,4 +588,17 @@ def _walk(top, walk, policy, budget, collect=None):
                 if collect is None:
                     return "secret", path
                 collect.append(path)
+            elif files is not None:
+                files.append(path)
     return None
+
+
+def content_secrets(paths, policy, env):
+    """(secret files by content [(path, detail)], the first file not scanned or None) of the
+    files a walk reads (gateway.secrets.content, cached by identity)."""
+    from gateway.secrets import content
+
+    found = content.verdicts(paths, policy, env)
+    secrets = [(v.path, v.detail) for v in found if v.kind == content.SECRET]
+    unscanned = next((v for v in found if v.kind != content.SECRET), None)
+    return secrets, unscanned

@@ -45,6 +45,16 @@ def resolve_name(ctx, argv, cwd) -> Name:
                 ctx.step(PHASE, "pass", "", f"{word} is the system program {base}")
                 return _by_name(ctx, [base] + argv[1:])
         if res.status == "symlink_out":
+            rel = res.lex[len(ctx.roots.project):].lstrip("/") \
+                if res.lex.startswith(ctx.roots.project + "/") else ""
+            if rel:
+                from gateway.validator import venv
+
+                base = venv.base_name(ctx, rel, res.real)
+                if base is not None:
+                    ctx.step(PHASE, "pass", "", f"{word} is the virtual environment's "
+                             f"interpreter ({res.real}): judged as {base}")
+                    return _by_name(ctx, [base] + argv[1:])
             return Name(verdict=ctx.ask("5", "GW502", f"{word!r} leads outside the project "
                                         f"through a symlink (to {res.real})"))
         return Name(verdict=ctx.ask("5", "GW501", f"the program {word!r} is outside the "

@@ -130,6 +130,17 @@ def _loops(ctx, deny_only):
                    f"{verdict.message} (in the loop, unrolled: {what})")
 
 
+def _feeders(pipeline, n):
+    """The commands before the n-th of a pipeline whose output reaches it through plain
+    `|` (nearest last); None when its input is not a pipe, or `|&` mixes in errors."""
+    if n == 0:
+        return None
+    pipes = getattr(pipeline, "pipes", None) or ()
+    if len(pipes) < n or any(p != "|" for p in pipes[:n]):
+        return None
+    return list(pipeline.commands[:n])
+
+
 def _inside(ctx, cwd) -> bool:
     return resolve(".", cwd, ctx.roots).status == "inside"
 
@@ -159,9 +170,11 @@ def _segments(ctx) -> Verdict:
         cwds = chain if prev_op == "&&" and certain else all_cwds
         if len(pipeline.commands) > 1 and any(git_change[k:k + len(pipeline.commands)]):
             ctx.git_changed = True
-        for cmd in pipeline.commands:
+        for n, cmd in enumerate(pipeline.commands):
             count += 1
             k += 1
+            # what feeds this command's standard input through `|` (gateway.validator.xargs)
+            ctx.pipe_feeders = _feeders(pipeline, n)
             for cwd in cwds:
                 v = segment.judge_shell_state(ctx, cmd, cwd) or segment.judge(ctx, cmd, cwd)
                 if v.decision is ALLOW and not ctx.exposure and not _inside(ctx, cwd):

@@ -51,9 +51,15 @@ MAX_FILES = 256
 
 _GREP_KEEP = frozenset((
     "-e", "--regexp", "-f", "--file", "-E", "--extended-regexp", "-F", "--fixed-strings",
-    "-G", "--basic-regexp", "-P", "--perl-regexp", "-i", "--ignore-case", "-y",
-    "--no-ignore-case", "-w", "--word-regexp", "-x", "--line-regexp", "-z", "--null-data",
+    "-G", "--basic-regexp", "-P", "--perl-regexp", "-i", "--ignore-case",
+    "--no-ignore-case", "-w", "--word-regexp", "-x", "--line-regexp", "--null-data",
     "-v", "--invert-match", "-a", "--text", "--binary-files"))
+#: The Bash tool's `grep` is the client's embedded ugrep (docs/client-behaviour.md, "Bash's
+#: grep is ugrep"), where -y is --any-line: every line is printed, matching or not (GNU's
+#: -y is -i). -z (ugrep: search inside archives and compressed files; GNU: NUL-separated
+#: lines) and -Z (ugrep: fuzzy matching; GNU: --null) mean other things to the two
+#: programs: no GNU probe reproduces them, so they are in no table (unknown: GW509).
+_GREP_ALL = frozenset(("-y", "--any-line"))
 _GREP_VALUED = frozenset(("-e", "--regexp", "-f", "--file", "--binary-files"))
 _GREP_DROP = frozenset((
     "-r", "--recursive", "-R", "--dereference-recursive", "-d", "--directories", "-D",
@@ -62,7 +68,7 @@ _GREP_DROP = frozenset((
     "-s", "--no-messages", "-V", "--version", "-b", "--byte-offset", "-n", "--line-number",
     "--line-buffered", "-H", "--with-filename", "-h", "--no-filename", "-o",
     "--only-matching", "-q", "--quiet", "--silent", "-I", "-L", "--files-without-match",
-    "-l", "--files-with-matches", "-c", "--count", "-T", "--initial-tab", "-Z", "--null",
+    "-l", "--files-with-matches", "-c", "--count", "-T", "--initial-tab", "--null",
     "--no-group-separator", "--group-separator", "--color", "--colour", "-U", "--binary",
     "-u", "--unix-byte-offsets", "-0", "-1", "-2", "-3", "-4", "-5", "-6", "-7", "-8", "-9"))
 
@@ -141,7 +147,7 @@ _GIT_DROP = frozenset((
 _GIT_DROP_VALUED = frozenset(("--max-depth", "-A", "-B", "-C", "--context", "--after-context",
                               "--before-context", "-m", "--max-count", "--threads"))
 
-_TABLES = {"grep": (_GREP_KEEP, _GREP_VALUED, _GREP_DROP, frozenset()),
+_TABLES = {"grep": (_GREP_KEEP, _GREP_VALUED, _GREP_DROP, _GREP_ALL),
            "rg": (_RG_KEEP, _RG_VALUED, _RG_DROP, _RG_ALL),
            "git-grep": (_GIT_KEEP, _GIT_VALUED, _GIT_DROP, frozenset())}
 

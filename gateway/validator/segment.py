@@ -95,11 +95,16 @@ def judge_shell_state(ctx, cmd, cwd):
                          "runs in a new shell)", rule="shell:last-assignment")
     argv = [w.value for w in cmd.words]
     verdict = _source(ctx, argv, cwd)
-    if verdict.decision is ALLOW and not last:
+    if verdict.decision is ALLOW and not last and verdict.code != "GW306":
+        # the project's venv activation (GW306) only puts its bin directory first on PATH,
+        # and the commands after it are judged by their names as project_bin_dirs says:
+        # `source .venv/bin/activate && pytest -q` is `.venv/bin/pytest -q`
         return ctx.ask("3", "GW307", f"{argv[0]} {argv[1]!r} runs in this shell and may "
                        "change it (directory, functions, aliases, variables) for the commands "
-                       "after it, which are judged as if it had not run; run it last, or "
-                       f"alone: {verdict.message}", rule=f"shell_builtins:{argv[0]}")
+                       "after it, which are judged as if it had not run. What it sets lasts "
+                       "only for this command line (each Bash call starts a new shell), so "
+                       "it cannot be run on its own first; approve the line if you trust "
+                       f"the file: {verdict.message}", rule=f"shell_builtins:{argv[0]}")
     return verdict
 
 
@@ -179,7 +184,10 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
     lname = name.name
     wrapper = ctx.policy.wrappers.get(lname)
     if wrapper is not None:
-        return _wrapped(ctx, lname, argv, wrapper, cwd, text, depth)
+        # the shell opens the line's input redirections before the wrapper runs: they are
+        # read whatever the wrapper then runs (`nice cat < .env` reads .env)
+        verdict = phase5_paths.run(ctx, inputs, cwd) if inputs else None
+        return verdict or _wrapped(ctx, lname, argv, wrapper, cwd, text, depth)
     if lname in ctx.policy.shell_builtins:
         return ctx.ask("3", "GW304", f"{lname} runs the code it is given",
                        rule=f"shell_builtins:{lname}")
@@ -252,6 +260,15 @@ def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth):
         # `command -v NAME` looks NAME up and prints what it is; nothing runs
         return ctx.allow("7A", "GW700", f"command {argv[1]} looks {', '.join(argv[2:])} up: "
                          "nothing runs", rule="wrappers:command:-v")
+    if lname not in ctx.policy.always_ask:
+        if lname == "xargs":
+            from gateway.validator import xargs
+
+            return xargs.judge(ctx, argv, cwd, depth, judge_argv)
+        if wrapper.get("transparent"):
+            from gateway.validator import wrapped
+
+            return wrapped.judge(ctx, lname, argv, wrapper, cwd, depth, judge_argv)
     if lname in ctx.policy.always_ask:
         outer = ctx.ask("7B", "GW701", f"{lname} is on the ALWAYS_ASK list (it runs another "
                         "command)", rule=f"always_ask:{lname}")

@@ -304,8 +304,8 @@ def test_repair_removes_a_crash_leftover_and_keeps_the_session(exe, env, proj):
     assert v.returncode == 1
     assert bad_lines(v.stdout) == [
         f"BAD .claude/state/{tmp}: state file {state(proj, tmp)}: temp file left by a writer "
-        "that died. To repair: `gateway state repair` removes it (the breezing session "
-        "continues)"]
+        "that died. To repair: the gateway's next write to the state directory removes it; "
+        "`gateway state repair` removes it now (the breezing session continues)"]
     before = {n: open(state(proj, n)).read() for n in ("breezing-active.json",
                                                        "breezing-session-roles.json",
                                                        "gateway-breezing-phase.json")}
@@ -427,8 +427,9 @@ def test_a_linked_orchestrator_store_is_refused(exe, env, proj, tmp_path):
     os.symlink(tmp_path / "elsewhere", os.path.join(proj, "agent-coord"))
     p = run(exe, env, "state", "validate")
     assert p.returncode == 1
-    assert (f"BAD agent-coord: orchestrator store {proj}/agent-coord: is a symbolic link or not "
-            f"a directory") in p.stdout
+    assert (f"BAD agent-coord: orchestrator store {proj}/agent-coord: is a symbolic link; the "
+            f"store is never followed through links. To repair: replace {proj}/agent-coord by "
+            f"a real directory (the files it points to are not touched)") in p.stdout
 
 
 @pytest.mark.parametrize("name", ["breezing-signals.jsonl", "breezing-timeline.jsonl"])

@@ -177,7 +177,7 @@ def test_compound_commands_count_only_if_the_proposal_settles_them(proj):
     ("ls ~", "GW209"),
     ("python3 src/a.py", "GW601"),
     ("sed -i s/a/b/ src/a.py", "GW704"),
-    ("nice frob", "GW706"),
+    ("setsid frob", "GW706"),
     ("FOO=1 frob", "GW211"),
     ("sudo frob", "GW701"),
 ])

@@ -178,12 +178,31 @@ def test_catastrophic_and_surface_writes_are_denied_in_every_mode(run, proj, mod
                    "content": "{}"}, "GW832"),
         ("Write", {"file_path": os.path.join(proj, ".git/hooks/pre-commit"), "content": "x"},
          "GW832"),
-        ("Edit", {"file_path": os.path.join(proj, ".env"), "old_string": "1",
-                  "new_string": "2"}, "GW833"),
+        ("Bash", {"command": "git config core.hooksPath /tmp/h"}, "GW835"),
     ]
     for tool, ti, expected in cases:
         decision, reason = pre(run, tool, ti, proj, mode)
         assert (decision, code(reason)) == ("deny", expected), (tool, ti, reason)
+
+
+# --- the user's own secrets and git data: asked, never denied (issue 24) -----------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_setting_up_a_local_secret_asks_in_every_mode(run, proj, mode):
+    cases = [
+        ("Edit", {"file_path": os.path.join(proj, ".env"), "old_string": "1",
+                  "new_string": "2"}, "GW833"),
+        ("Write", {"file_path": os.path.join(proj, ".env.local"), "content": "A=1"}, "GW833"),
+        ("Bash", {"command": "cp .env.example .env"}, "GW833"),
+        ("Bash", {"command": "echo 'DEBUG=1' >> .env"}, "GW833"),
+        ("Bash", {"command": "chmod 600 .env"}, "GW833"),
+        ("Bash", {"command": "rm .git/index.lock"}, "GW839"),
+        ("Bash", {"command": "git config user.name bob"}, "GW839"),
+        ("Bash", {"command": "ln -s ~ homelink"}, "GW843"),
+    ]
+    for tool, ti, expected in cases:
+        decision, reason = pre(run, tool, ti, proj, mode)
+        assert (decision, code(reason)) == ("ask", expected), (tool, ti, reason)
 
 
 # --- files whose content runs later: ask, by every tool, in every mode ------------------------

@@ -118,13 +118,17 @@ def test_removing_the_user_claude_dir_is_denied_when_it_holds_settings(guard, pr
     "cd \"$X\" && echo '{}' > .claude/settings.json",
     "cd $(git rev-parse --show-toplevel) && cp a.txt .claude/settings.local.json",
     "cd a; cd b; cd c; cd d; cd e; cd f; echo '{}' > .claude/settings.json",
-    "cd \"$X\" && rm -rf .claude", "cd \"$X\" && echo x >> .env",
+    "cd \"$X\" && rm -rf .claude",
 ])
 def test_writes_in_an_unknown_directory_are_judged_as_if_in_the_project(guard, proj, command):
     for ident in ({}, {"agent_id": "agent-sub"}):
         v = guard("Bash", {"command": command}, **ident)
         assert denied(v, "GW835"), (command, v.code, v.message)
         assert "cannot be known" in v.message
+    # a secret there is asked, never denied (issue 24)
+    v = guard("Bash", {"command": "cd \"$X\" && echo x >> .env"})
+    assert (str(v.decision), v.code) == ("ask", "GW833"), (v.code, v.message)
+    assert "cannot be known" in v.message
     # nothing protected is written; where "$X" leads cannot be known, so neither can what the
     # command reads there: the reads guard asks, nobody denies
     v = guard("Bash", {"command": "cd \"$X\" && echo x > out.txt"})

@@ -32,11 +32,9 @@ def test_plain_project_file_gets_no_decision(guard, proj, tool):
     (".claude/settings.json", "GW832"), (".claude/settings.local.json", "GW832"),
     (".claude/hooks/h.sh", "GW832"), (".claude/gateway.yaml", "GW832"),
     (".claude/gateway.local.yaml", "GW832"), (".git/config", "GW832"),
-    (".git/hooks/pre-commit", "GW832"), (".git/HEAD", "GW832"), (".GIT/config", "GW832"),
-    ("sub/.git/config", "GW832"), (".gitmodules", "GW832"),
-    (".env", "GW833"), (".env.production", "GW833"), ("config/.env.local", "GW833"),
-    ("keys/server.pem", "GW833"), ("tls/server.key", "GW833"), ("id_rsa", "GW833"),
-    ("backup_id_rsa_old", "GW833"), ("deploy_id_ed25519", "GW833"), (".ssh/config", "GW833"),
+    (".git/hooks/pre-commit", "GW832"), (".GIT/config", "GW832"),
+    (".git/modules/lib/config", "GW832"), (".git/worktrees/w/commondir", "GW832"),
+    ("sub/.git/config", "GW832"), (".gitmodules", "GW832"), (".git", "GW832"),
     (".claude/state/breezing-session-roles.json", "GW834"),
     (".claude/state/gateway-breezing-phase.json", "GW834"),
     (".claude/state/.breezing-session-roles.json.lock", "GW834"),
@@ -46,6 +44,21 @@ def test_protected_paths_are_denied(guard, proj, tool, rel, code):
     v = guard(tool, _input(tool, os.path.join(proj, rel)))
     assert denied(v, code), (v.code, v.message)
     assert "protected" in v.message
+
+
+@pytest.mark.parametrize("tool", FILE_TOOLS)
+@pytest.mark.parametrize("rel,code", [
+    (".env", "GW833"), (".env.production", "GW833"), ("config/.env.local", "GW833"),
+    (".env-local", "GW833"), (".env_prod", "GW833"), (".envrc.local", "GW833"),
+    ("env.local", "GW833"), ("docker/prod.env", "GW833"),
+    ("keys/server.pem", "GW833"), ("tls/server.key", "GW833"), ("id_rsa", "GW833"),
+    ("backup_id_rsa_old", "GW833"), ("deploy_id_ed25519", "GW833"), (".ssh/config", "GW833"),
+    (".git/HEAD", "GW839"), (".git/index.lock", "GW839"), (".git/refs/heads/main", "GW839"),
+])
+def test_secrets_and_git_data_are_asked_never_denied(guard, proj, tool, rel, code):
+    """Issue 24: the user's own .env set-up and the repository's data are a human's call."""
+    v = guard(tool, _input(tool, os.path.join(proj, rel)))
+    assert (str(v.decision), v.code) == ("ask", code), (v.code, v.message)
 
 
 def test_env_template_is_not_a_secret(guard, proj):
@@ -156,8 +169,9 @@ def test_symlink_escape(guard, proj, tool):
 def test_symlink_to_a_protected_file_is_protected(guard, proj):
     os.symlink(os.path.join(proj, ".claude", "settings.json"), os.path.join(proj, "harmless"))
     assert denied(guard("Write", write(proj, "harmless")), "GW832")
-    # notes.txt -> .env
-    assert denied(guard("Write", write(proj, "notes.txt")), "GW833")
+    # notes.txt -> .env: a secret, asked (issue 24)
+    v = guard("Write", write(proj, "notes.txt"))
+    assert (str(v.decision), v.code) == ("ask", "GW833"), v.message
 
 
 def test_symlinked_dir_into_protected_area(guard, proj):
@@ -185,8 +199,10 @@ def test_missing_path_denies(guard, tool_input):
 
 
 def test_notebook_edit_uses_notebook_path(guard, proj):
-    v = guard("NotebookEdit", {"notebook_path": os.path.join(proj, ".git/x.ipynb")})
+    v = guard("NotebookEdit", {"notebook_path": os.path.join(proj, ".git/hooks/x.ipynb")})
     assert denied(v, "GW832")
+    v = guard("NotebookEdit", {"notebook_path": os.path.join(proj, ".git/x.ipynb")})
+    assert (str(v.decision), v.code) == ("ask", "GW839")
     assert denied(guard("NotebookEdit", {"file_path": os.path.join(proj, "a.ipynb")}), "GW892")
 
 
@@ -197,7 +213,9 @@ def test_notebook_edit_uses_notebook_path(guard, proj):
     "rm -rf .claude", "rm -r .git", "mv .claude/hooks /tmp/x", "cp evil.sh .claude/hooks/",
     "ln -sf /tmp/evil .claude/hooks/pre.sh", "tee -a .git/hooks/pre-commit",
     "sed -i s/a/b/ .claude/settings.json", "git config core.hooksPath /tmp/h",
-    "git config alias.st status", "echo x >> .env", "dd if=x of=.env",
+    "git config alias.st status", "git config --local core.pager less",
+    "git config user.name bob --add", "ln -s ~ h && echo x > h/.bashrc",
+    "ln .claude/settings.json s",
     "rm .claude/state/breezing-session-roles.json",
     "echo {} > .claude/state/gateway-breezing-phase.json", "rm -rf .", "gateway install",
     "bash -c 'rm .claude/settings.json'", "perl -pi -e s/x/y/ .claude/settings.json",
@@ -206,6 +224,44 @@ def test_notebook_edit_uses_notebook_path(guard, proj):
 def test_bash_writes_to_protected_paths_are_denied(guard, proj, command):
     v = guard("Bash", {"command": command})
     assert denied(v, "GW835"), (command, v.code, v.message)
+
+
+@pytest.mark.parametrize("command,code", [
+    # issue 24: the user's own .env set-up, git's data and plain settings are asked
+    ("cp .env.example .env", "GW833"), ("cp -n .env.example .env", "GW833"),
+    ("mv .env.example .env", "GW833"), ("touch .env", "GW833"),
+    ("echo 'DEBUG=1' >> .env", "GW833"), ("chmod 600 .env", "GW833"), ("rm .env", "GW833"),
+    ("cp .env .env.bak", "GW833"), ("echo x >> .env", "GW833"), ("dd if=x of=.env", "GW833"),
+    ("rm .git/index.lock", "GW839"), ("git config user.name bob", "GW839"),
+    ("git config --global user.email b@example.com", "GW839"),
+    ("ln -s ~ homelink", "GW843"),
+])
+def test_bash_writes_a_human_may_approve_are_asked(guard, proj, command, code):
+    v = guard("Bash", {"command": command})
+    assert (str(v.decision), v.code) == ("ask", code), (command, v.code, v.message)
+    assert v.trace[-1].code == code
+
+
+def test_a_copy_into_claude_is_judged_by_what_lands_there(guard, proj):
+    """`cp -r stage .claude` writes stage's members: no role registration is touched."""
+    import shutil
+
+    shutil.rmtree(os.path.join(proj, ".claude"), ignore_errors=True)
+    os.makedirs(os.path.join(proj, "stage", "notes"))
+    with open(os.path.join(proj, "stage", "notes", "a.md"), "w") as fh:
+        fh.write("x\n")
+    v = guard("Bash", {"command": "cp -r stage .claude"})
+    assert not denied(v), (v.code, v.message)
+    assert "role registrations" not in v.message
+    with open(os.path.join(proj, "stage", "settings.json"), "w") as fh:
+        fh.write("{}\n")
+    v = guard("Bash", {"command": "cp -r stage .claude"})
+    assert denied(v, "GW835"), (v.code, v.message)
+    assert ".claude/settings.json" in v.message
+    # a source the same command changes is not looked into
+    os.remove(os.path.join(proj, "stage", "settings.json"))
+    v = guard("Bash", {"command": "echo '{}' > stage/settings.json && cp -r stage .claude"})
+    assert denied(v, "GW835"), (v.code, v.message)
 
 
 # --- tree removals: judged by what is on disk below the tree (issues 12 and 13) ------------

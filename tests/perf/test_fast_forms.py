@@ -17,15 +17,17 @@ PATHS = ["/p/.env", "/p/.env.local", "/p/.env.example", "/p/a/.ENV", "/p/x.pem",
 def test_secret_prefilter_changes_nothing(policy):
     plain = types.SimpleNamespace(secret_patterns=policy.secret_patterns,
                                   secret_dirs=policy.secret_dirs,
-                                  secret_exceptions=policy.secret_exceptions)
+                                  secret_exceptions=policy.secret_exceptions,
+                                  secret_env=policy.secret_env)
     # a policy object that takes no attributes runs the plain per-pattern loop
 
     class Slotted:
-        __slots__ = ("secret_patterns", "secret_dirs", "secret_exceptions")
+        __slots__ = ("secret_patterns", "secret_dirs", "secret_exceptions", "secret_env")
 
     slow = Slotted()
     slow.secret_patterns, slow.secret_dirs = policy.secret_patterns, policy.secret_dirs
     slow.secret_exceptions = policy.secret_exceptions
+    slow.secret_env = policy.secret_env
     for p in PATHS:
         assert paths.is_secret((p,), plain) == paths.is_secret((p,), slow), p
         assert paths.is_secret((p,), policy) == paths.is_secret((p,), slow), p

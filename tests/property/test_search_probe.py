@@ -76,7 +76,7 @@ def search(draw):
     tool = draw(st.sampled_from(["grep", "grep", "rg", "rg", "git grep", "git grep"]))
     matching = {"grep": ["-i", "-w", "-x", "-F", "-E", "-v", "-n", "-c", "-l", "-o", "-A1",
                          "-h", "-s", "--include='*.py'", "--exclude='.env*'",
-                         "--exclude='*.pem'", "-a", "-I"],
+                         "--exclude='*.pem'", "-a", "-I", "-y"],
                 "rg": ["-i", "-s", "-S", "-w", "-x", "-F", "-v", "-n", "-c", "-l", "-o",
                        "-A1", "-U", "--hidden", "-uu", "-g '!*.pem'", "-g '*.py'",
                        "--no-ignore", "-a", "--passthru"],
@@ -101,7 +101,8 @@ def search(draw):
     if tool == "grep":
         words.append(draw(st.sampled_from([".", "config", "deploy sub", "."])))
     # every file name before a NUL: the oracle reads whose lines were printed
-    tail = {"grep": ["-Z", "-H"], "rg": ["--null", "-H", "--no-heading"],
+    # (grep's --null: its -Z is ugrep's --fuzzy in the client's grep, which asks)
+    tail = {"grep": ["--null", "-H"], "rg": ["--null", "-H", "--no-heading"],
             "git grep": ["-z"]}[tool]
     if tool == "git grep":
         words[2:2] = tail

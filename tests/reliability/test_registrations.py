@@ -92,8 +92,8 @@ def test_concurrent_registrations_with_kills_lose_nothing_confirmed(scratch):
         leftovers += left
         base |= confirmed
         assert not lost, sorted(lost)[:5]
-    fig.notes.append(f"temp files of killed writers repaired: {leftovers}")
-    assert fig.wrong == 0 and fig.hung == 0
+    fig.notes.append(f"temp files of killed writers left at the end of a round: {leftovers}")
+    assert fig.wrong == 0 and fig.hung == 0 and fig.busy == 0
     assert fig.kills > 0 and fig.confirmed > 0
 
 
@@ -210,4 +210,4 @@ def test_readers_never_see_a_torn_roles_file_while_writers_are_killed(scratch):
     # old-1 owns src/m1/**: its write is no objection (no decision), never GW890
     wrong = harness.record(fig, calls, lambda c: None,
                            registrations=[c for c in calls if c.tag == "w"])
-    assert wrong == [] and fig.hung == 0, wrong[:5]
+    assert wrong == [] and fig.hung == 0 and fig.busy == 0, wrong[:5]

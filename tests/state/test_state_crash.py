@@ -53,6 +53,8 @@ def test_killed_writer_leaves_old_or_new_file(tmp_path):
     store.atomic_write_json(path, a, indent=None)
     rng = random.Random(1234)
     seen = set()
+    landed = 0
+    kept = None
     for _ in range(25):
         p = _spawn(WRITER, path)
         time.sleep(rng.uniform(0.0, 0.25))
@@ -66,21 +68,30 @@ def test_killed_writer_leaves_old_or_new_file(tmp_path):
         # the dead writer's lock was released with it
         with store.FileLock(path, timeout=1):
             pass
-    # leftovers of killed writers are recognised and cleaned, the state file is untouched
-    leftovers = store.stale_temp_files(tmp_path)
-    assert all(os.path.basename(x).startswith(".breezing-active.json.tmp-") for x in leftovers)
+        # a kill mid-write leaves one temp file; the next writer's first write removes it
+        # (issue 29: no temp file survives the next open), here the next trial's writer
+        leftovers = store.stale_temp_files(tmp_path)
+        assert all(os.path.basename(x).startswith(".breezing-active.json.tmp-")
+                   for x in leftovers)
+        assert len(leftovers) <= 1, leftovers
+        landed += len(leftovers)
+        if leftovers and kept is None:      # one set aside for `gateway state clean`
+            kept = leftovers[0]
+            os.rename(kept, tmp_path / "kept")
+    store.update_json(path, lambda v: v, max_bytes=8 << 20)
+    assert store.stale_temp_files(tmp_path) == []
+    assert seen == {"A", "B"}, "the writer never got going"
+    assert landed, "no kill landed mid-write (the test would prove nothing)"
+    # a leftover is also recognised and cleaned by `clean`; the state file is untouched
     proj = tmp_path / "proj"
     state = proj / ".claude" / "state"
     state.mkdir(parents=True)
-    for x in leftovers:
-        os.rename(x, state / os.path.basename(x))
+    os.rename(tmp_path / "kept", state / os.path.basename(kept))
     (state / "review-result.json").write_text('{"verdict": "APPROVE"}')
     removed = files.clean(proj)
-    assert sorted(removed) == sorted(str(state / os.path.basename(x)) for x in leftovers)
+    assert removed == [str(state / os.path.basename(kept))]
     assert os.listdir(state) == ["review-result.json"]
-    assert seen == {"A", "B"}, "the writer never got going"
-    assert leftovers, "no kill landed mid-write (the test would prove nothing)"
-    print("kills mid-write:", len(leftovers))
+    print("kills mid-write:", landed)
 
 
 def test_killed_appender_leaves_only_complete_lines(tmp_path):

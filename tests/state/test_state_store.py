@@ -53,15 +53,34 @@ def test_atomic_write_replaces_and_keeps_no_temp(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["f.json"]
 
 
-def test_atomic_write_replaces_symlink_instead_of_following(tmp_path):
+def test_atomic_write_refuses_a_symlink_and_leaves_both_alone(tmp_path):
+    """A state file that is a link is refused by a writer with the sentence a reader (the
+    guards) gives: never written through, never replaced (issue 29)."""
     target = tmp_path / "outside.txt"
     target.write_text("precious")
     link = tmp_path / "state.json"
     link.symlink_to(target)
-    store.atomic_write_json(link, {"a": 1})
+    with pytest.raises(StateUnsafe) as exc:
+        store.atomic_write_json(link, {"a": 1})
+    with pytest.raises(StateUnsafe) as read:
+        store.read_json(link)
+    assert str(exc.value) == str(read.value)
+    assert "is a symbolic link; state files are never followed" in str(exc.value)
     assert target.read_text() == "precious"
-    assert not link.is_symlink()
-    assert json.loads(link.read_text()) == {"a": 1}
+    assert link.is_symlink()
+    assert sorted(os.listdir(tmp_path)) == ["outside.txt", "state.json"]
+
+
+def test_atomic_write_refuses_a_fifo(tmp_path):
+    fifo = tmp_path / "state.json"
+    os.mkfifo(fifo)
+    with pytest.raises(StateUnsafe) as exc:
+        store.atomic_write_json(fifo, {"a": 1})
+    with pytest.raises(StateUnsafe) as read:
+        store.read_json(fifo)
+    assert str(exc.value) == str(read.value)
+    assert "is not a regular file" in str(exc.value)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
 def test_atomic_write_refuses_directory_target(tmp_path):

@@ -29,13 +29,19 @@ _MAX_CWDS = 16
 class Write:
     """One write the analyzer can name."""
 
-    __slots__ = ("target", "via", "tree", "paths")
+    __slots__ = ("target", "via", "tree", "paths", "plain", "sources")
 
-    def __init__(self, target, via, tree, paths):
+    def __init__(self, target, via, tree, paths, plain=False, sources=None):
         self.target = target  # the target as written
         self.via = via  # what writes it: "redirection >", "rm", "sed -i", ...
         self.tree = tree  # a whole tree may be removed or changed (rm -r, mv, find -delete)
         self.paths = paths  # absolute candidates (lexical and physical); () when unknown
+        # a plain value in a configuration file (git config user.name): no code follows
+        # from it, so a human may approve it (gateway.guards.engine)
+        self.plain = plain
+        # a copy or move: the absolute sources whose members land in the target (None: not
+        # a copy, or the sources cannot be placed)
+        self.sources = sources
 
     def __repr__(self) -> str:
         return f"Write({self.target!r} via {self.via}{', tree' if self.tree else ''})"
@@ -205,6 +211,7 @@ def _analyze(eff, command, cwd, home, depth, cwds, model):
     if depth == 0:
         eff.script = script
     skip = _shell_only_last(script, cwd, cwds, model)
+    skips = [skip] + _leading_activations(script, cwd, cwds, model)
     if script.functions:
         eff.unknown.append("the command defines a shell function")
     commands = sorted(script.all_commands, key=lambda c: c.start)
@@ -213,7 +220,7 @@ def _analyze(eff, command, cwd, home, depth, cwds, model):
     chain = _and_chain_cwds(script, cwds, home)
     if chain is not None:
         for cmd, where in chain:
-            if cmd is skip:
+            if any(cmd is k for k in skips):
                 continue
             _command(eff, cmd, _Env(where, depth, False, home, model))
         if any("${!" in w.raw or "@P}" in w.raw for c in commands for w in c.words):
@@ -222,7 +229,7 @@ def _analyze(eff, command, cwd, home, depth, cwds, model):
         return
     env = _Env(_follow_cd(script, commands, cwds, home), depth, False, home, model)
     for cmd in commands:
-        if cmd is skip:
+        if any(cmd is k for k in skips):
             continue
         _command(eff, cmd, env)
     if any("${!" in w.raw or "@P}" in w.raw for c in commands for w in c.words):
@@ -259,18 +266,42 @@ def _shell_only_last(script, cwd, cwds, model):
         return last
     if state != shellstate.SOURCE or len(last.words) != 2:
         return None
-    arg = last.words[1].value
+    return last if _activation(last, cwd, cwds, model) else None
+
+
+def _activation(cmd, cwd, cwds, model) -> bool:
+    """Is `cmd` the activation of the project's virtual environment (`source
+    .venv/bin/activate`, a regular file below where the command runs)? It puts the venv's
+    bin directory first on PATH: the commands after it are the project tools judged by
+    their names (project_tool), its own effects are none."""
+    from gateway.shell import shellstate
+
+    if shellstate.kind(cmd) != shellstate.SOURCE or len(cmd.words) != 2:
+        return False
+    arg = cmd.words[1].value
     bins = getattr(getattr(model, "policy", None), "project_bin_dirs", ())
     dirs = (posixpath.normpath(cwd),) if cwds is _UNSET and cwd else (
         cwds if cwds is not _UNSET else None)
     if not dirs or not shellstate.activation(arg, bins):
-        return None
+        return False
     for d in dirs:
         real_dir = os.path.realpath(d)
         path = os.path.realpath(os.path.join(d, arg))
         if not (os.path.isfile(path) and path.startswith(real_dir.rstrip("/") + "/")):
-            return None
-    return last
+            return False
+    return True
+
+
+def _leading_activations(script, cwd, cwds, model) -> list:
+    """The venv activations among the first items of the line, before any other command
+    (`source .venv/bin/activate && pytest -q`): each has no effects of its own."""
+    out = []
+    for pipeline, _op in script.items:
+        if len(pipeline.commands) != 1 or getattr(pipeline, "negated", False) \
+                or not _activation(pipeline.commands[0], cwd, cwds, model):
+            break
+        out.append(pipeline.commands[0])
+    return out
 
 
 #: Words that, in a fragment that cannot be analysed, may name the permission surface.
@@ -645,9 +676,10 @@ def _redirect(eff, r, env):
     _write(eff, target.value, f"redirection {r.op}", env)
 
 
-def _write(eff, target, via, env, tree=False, into=()):
+def _write(eff, target, via, env, tree=False, into=(), sources=None):
     """Record a write of `target`; `into`: basenames that land inside it when it is a
-    directory (cp/mv/ln/install into a directory)."""
+    directory (cp/mv/ln/install into a directory); `sources`: what is copied there (as
+    written, placed in every directory the command may run in)."""
     if target in SPECIAL_OK:
         return  # the devices the validator lets anything write (gateway.paths.SPECIAL_OK)
     if env.cwds is None and not target.startswith("/"):
@@ -663,7 +695,10 @@ def _write(eff, target, via, env, tree=False, into=()):
                 paths.extend(posixpath.join(p, b) for b in into)
             else:
                 paths.append(p)
-    eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths))))
+    placed = None
+    if sources is not None and env.cwds:
+        placed = tuple(dict.fromkeys(lexical(s, d) for s in sources for d in env.cwds))
+    eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths)), sources=placed))
 
 
 _MAX_EXPANSIONS = 256
@@ -935,6 +970,15 @@ def trusted_program(word, model=None) -> bool:
     return posixpath.dirname(norm) in dirs or norm in gateway_paths()
 
 
+def project_tool(word, model) -> bool:
+    """A project tool run by path (.venv/bin/pytest, node_modules/.bin/tsc; a venv's python,
+    a link to its base interpreter): a relative path in one of the rules'
+    `project_bin_dirs`, judged by its name as the validator judges it."""
+    norm = posixpath.normpath(word)
+    return not norm.startswith(("/", "..")) and posixpath.dirname(norm) in getattr(
+        getattr(model, "policy", None), "project_bin_dirs", ())
+
+
 def _argv(eff, words, env):
     if env.depth > _MAX_DEPTH:
         eff.unknown.append("commands nested too deeply")
@@ -1002,7 +1046,7 @@ def _argv(eff, words, env):
         from gateway.guards.effects.programs import _gateway
 
         return _gateway(eff, words, env, trusted_program(word, model), spec)
-    if not trusted_program(word, model):
+    if not trusted_program(word, model) and not project_tool(word, model):
         eff.unknown.append(f"{word!r} runs a program that is not a system command (its "
                            "effects are not visible)")
         return

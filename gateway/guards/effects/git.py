@@ -209,7 +209,7 @@ def _outputs(eff, forms, args, env, label):
                 where, via = scopes[opt.name], f"{label} {opt.name}"
             elif opt.name in files and opt.value is not None:
                 where, via = opt.value, f"{label} {opt.name}"
-        _config_write(eff, where, env, via)
+        _config_write(eff, where, env, via, _plain_key(forms, parsed))
         return
     for opt in parsed.options:
         # a long option written shorter counts as every output option it may stand for,
@@ -232,11 +232,28 @@ def _outputs(eff, forms, args, env, label):
             eff.writes.append(Write(".", label, True, (d,)))
 
 
-def _config_write(eff, where, env, via):
+def _plain_key(forms, parsed) -> bool:
+    """`git config [set] KEY VALUE` with a key of the rules' plain_keys, no other operands and
+    no option but a scope: a value no git command runs or follows to code."""
+    if not forms.plain_keys:
+        return False
+    scopes = forms.outputs[3]
+    if any(opt.name not in scopes for opt in parsed.options):
+        return False
+    ops = list(parsed.positionals)
+    if ops and ops[0] == "set":
+        ops = ops[1:]
+    return len(ops) == 2 and ops[0].lower() in forms.plain_keys
+
+
+def _config_write(eff, where, env, via, plain=False):
     """git config writes `where`: ~/... in the home directory, .git/... in the repository
     that encloses each directory the command may run in, any other path as given."""
     if where.startswith("~/"):
+        n = len(eff.writes)
         _write(eff, posixpath.join(env.home, where[2:]), via, env)
+        for w in eff.writes[n:]:
+            w.plain = plain
         return
     if where.startswith(".git/"):
         # the repository's config: the .git of the nearest enclosing repository
@@ -250,7 +267,8 @@ def _config_write(eff, where, env, via):
                     probe = d
                     break
                 probe = parent
-            eff.writes.append(Write(where, via, False, (posixpath.join(probe, where),)))
+            eff.writes.append(Write(where, via, False, (posixpath.join(probe, where),),
+                                    plain))
         return
     _write(eff, where, via, env)
 

@@ -85,7 +85,8 @@ def _copylike(eff, argv, env, spec):
     if target_dirs:
         dest, sources = target_dirs[-1], pos
         into = tuple(posixpath.basename(s.rstrip("/")) or s for s in sources)
-        _write(eff, dest.rstrip("/") + "/", name, env, tree=recursive, into=into)
+        _write(eff, dest.rstrip("/") + "/", name, env, tree=recursive, into=into,
+               sources=_copied(kind, sources))
     elif len(pos) >= 2 or (kind == "link" and pos):
         if kind == "link" and len(pos) == 1:
             dest, sources = ".", pos
@@ -93,9 +94,10 @@ def _copylike(eff, argv, env, spec):
             dest, sources = pos[-1], pos[:-1]
         into = tuple(posixpath.basename(s.rstrip("/")) or s for s in sources)
         if _has(opts, "-T", "--no-target-directory"):
-            _write(eff, dest, name, env, tree=recursive)
+            _write(eff, dest, name, env, tree=recursive, sources=_copied(kind, sources))
         else:
-            _write(eff, dest, name, env, tree=recursive, into=into)
+            _write(eff, dest, name, env, tree=recursive, into=into,
+                   sources=_copied(kind, sources))
     else:
         eff.unknown.append(f"{name} without a destination")
         sources = []
@@ -106,6 +108,14 @@ def _copylike(eff, argv, env, spec):
         _aliases(eff, kind, name, opts, sources,
                  dest if not target_dirs else dest.rstrip("/") + "/", env,
                  tuple(getattr(spec, "tree_flags", None) or ()))
+
+
+def _copied(kind, sources):
+    """The sources whose members a copy or move puts in its destination, or None (a link
+    makes no members; a source that is not a plain word cannot be walked)."""
+    if kind not in ("copy", "move") or not sources:
+        return None
+    return tuple(sources)
 
 
 def _aliases(eff, kind, name, opts, sources, dest, env, tree_flags=()):

@@ -107,6 +107,8 @@ def tar(ctx, spec, words, cwd):
     if mode == "info":
         return None, [], []
     if mode == "list":
+        if not stdio:  # names are printed, not the archive's bytes (gateway.secrets.content)
+            ctx.__dict__.setdefault("containers_judged", set()).add(archive)
         return None, cands + ([archive] if not stdio else []), []
     if mode == "diff":
         return ctx.ask(PHASE, "GW712", "tar -d compares an archive with the files",
@@ -134,8 +136,11 @@ def tar(ctx, spec, words, cwd):
     to_stdout = args.has("-O", "--to-stdout")
     # the directory it extracts into is written (a protected path below it is held: GW504,
     # `tar -C ~ -xf x.tar` writes ~/.claude/settings.json)
+    # the archive's own bytes are judged with its members (phase 5 again, below): here only
+    # where it lies and where it writes
     verdict = phase5_paths.run(ctx, cands + ([] if stdio else [archive]), cwd,
-                               writes=[where] if where and not to_stdout else ())
+                               writes=[where] if where and not to_stdout else (),
+                               names=frozenset(() if stdio else (archive,)))
     if verdict is not None:
         return verdict, [], []
     if stdio:
@@ -367,6 +372,8 @@ def unzip(ctx, spec, words, cwd):
         return ctx.ask(PHASE, "GW712", "unzip from standard input", rule="catalogue:unzip"), [], []
     lists = bool(letters & _UNZIP_LIST) and not letters & set("pc")
     if lists:
+        # names are printed, not the archive's bytes (gateway.secrets.content)
+        ctx.__dict__.setdefault("containers_judged", set()).add(archive)
         return None, [archive] + ([exdir] if exdir else []), []
     prints = bool(letters & set("pc"))
     if not prints:

@@ -405,6 +405,13 @@ def _suspects(paths, policy):
         for name, group in by_name.items():
             if any(rx.match(n) is not None for n in secret_names(os.fsdecode(name), policy)):
                 keep.update(group)
+    from gateway.secrets.names import env_grammar
+
+    grammar = env_grammar(policy)
+    if grammar is not None:
+        # the env-file grammar (gateway.secrets.names) applies to every component
+        keep.update(p for p in paths if b"env" in p.lower() and any(
+            grammar.form(c) for c in os.fsdecode(p).split("/")))
     if policy.secret_dirs:
         blob = (b"\0" + b"\0".join(paths) + b"\0").lower()
         for d in policy.secret_dirs:

@@ -1,0 +1,144 @@
+"""The content scanner's worker: `python -m gateway.secrets.scan --root DIR --key KEY
+[--plugin NAME]... -- FILE...`, started by gateway.secrets.content on a cache miss (and by
+`gateway secrets scan`). It runs Yelp's detect-secrets with the configured plugins and its
+default filters on each file and records the verdict under the file's identity; it also
+writes the prefilter the hook uses for the next misses.
+
+Why detect-secrets: it is the field's Python library (pre-commit hooks, baselines), its
+detectors cover the credentials projects hold (AWS, GitHub, GitLab, Slack, Stripe, OpenAI,
+PyPI, npm, private keys, basic auth in URLs, keywords such as password/secret/api_key in
+INI, YAML, JSON and shell assignments, through its file transformers), and it has a plugin
+API for more. Its last release is 1.5.0 (2024): the forks (bc-detect-secrets) are newer but
+carry fewer detectors. docs/security.md records the choice and its cost.
+
+A verdict is recorded only when the file had the same identity before and after the scan
+(a concurrent rewrite is not cached: the next call scans again).
+"""
+
+import os
+import sys
+
+from gateway.secrets import content as contentmod
+
+
+def prefilter_lines(plugin_classes):
+    """"<flags>\\t<pattern>" lines, one per regex of the plugins that are regex detectors,
+    plus the keyword plugin's denylist (case-insensitive); None when a plugin is neither (a
+    high-entropy detector: every file must be scanned)."""
+    import re
+
+    from detect_secrets.plugins.base import RegexBasedDetector
+
+    out = []
+    for cls in plugin_classes:
+        if cls.__name__ == "KeywordDetector":
+            from detect_secrets.plugins import keyword
+
+            out.append(f"{int(re.IGNORECASE)}\t(?:{'|'.join(keyword.DENYLIST)})")
+            continue
+        if not (isinstance(cls, type) and issubclass(cls, RegexBasedDetector)):
+            return None
+        for rx in cls.denylist:
+            if "\n" in rx.pattern and not rx.flags & re.VERBOSE:
+                return None
+            pattern = rx.pattern
+            if rx.flags & re.VERBOSE:
+                pattern = re.sub(r"\s+#[^\n]*|\s+", "", pattern)  # one line, no comments
+                try:
+                    re.compile(pattern, rx.flags & ~re.VERBOSE)
+                except re.error:
+                    return None
+            out.append(f"{int(rx.flags & ~re.VERBOSE & ~re.UNICODE)}\t{pattern}")
+    return out
+
+
+#: The gateway's own detectors (gateway/secrets/plugins.py), by class name.
+OWN_PLUGINS = ("AnthropicKeyDetector", "TokenAssignmentDetector")
+
+
+def plugins_used(names):
+    """detect-secrets' `plugins_used` setting for these plugin names: the library's by name,
+    the gateway's own by the path of their file (the library's custom-plugin form)."""
+    own = "file://" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "plugins.py")
+    return [{"name": n, "path": own} if n in OWN_PLUGINS else {"name": n} for n in names]
+
+
+def _classes(names):
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    by_name = {c.__name__: c for c in get_mapping_from_secret_type_to_class().values()}
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise SystemExit(f"unknown detect-secrets plugins: {', '.join(missing)}")
+    return [by_name[n] for n in names]
+
+
+def _write_prefilter(root, skey, classes):
+    lines = prefilter_lines(classes)
+    path = os.path.join(root, skey + ".prefilter")
+    if lines is None or os.path.exists(path):
+        return
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "x", encoding="utf-8") as fh:
+            os.chmod(tmp, 0o600)
+            fh.write("gateway-prefilter 1\n" + "\n".join(lines) + "\n")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def scan_one(path):
+    """(kind, detail) for one file by detect-secrets' scan_file under the active settings."""
+    from detect_secrets.core.scan import scan_file
+
+    for secret in scan_file(path):
+        return (contentmod.SECRET, f"detect-secrets finds a {secret.type} on line "
+                f"{secret.line_number}")
+    return (contentmod.CLEAN, "")
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    root = key = None
+    plugins = []
+    while argv and argv[0] != "--":
+        opt = argv.pop(0)
+        if opt == "--root":
+            root = argv.pop(0)
+        elif opt == "--key":
+            key = argv.pop(0)
+        elif opt == "--plugin":
+            plugins.append(argv.pop(0))
+        else:
+            raise SystemExit(f"unknown option {opt}")
+    files = argv[1:]
+    if not (root and key and plugins):
+        raise SystemExit("usage: --root DIR --key KEY --plugin NAME... -- FILE...")
+    os.makedirs(root, mode=0o700, exist_ok=True)
+    entry_dir = os.path.join(root, key)
+    from detect_secrets.settings import transient_settings
+
+    with transient_settings({"plugins_used": plugins_used(plugins)}):
+        _write_prefilter(root, key, _classes(plugins))
+        for path in files:
+            try:
+                before = os.stat(path)
+            except OSError:
+                continue
+            try:
+                kind, detail = scan_one(path)
+            except Exception as exc:  # noqa: BLE001 - a file the scanner fails on is unscanned
+                print(f"{path}: {exc}", file=sys.stderr)
+                continue
+            try:
+                after = os.stat(path)
+            except OSError:
+                continue
+            if contentmod.identity(before) == contentmod.identity(after):
+                contentmod.write_entry(entry_dir, contentmod.identity(after), kind, detail)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

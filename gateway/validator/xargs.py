@@ -1,0 +1,384 @@
+"""`xargs CMD ARGS` is CMD ARGS with the names it reads from its input appended.
+
+`git ls-files '*.py' | xargs grep -l typing` runs `grep -l typing` with every tracked .py
+file as an argument. When the input comes from a producer whose output this module
+reproduces, the words xargs will add are known, and the command is judged as exactly what
+runs: CMD ARGS followed by those words (and, for empty input, CMD ARGS alone: GNU xargs runs
+the command once unless -r). Every name is then a path argument like any other: a secret
+among them asks (GW503), a name outside the project asks, a writer writes them.
+
+Producers (the command before `|`, through line filters that only drop or reorder lines:
+sort, uniq, head, tail, grep without output prefixes):
+
+* ``git ls-files`` with plain options and pathspecs: git itself is asked for the names
+  (hardened, checks/_gitquery.py), exactly as the pipeline will see them;
+* ``find START... [EXPR]`` whose expression only tests and prints (-name, -type, -path,
+  -maxdepth, !, -o, -prune, -print, -print0...): the tree below each start is listed as
+  find lists it (no symlink followed); a top-level -name/-iname/-type conjunction narrows
+  the list, anything else leaves it a superset of what find prints (more names judged,
+  never fewer).
+
+The words: without -0, xargs splits its input on blanks and reads quotes and backslashes,
+so every name must be plain (no blank, quote, backslash, control or non-ASCII character:
+then git's quoting and xargs's parsing leave it as it is); with -0 (and -z / -print0 on
+the producer) the names are the words. A name starting with `-` would be an option of CMD:
+it asks. Options of xargs itself are an allowlist (-0, -r, -t, -x, -n, -L, -P, -s); -I, -a,
+-d, -E and the rest ask. Anything not reproduced (another producer, an input redirection,
+`|&`, a computed word, too many names) asks with the reason (GW715).
+"""
+
+import os
+import posixpath
+
+from gateway.decision import ALLOW
+
+PHASE = "7C"
+CODE = "GW715"
+#: Names judged at most; more asks (a very large tree or repository).
+MAX_NAMES = 5000
+#: Directory entries listed at most for a find producer.
+WALK_LIMIT = 20000
+
+_FLAGS = {"-0": "null", "--null": "null", "-r": None, "--no-run-if-empty": None,
+          "-t": None, "--verbose": None, "-x": None, "--exit": None}
+_VALUES = {"-n": "--max-args", "-L": "--max-lines", "-P": "--max-procs", "-s": "--max-chars",
+           "--max-args": "--max-args", "--max-lines": "--max-lines",
+           "--max-procs": "--max-procs", "--max-chars": "--max-chars"}
+
+
+class Refused(Exception):
+    """Why the names xargs adds are not known."""
+
+
+def parse(argv):
+    """(null-separated?, the command xargs runs) for `xargs OPTIONS CMD...`; raises Refused
+    for an option outside the allowlist. The command is [] when xargs runs echo."""
+    null = False
+    i = 1
+    while i < len(argv):
+        w = argv[i]
+        if w == "--":
+            i += 1
+            break
+        if not w.startswith("-") or w == "-":
+            break
+        name, eq, value = w.partition("=")
+        if name in _FLAGS and not eq:
+            null = null or _FLAGS[name] == "null"
+            i += 1
+            continue
+        if name in _VALUES:
+            if eq:
+                value = value
+            elif i + 1 < len(argv):
+                value = argv[i + 1]
+                i += 1
+            else:
+                raise Refused(f"xargs {w} without its value")
+            if not value.isdigit():
+                raise Refused(f"xargs {name} {value!r} is not a number")
+            i += 1
+            continue
+        if len(w) > 2 and not w.startswith("--") and w[:2] in ("-n", "-L", "-P", "-s") \
+                and w[2:].isdigit():
+            i += 1  # -n5
+            continue
+        if len(w) > 2 and not w.startswith("--") and all(f"-{c}" in _FLAGS for c in w[1:]):
+            null = null or "0" in w[1:]
+            i += 1  # -0r
+            continue
+        raise Refused(f"xargs {w}: an option whose effect on the command line is not "
+                      "modelled (-I, -a, -d, -E, -p ... ask)")
+    return null, argv[i:]
+
+
+def names(ctx, feeders, cwd, null):
+    """The words xargs adds, from the pipeline's commands before it (`feeders`, nearest
+    last); raises Refused."""
+    if not feeders:
+        raise Refused("xargs reads the words it adds from a terminal or a file, not from a "
+                      "command the gateway reproduces")
+    chain = list(feeders)
+    producer = chain.pop(0)
+    for cmd in [producer] + chain:
+        if cmd is None:
+            raise Refused("a compound command feeds xargs")
+        if cmd.redirects or cmd.assignments:
+            raise Refused(f"{cmd.text!r} has a redirection or an assignment: what it prints "
+                          "is not reproduced")
+        if not all(w.literal for w in cmd.words):
+            raise Refused(f"{cmd.text!r} has a computed word")
+    for cmd in chain:
+        _line_filter(cmd.argv)
+    argv = producer.argv
+    base = posixpath.basename(argv[0]) if argv else ""
+    if base == "git":
+        found, zero = _git_ls_files(ctx, argv, cwd)
+    elif base == "find":
+        found, zero = _find(ctx, argv, cwd)
+    else:
+        raise Refused(f"{argv[0] if argv else 'nothing'} feeds xargs; only git ls-files and "
+                      "find are reproduced")
+    if zero != null:
+        raise Refused("the producer separates names with NUL and xargs does not, or the "
+                      "other way round (-z/-print0 go with xargs -0)")
+    if len(found) > MAX_NAMES:
+        raise Refused(f"more than {MAX_NAMES} names to judge")
+    for n in found:
+        if n.startswith("-"):
+            raise Refused(f"the name {n!r} starts with '-': the command would read it as an "
+                          "option")
+        if not null and not _plain(n):
+            raise Refused(f"the name {n!r} has a blank, quote, backslash or other character "
+                          "that xargs splits or reads (use -z/-print0 with xargs -0)")
+        if "\n" in n:
+            raise Refused(f"the name {n!r} holds a newline")
+    return found
+
+
+def _plain(name) -> bool:
+    return all(33 <= ord(c) < 127 and c not in "\"'\\" for c in name)
+
+
+_FILTERS = {
+    "sort": frozenset(("-u", "--unique", "-r", "--reverse", "-V", "--version-sort", "-f",
+                       "--ignore-case", "-n", "--numeric-sort", "-z", "--zero-terminated")),
+    "uniq": frozenset(("-z", "--zero-terminated")),
+    "head": frozenset(("-n", "--lines", "-z", "--zero-terminated")),
+    "tail": frozenset(("-n", "--lines", "-z", "--zero-terminated")),
+    "grep": frozenset(("-v", "--invert-match", "-E", "--extended-regexp", "-F",
+                       "--fixed-strings", "-i", "--ignore-case", "-e", "--regexp", "-z",
+                       "--null-data", "-w", "--word-regexp", "-x", "--line-regexp")),
+}
+
+
+def _line_filter(argv):
+    """A command between the producer and xargs that only drops or reorders whole lines:
+    the names it passes on are among the producer's. Raises Refused otherwise."""
+    name = posixpath.basename(argv[0]) if argv else ""
+    allowed = _FILTERS.get(name)
+    if allowed is None:
+        raise Refused(f"{name or 'a command'} between the producer and xargs may change the "
+                      "names")
+    words = argv[1:]
+    i = 0
+    operands = []
+    while i < len(words):
+        w = words[i]
+        if w.startswith("-") and w != "-":
+            opt, eq, _ = w.partition("=")
+            if name in ("head", "tail") and (opt[1:].isdigit() or (
+                    opt[:2] == "-n" and opt[2:].lstrip("+-").isdigit())):
+                i += 1
+                continue
+            if opt not in allowed:
+                raise Refused(f"{name} {w}: an option that may change the lines")
+            if opt in ("-n", "--lines", "-e", "--regexp") and not eq and \
+                    name in ("head", "tail", "grep"):
+                i += 1  # its value
+            i += 1
+            continue
+        operands.append(w)
+        i += 1
+    # grep takes its pattern as the first operand (unless -e); any operand beyond is a file
+    limit = 1 if name == "grep" and not any(w.split("=")[0] in ("-e", "--regexp")
+                                            for w in words) else 0
+    if len(operands) > limit:
+        raise Refused(f"{name} reads files of its own ({operands[limit]!r})")
+
+
+# --- git ls-files ----------------------------------------------------------------------------
+
+_LS_FILES = frozenset(("-c", "--cached", "-m", "--modified", "-d", "--deleted", "-o",
+                       "--others", "--exclude-standard", "-i", "--ignored", "--full-name",
+                       "-z"))
+
+
+def _git_ls_files(ctx, argv, cwd):
+    from gateway.validator.checks import _gitindex, _gitquery
+
+    words = argv[1:]
+    if not words or words[0] != "ls-files":
+        raise Refused("only git ls-files (no global options) is reproduced as a producer")
+    opts, specs = [], []
+    rest = words[1:]
+    for k, w in enumerate(rest):
+        if w == "--":
+            specs.extend(rest[k + 1:])
+            break
+        if w.startswith("-"):
+            if w not in _LS_FILES:
+                raise Refused(f"git ls-files {w}: an option that changes what it prints")
+            opts.append(w)
+        else:
+            specs.append(w)
+    if getattr(ctx, "git_changed", False):
+        raise Refused("an earlier command may change the repository before git ls-files runs")
+    git_dir = _gitindex.git_dir_of(cwd, ctx.roots.project)
+    if git_dir is None:
+        raise Refused("no git repository here")
+    out = _gitquery.run(cwd, git_dir, ["ls-files", "-z", *[o for o in opts if o != "-z"],
+                                       "--", *specs])
+    if out is None:
+        raise Refused("git ls-files could not be asked")
+    found = [os.fsdecode(t) for t in out.split(b"\0") if t]
+    return list(dict.fromkeys(found)), "-z" in opts
+
+
+# --- find ------------------------------------------------------------------------------------
+
+_TESTS_WITH_VALUE = frozenset(("-name", "-iname", "-path", "-ipath", "-wholename",
+                               "-iwholename", "-type", "-xtype", "-maxdepth", "-mindepth",
+                               "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
+                               "-newer", "-size", "-perm", "-regex", "-iregex", "-user",
+                               "-group", "-links", "-uid", "-gid", "-regextype"))
+_TESTS = frozenset(("-empty", "-readable", "-writable", "-executable", "-true", "-false",
+                    "-nouser", "-nogroup", "-daystart", "-depth", "-xdev", "-mount",
+                    "-noleaf", "-prune"))
+_OPERATORS = frozenset(("!", "-not", "-a", "-and", "-o", "-or", "(", ")", ","))
+
+
+def _find(ctx, argv, cwd):
+    words = argv[1:]
+    starts = []
+    i = 0
+    while i < len(words) and not words[i].startswith("-") and words[i] not in ("!", "("):
+        starts.append(words[i])
+        i += 1
+    if not starts:
+        starts = ["."]
+    expr = words[i:]
+    zero = False
+    printed = set()
+    names_ = []  # top-level positive -name / -iname globs (a conjunction)
+    types = None
+    maxdepth = None
+    disjunction = any(w in ("-o", "-or", ",") for w in expr)
+    k = 0
+    negated = False
+    depth = 0
+    while k < len(expr):
+        w = expr[k]
+        if w in _OPERATORS:
+            negated = w in ("!", "-not")
+            depth += w == "("
+            depth -= w == ")"
+            k += 1
+            continue
+        if w in ("-print", "-print0"):
+            printed.add(w)
+            if len(printed) > 1:
+                raise Refused("find prints with both -print and -print0")
+            zero = w == "-print0"
+            k += 1
+            negated = False
+            continue
+        if w in _TESTS:
+            k += 1
+            negated = False
+            continue
+        if w in _TESTS_WITH_VALUE:
+            if k + 1 >= len(expr):
+                raise Refused(f"find {w} without its value")
+            value = expr[k + 1]
+            if w == "-maxdepth":
+                if not value.isdigit():
+                    raise Refused(f"find -maxdepth {value!r}")
+                maxdepth = int(value)
+            elif not disjunction and not negated and depth == 0:
+                if w in ("-name", "-iname"):
+                    names_.append((value, w == "-iname"))
+                elif w == "-type" and all(c in "fdl," for c in value):
+                    types = set(value.replace(",", ""))
+            k += 2
+            negated = False
+            continue
+        raise Refused(f"find {w}: an action or option whose output is not reproduced "
+                      "(-exec, -delete, -printf, -ls, -L ... )")
+    from gateway.paths import lexical, resolve
+
+    found = []
+    budget = [WALK_LIMIT]
+    for start in starts:
+        res = resolve(start, cwd, ctx.roots)
+        if res.status != "inside":
+            raise Refused(f"find starts at {start!r}, outside the project")
+        _list(lexical(start, cwd), start, 0, maxdepth, names_, types, found, budget)
+        if len(found) > MAX_NAMES:
+            break
+    return found, zero
+
+
+def _selected(name, kind, globs, types) -> bool:
+    from gateway.paths import fnmatchcase
+
+    if types is not None and kind not in types:
+        return False
+    for glob, fold in globs:
+        if not (fnmatchcase(name.lower(), glob.lower()) if fold else fnmatchcase(name, glob)):
+            return False
+    return True
+
+
+def _list(path, shown, depth, maxdepth, globs, types, found, budget):
+    """Append the names find prints for `path` (shown as `shown`) and below it."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        raise Refused(f"{shown!r} cannot be looked at ({exc.strerror})") from None
+    kind = "l" if stat.S_ISLNK(st.st_mode) else "d" if stat.S_ISDIR(st.st_mode) else "f"
+    base = posixpath.basename(shown.rstrip("/")) or shown
+    if _selected(base, kind, globs, types):
+        found.append(shown)
+    if kind != "d" or (maxdepth is not None and depth >= maxdepth):
+        return
+    try:
+        with os.scandir(path) as it:
+            entries = sorted(e.name for e in it)
+    except OSError as exc:
+        raise Refused(f"{shown!r} cannot be listed ({exc.strerror})") from None
+    for name in entries:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise Refused(f"the tree below {shown!r} holds more than {WALK_LIMIT} entries")
+        child = shown + name if shown.endswith("/") else f"{shown}/{name}"
+        _list(os.path.join(path, name), child, depth + 1, maxdepth, globs, types, found,
+              budget)
+        if len(found) > MAX_NAMES:
+            return
+
+
+def judge(ctx, argv, cwd, depth, judge_argv):
+    """The verdict for `xargs ...` (argv) in a pipeline: CMD ARGS with the names added."""
+    try:
+        null, inner = parse(argv)
+    except Refused as exc:
+        return ctx.ask(PHASE, CODE, f"xargs: {exc}", rule="xargs")
+    inner = inner or ["echo"]
+    if depth >= 8:
+        return ctx.ask("7A", "GW706", "xargs runs commands nested too deeply to judge",
+                       rule="xargs")
+    # the command alone first (empty input: GNU xargs runs it once): its own reason (rm is
+    # on ALWAYS_ASK) is the one to show
+    alone = judge_argv(ctx, list(inner), cwd, " ".join(inner), (), depth + 1)
+    if alone.decision is not ALLOW:
+        return alone
+    try:
+        found = names(ctx, getattr(ctx, "pipe_feeders", None), cwd, null)
+    except Refused as exc:
+        return ctx.ask(PHASE, CODE, f"xargs gives {inner[0]} more arguments from its input, "
+                       f"and they are not known: {exc}", rule="xargs")
+    ctx.step(PHASE, "info", "", f"xargs runs {inner[0]!r} with {len(found)} name(s) from "
+             "its input: judging that command line")
+    verdicts = [alone]
+    if found:
+        verdicts.append(judge_argv(ctx, list(inner) + found, cwd, " ".join(inner), (),
+                                   depth + 1))
+        if verdicts[-1].decision is not ALLOW:
+            return verdicts[-1]
+    shown = ", ".join(found[:3]) + (" ..." if len(found) > 3 else "")
+    return ctx.allow("7D", verdicts[-1].code, f"xargs runs {inner[0]!r} with the {len(found)} "
+                     f"name(s) its input gives ({shown or 'none'}), which is allowed: "
+                     f"{verdicts[-1].message}", rule=verdicts[-1].rule or "xargs")

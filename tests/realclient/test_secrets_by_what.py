@@ -1,0 +1,136 @@
+"""Issue 24 with the real client (2.1.330, scripted mock) and the gateway installed: the
+client's own login token, a file whose content is a credential, an env file in a spelling no
+list held, an archive holding a secret, and the client's own `grep` (its embedded ugrep,
+where -y prints every line) reach the model only with a human's yes; in print mode an ask is
+a refusal whose text is the gateway's reason. The client alone (no gateway) is measured in
+the same module for docs/client-behaviour.md: its Read of ~/.claude/.credentials.json and its
+`grep -ry` ran with no dialog."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from .behaviour import build_project
+from .client import require_client, run_session
+from .mock_api import bash, tool_use
+from .test_enforcement import Installed
+
+pytestmark = pytest.mark.realclient
+
+CLAUDE = require_client()
+TOOLS = ["--tools", "Bash,Read,Write,Edit,Grep,Glob"]
+TOKEN = "sk-ant-oat01-CREDMARKER321"
+AWS = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYAWSMARKER1"
+LOCAL = "LOCALMARKER654"
+TARRED = "TARMARKER987"
+MARKERS = (TOKEN, AWS, LOCAL, TARRED, "sk-PRODMARKER456", "sk-MARKER123")
+
+
+def _seed(project: Path, home: Path):
+    (home / ".claude").mkdir(exist_ok=True)
+    (home / ".claude" / ".credentials.json").write_text(
+        '{"claudeAiOauth": {"accessToken": "%s"}}\n' % TOKEN)
+    (project / "deploy").mkdir(exist_ok=True)
+    (project / "deploy" / "settings.ini").write_text(
+        f"[default]\naws_access_key_id = AKIAIOSFODNN7ZZZZZZZ\naws_secret_access_key = {AWS}\n")
+    (project / ".env-local").write_text(f"TOKEN={LOCAL}\n")
+    data = f"SECRET={TARRED}\n".encode()
+    with tarfile.open(project / "backup.tar", "w") as tf:
+        info = tarfile.TarInfo(".env")
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+
+
+def _leaks(res):
+    return [(t.text[:160], m) for t in res.tool_results for m in MARKERS if m in t.text]
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory) -> Installed:
+    b = Installed(tmp_path_factory.mktemp("by-what"))
+    _seed(b.project, b.home)
+    return b
+
+
+def _reads(box):
+    return [
+        tool_use("Read", {"file_path": str(box.home / ".claude" / ".credentials.json")}),
+        tool_use("Read", {"file_path": str(box.project / "deploy" / "settings.ini")}),
+        bash("head -3 deploy/settings.ini"),
+        bash("cat .env-local"),
+        bash("strings backup.tar"),
+        bash("grep -ry zzqq ."),
+    ]
+
+
+def test_the_client_grep_y_asks_with_the_default_tools(box):
+    """With the client's default tool list (no Grep tool) the Bash tool's grep is ugrep."""
+    res = run_session(CLAUDE, box.project, home=box.home, tool_use=[bash("grep -ry zzqq .")],
+                      permission_mode="default", env_extra=box.env,
+                      extra_args=["--tools", "Bash,Read"], timeout=180)
+    assert not res.timed_out, res.describe()
+    assert not _leaks(res), res.describe()
+    assert ["gateway GW506" in t.text for t in res.tool_results] == [True], res.describe()
+
+
+@pytest.mark.parametrize("mode", ["default", "plan", "dontAsk"])
+def test_no_secret_by_name_content_container_or_client_grep_reaches_the_model(box, mode):
+    reads = _reads(box)
+    res = box.run(reads, mode=mode)
+    assert not _leaks(res), res.describe()
+    assert len(res.tool_results) == len(reads), res.describe()
+    gateway = [t for t in res.tool_results if "gateway GW" in t.text]
+    assert len(gateway) == len(reads), res.describe()
+    # the results come back in the order the calls finished
+    codes = sorted(t.text.split("gateway ", 1)[1][:5] for t in gateway)
+    assert codes == sorted(["GW841", "GW841", "GW510", "GW503", "GW510", "GW506"]), codes
+
+
+def test_auto_mode_asks_before_its_classifier(box):
+    """The Read of the client's credential file ran by itself in auto mode (issue 24);
+    PreToolUse asks before the classifier (which the mock cannot run: exit 1 allowed)."""
+    res = box.run(_reads(box)[:2], mode="auto", codes=(0, 1))
+    assert not _leaks(res), res.describe()
+    assert all("gateway GW841" in t.text for t in res.tool_results), res.describe()
+
+
+def test_ordinary_reads_still_run(box):
+    res = box.run([bash("cat README.md"), bash("grep -rn zzqq ."),
+                   tool_use("Read", {"file_path": str(box.project / "app.py")})],
+                  mode="default")
+    assert not any("gateway GW" in t.text and "GW700" not in t.text
+                   for t in res.tool_results), res.describe()
+    assert any("a sample" in t.text for t in res.tool_results), res.describe()
+    assert all(not t.is_error for t in res.tool_results), res.describe()
+
+
+def test_the_client_alone_runs_these_reads(tmp_path):
+    """The client's own behaviour (no gateway), for docs/client-behaviour.md: its Read of
+    its own credential file runs by itself in plan mode, and its grep (ugrep) -y prints every
+    line of a committed secret in default mode (plan mode sends Bash to auto mode's check,
+    which the mock cannot run)."""
+    project, home = build_project(tmp_path)
+    _seed(project, home)
+    res = run_session(CLAUDE, project, home=home, permission_mode="plan",
+                      tool_use=[tool_use("Read", {"file_path": str(home / ".claude" /
+                                                                  ".credentials.json")})],
+                      extra_args=TOOLS, timeout=180)
+    assert not res.timed_out, res.describe()
+    assert any(TOKEN in t.text for t in res.tool_results), res.describe()
+    # the client asks about `grep -ry` itself ("This command requires approval"): the user's
+    # allow rule pre-approves it, as the gateway's early allow did before issue 24. The
+    # client defines its grep function only when its Grep tool is off (the default tool
+    # list): with Grep in --tools the Bash tool runs GNU grep
+    project, home = build_project(tmp_path / "grep")
+    res = run_session(CLAUDE, project, home=home, permission_mode="default",
+                      tool_use=[bash("grep -ry zzqq ."), bash("/usr/bin/grep -ry zzqq .")],
+                      extra_args=["--tools", "Bash,Read", "--allowedTools", "Bash"],
+                      timeout=180)
+    assert not res.timed_out, res.describe()
+    texts = [t.text for t in res.tool_results]
+    # the client's grep printed the committed secret; GNU grep (by its path) printed nothing
+    assert sum("sk-PRODMARKER456" in t for t in texts) == 1, res.describe()
