@@ -39,7 +39,8 @@ def decide(raw: bytes, env) -> tuple:
                 return lc.Outcome(), payload
             progress.record_created(project, active, task_id=task_id,
                                     subject=lc.text(payload, "task_subject"),
-                                    description=lc.text(payload, "task_description"))
+                                    description=lc.text(payload, "task_description"),
+                                    session=lc.text(payload, "session_id", 128))
         except StateError as exc:
             return lc.Outcome(message=f"gateway: task {task_id[:64]!r} was created but the "
                                       f"breezing progress was not recorded: {exc}"), payload

@@ -46,7 +46,7 @@ from gateway.state.layout import (
 
 from . import plans as _plans
 from . import review as _review
-from . import tasklist, verify
+from . import verify
 from .resume import completion_sections
 from .signals import task_key
 
@@ -117,7 +117,9 @@ def complete(project_dir, *, approved: bool = False, pkg_manager: str | None = N
     team = None
     if active.team_name:
         try:
-            team = tasklist.read_team(active.team_name, env, tasks_root)
+            from .progress import team_list
+
+            team = team_list(project, active, env, tasks_root)
         except ValueError as e:
             raise FinishError("team_name_unsafe", f"gateway: {e}", 3) from None
         if not team.exists or team.problem is not None:

@@ -34,7 +34,7 @@ from gateway.state.layout import TIMELINE_KEEP_LINES, TIMELINE_MAX_LINES, layout
 
 from .signals import task_key
 
-__all__ = ["FILE", "load", "record_completed", "record_created", "section_of",
+__all__ = ["FILE", "load", "record_completed", "record_created", "section_of", "team_list",
            "session_sections", "batch_sections", "Snapshot", "snapshot", "append_timeline",
            "current_batch"]
 
@@ -185,14 +185,20 @@ def record_completed(project_dir, active, *, task_id, subject=None, description=
 
 
 def record_created(project_dir, active, *, task_id, subject=None, description=None,
-                   now=None) -> dict:
-    """Record a TaskCreated of ``active``'s session (``{"section"}``). Raises ``StateError``."""
+                   now=None, session=None) -> dict:
+    """Record a TaskCreated of ``active``'s session (``{"section"}``); ``session``: the
+    Claude Code session that created it, whose task list holds it (2.1.330 keeps a session's
+    tasks in ``~/.claude/tasks/<session id>/``, not under the team's name). Raises
+    ``StateError``."""
     now = now or now_iso()
     section = section_of(active, task_id, subject, description)
     key = task_key(task_id)
 
     def fn(rec):
         rec = _valid(rec, active.session_id)
+        if isinstance(session, str) and session:
+            lists = [x for x in rec.get("lists") or [] if isinstance(x, str) and x != session]
+            rec["lists"] = (lists + [session[:128]])[-20:]
         if len(rec["created"]) < MAX_TASKS:
             rec["created"][key] = {"task_id": str(task_id)[:64],
                                    "subject": (subject or "")[:200], "section": section,
@@ -201,6 +207,27 @@ def record_created(project_dir, active, *, task_id, subject=None, description=No
 
     store.update_json(_path(project_dir), fn, default=None)
     return {"section": section}
+
+
+def team_list(project_dir, active, env=None, root=None):
+    """The team's task list: ``~/.claude/tasks/<team_name>/`` (seed 000), else the task list
+    of a session the TaskCreated hook saw creating this session's tasks (where Claude Code
+    2.1.330 keeps them). Raises ValueError for an unsafe team name."""
+    from . import tasklist
+
+    team = tasklist.read_team(active.team_name, env, root)
+    if team.exists:
+        return team
+    try:
+        rec = load(project_dir, active.session_id)
+    except store.StateError:
+        return team
+    for sid in reversed(rec.get("lists") or []):
+        if isinstance(sid, str) and tasklist.safe_team_name(sid):
+            other = tasklist.read_team(sid, env, root)
+            if other.exists:
+                return other
+    return team
 
 
 class Snapshot:

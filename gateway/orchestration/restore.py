@@ -22,8 +22,6 @@ import re
 from gateway.state import fast, files, store
 from gateway.state.layout import layout
 
-from . import tasklist
-
 __all__ = ["IMPLEMENTER_AGENT", "REVIEWER_AGENT", "Restored", "breezing_context",
            "skill_mode_from_transcript", "mode_mismatch"]
 
@@ -156,7 +154,9 @@ def breezing_context(project_dir, source: str, env=None, transcript_path=None) -
                      "initialisation); do not implement directly.")
     else:
         try:
-            team = tasklist.read_team(active.team_name, env)
+            from .progress import team_list
+
+            team = team_list(lay.project_dir, active, env)
         except ValueError as e:
             return _broken(lay.active, store.StateInvalid(lay.active, str(e)),
                            "the team's task list cannot be located")

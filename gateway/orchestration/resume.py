@@ -188,7 +188,9 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
                                                 f"the progress record cannot be read: "
                                                 f"{e.problem}"))
     try:
-        team = tasklist.read_team(active.team_name, env, tasks_root)
+        from .progress import team_list
+
+        team = team_list(lay.project_dir, active, env, tasks_root)
     except ValueError as e:
         raise ResumeError(f"gateway: state file {lay.active}: {e}. To repair: fix team_name "
                           f"in {lay.active} by hand", EXIT_BROKEN, "team_name_unsafe") from None

@@ -15,7 +15,6 @@ import os
 from gateway.state import fast, files, store
 
 from . import progress as _progress
-from . import tasklist
 from .team import batch_progress
 
 __all__ = ["StatusError", "status", "render"]
@@ -42,7 +41,7 @@ def status(project_dir, tasks_root=None, env=None) -> dict:
     team = None
     if active.team_name:
         try:
-            team = tasklist.read_team(active.team_name, env, tasks_root)
+            team = _progress.team_list(project, active, env, tasks_root)
         except ValueError:
             team = None
     try:

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from .client import require_client, run_session
-from .mock_api import bash, text, write
+from .mock_api import bash, text, tool_use, write
 
 pytestmark = pytest.mark.realclient
 
@@ -212,3 +212,51 @@ def test_a_teammate_registers_through_the_command_in_print_mode(tmp_path: Path) 
     assert not got[3][0] and (p.dir / "src" / "a.py").read_text() == "x = 1\n", got[3]
     assert got[4][0] and "gateway GW803" in got[4][1], got[4]
     assert not (p.dir / "docs" / "x.md").exists()
+
+
+def test_the_clients_task_events_and_spawn_are_recorded(tmp_path: Path) -> None:
+    """Issue 27: the Agent Teams events of the real client reach the gateway's hooks. The
+    Lead's TaskCreate fires TaskCreated (the task and the Plans.md section its subject names),
+    TaskUpdate to completed fires TaskCompleted (the progress record, the timeline), and an
+    Agent-tool teammate spawned as task-worker is registered as an implementer by
+    SubagentStart -- no Write into .claude/state/ needed. 2.1.330 keeps the session's tasks in
+    ~/.claude/tasks/<session id>/, which the gateway finds from the TaskCreated record."""
+    p = Project(tmp_path)
+    p.active(impl_mode="standard", plans_md_mapping={"task-1": "1"})
+    (p.dir / "Plans.md").write_text("# Plans.md\n\n1. 機能01の実装 `cc:TODO`\n", encoding="utf-8")
+    agents = p.dir / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "task-worker.md").write_text("---\nname: task-worker\ndescription: implements a "
+                                           "task\n---\nImplement the task.\n")
+    sid = "6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d"
+    env = {**p.env, "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1",
+           "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}
+    env.pop("GATEWAY_TASKS_DIR")                       # the client's own task lists
+    res = run_session(
+        CLAUDE, p.dir, home=p.home, prompt="work", env_extra=env,
+        extra_args=["--session-id", sid],
+        script=[[tool_use("TaskCreate", {"subject": "1. 機能01の実装",
+                                         "description": "Plans.md 1"})],
+                [tool_use("TaskUpdate", {"taskId": "1", "status": "completed"})],
+                [tool_use("Agent", {"description": "implement", "prompt": "work",
+                                    "subagent_type": "task-worker"})],
+                [text("done")], [text("done")], [text("done")]])
+    assert not res.timed_out and res.returncode == 0, res.describe()
+    rec = json.loads((p.state / "gateway-breezing-progress.json").read_text())
+    assert rec["created"]["1"]["section"] == "1" and rec["completed"]["1"]["section"] == "1"
+    assert rec["lists"] == [sid]
+    timeline = [json.loads(x) for x in (p.state / "breezing-timeline.jsonl").read_text()
+                .splitlines()]
+    assert [(e["event"], e["task_id"], e["subject"]) for e in timeline] == [
+        ("task_completed", "1", "1. 機能01の実装")]
+    roles = json.loads((p.state / "breezing-session-roles.json").read_text())
+    (agent_id, entry), = roles.items()
+    assert entry["role"] == "implementer" and entry["agent_type"] == "task-worker"
+    assert entry["owns"] == [] and entry["marker"] == f"breezing-role-{agent_id}.json"
+    st = subprocess.run([str(GATEWAY), "breezing", "status", "--json"], cwd=p.dir,
+                        capture_output=True, text=True,
+                        env={**os.environ, "HOME": str(p.home),
+                             "CLAUDE_CONFIG_DIR": str(p.home / ".claude"), **env})
+    status = json.loads(st.stdout)
+    assert status["completed"] == 1 and status["unfinished"] == [] and \
+        status["task_list"] == str(p.home / ".claude" / "tasks" / sid)
