@@ -74,8 +74,8 @@ def phase(phase, project):
         active = fast.load_active_view(root)
         if active is None and phase == "B":
             click.echo("gateway: no breezing session (.claude/state/breezing-active.json is "
-                       "absent): Phase B would have no effect. Write breezing-active.json "
-                       "first (seed 001 Step 0).", err=True)
+                       "absent): Phase B would have no effect. Start a run first: `gateway "
+                       "breezing start --range ...` (seed 001 Step 0).", err=True)
             sys.exit(EXIT_PROBLEM)
         rec = fast.set_phase(root, phase)
     except StateError as exc:

@@ -75,6 +75,8 @@ CRITIC_AGENT = "claude-code-harness:plan-critic"
 MAX_DISCUSS_ROUNDS = 3
 _TRUE = ("1", "true", "yes", "on")
 
+ABORTED_TAIL = ("\n\n(breezing-active.json was removed: early abort; run `gateway breezing "
+                "start` again once it is fixed)")
 EXIT_ABORTED = 1        # the environment check failed / nothing was prepared
 EXIT_BAD_RANGE = 2      # the range or the tasks cannot be used
 EXIT_STATE = 3          # a state file or Plans.md cannot be used
@@ -239,8 +241,7 @@ def prepare(project_dir, range_text: str, *, codex: bool = False, parallel: int 
 
     def fail(code, message, exit_code):
         aborted = _abort_quietly(project, sid)
-        tail = ("\n\n(breezing-active.json was removed: early abort; run `gateway breezing "
-                "start` again once it is fixed)" if aborted else "")
+        tail = ABORTED_TAIL if aborted else ""
         return StartError(code, message + tail, exit_code, aborted)
 
     try:
@@ -427,9 +428,8 @@ def initialise(project_dir, p: Prepared, *, team: str | None = None, model: str 
     if not tasklist.safe_team_name(team):
         _abort_quietly(project, sid)
         raise StartError("team_unsafe", f"gateway: --team {store.safe_text(team, 60)!r} is not "
-                         f"a plain directory name (letters, digits, '.', '_', '-')\n\n"
-                         f"(breezing-active.json was removed: early abort)", EXIT_BAD_RANGE,
-                         True)
+                         f"a plain directory name (letters, digits, '.', '_', '-')"
+                         + ABORTED_TAIL, EXIT_BAD_RANGE, True)
     entries = p.registration.entries
     batching = None
     if len(p.batches) > 1:
@@ -470,8 +470,7 @@ def initialise(project_dir, p: Prepared, *, team: str | None = None, model: str 
     except (store.StateError, ValueError) as e:
         aborted = _abort_quietly(project, sid)
         raise StartError("write_failed", f"gateway: the team could not be initialised: {e}"
-                         + ("\n\n(breezing-active.json was removed: early abort)" if aborted
-                            else ""), EXIT_STATE, aborted) from None
+                         + (ABORTED_TAIL if aborted else ""), EXIT_STATE, aborted) from None
     n = p.implementers
     return {
         "step": "initialized", "session_id": sid, "team_name": team, "impl_mode": p.mode,

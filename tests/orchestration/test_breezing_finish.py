@@ -149,7 +149,7 @@ def team(proj, active, tasks_root, tmp_path):
                   'exit ${GO_EXIT:-0}\n')
     go.chmod(0o755)
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "GO_LOG": str(tmp_path / "go.log"),
-           "GATEWAY_TASKS_DIR": str(tasks_root.root), "HOME": str(tmp_path), "LANG": "C.UTF-8",
+           "GATEWAY_TASKS_DIR": str(tasks_root.root), "HOME": str(tmp_path), "LANG": "C.UTF-8", "GATEWAY_LANG": "ja",
            "TZ": "UTC", "GATEWAY_AUDIT_LOG": "off"}
     return proj, env, head
 
