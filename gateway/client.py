@@ -34,3 +34,25 @@ def flow(mode) -> str:
     if mode and mode not in modes.KNOWN:
         return f"unknown mode {mode!r}: the gateway judges it as plan; " + _FLOW["plan"]
     return f"{name} mode: " + _FLOW[name]
+
+
+def allow_rule(settings, command):
+    """The permissions.allow rule by which the client runs `command` itself when no hook
+    decides, or None: only for one simple command the rule names as written (the client's
+    rules are shell-operator aware: `Bash(tox:*)` does not cover `tox && other`). Used by
+    the dry run and the benchmarks to say what runs; the hooks never act on it."""
+    if settings is None or not getattr(settings, "allow", None) or not isinstance(command, str):
+        return None
+    from gateway.shell.parse import ShellParseError, parse
+
+    try:
+        script = parse(command)
+    except ShellParseError:
+        return None
+    if len(script.items) != 1 or len(script.items[0][0].commands) != 1 or script.constructs:
+        return None
+    cmd = script.items[0][0].commands[0]
+    if cmd is None or cmd.assignments or cmd.redirects or not all(w.literal for w in cmd.words):
+        return None
+    hit = settings.allows(cmd.argv, command)
+    return hit[0] if hit else None

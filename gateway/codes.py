@@ -287,6 +287,15 @@ CODES = {
               "the command line (-I, -a, -d, -E), a name that xargs would split or that starts "
               "with '-', or too many names asks.",
               "cat list.txt | xargs rm"),
+    "GW716": ("7B", "allow", "your allow rule vouches for an unmodelled program",
+              "Only in the PreToolUse hook's question \"may this read a secret?\": a command "
+              "the rules do not model (unknown program, subcommand or option, a download, a "
+              "non-floor ALWAYS_ASK entry) that one of your permissions.allow rules names as "
+              "written (`Bash(tox:*)`) is not asked about (GW840): the client applies your "
+              "rule. A secret named in its arguments, a directory argument holding one, code "
+              "on the command line, an expansion and the floors (curl, sudo, rm...) still "
+              "ask. PermissionRequest gives no allow of its own for it.",
+              "tox -e py311   (with Bash(tox:*) in permissions.allow)"),
     "GW730": ("2", "ask", "a glob matches a name read as an option",
               "A glob or brace in an argument is expanded against the file system as bash "
               "expands it (in every directory the command may run in, with every shell option "
@@ -590,8 +599,11 @@ CODES = {
               "The command may read a secret and the gateway cannot prove it does not: an "
               "unknown program, code given on the command line, an expansion whose value is "
               "not known, an option the catalogue does not model. Claude Code would run some "
-              "of these by itself (read-only forms, auto mode, allow rules), so the hook asks. "
-              "The bracket gives the validator's own reason.", "python3 -c \"print(1)\""),
+              "of these by itself (read-only forms, auto mode), so the hook asks. The message "
+              "starts with the validator's own reason (its code in brackets). A program given "
+              "a secret's name is a read of that secret (GW503: `base64 .env`); a program your "
+              "own permissions.allow rule names is left to the client (GW716).",
+              "python3 -c \"print(1)\""),
     "GW841": ("guard:reads", "ask", "a file tool reads a secret",
               "Read (or an MCP tool with a path argument) names a secret file, or one whose "
               "content holds a credential (detect-secrets, gateway.secrets.content): .env files, "

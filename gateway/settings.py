@@ -69,11 +69,26 @@ class Rule:
 
 
 class SettingsRules:
-    """The ask and deny rules for Bash from every settings file, and any read errors."""
+    """The ask and deny rules for Bash from every settings file, and any read errors; the
+    allow rules apart (`allows`: they never make the gateway stricter, see below)."""
 
-    def __init__(self, rules=(), errors=()):
+    def __init__(self, rules=(), errors=(), allow=()):
         self.rules = list(rules)
         self.errors = list(errors)
+        self.allow = list(allow)
+
+    def allows(self, argv, cmd_text: str):
+        """(rule text, source) of a permissions.allow rule that names this command as
+        written, or None. The client matches its allow rules against the command's own
+        text: no base name or case variant is tried here (those only ever make ask and
+        deny rules stricter)."""
+        if not self.allow or not argv:
+            return None
+        texts = (cmd_text.strip(), " ".join(argv))
+        for rule in self.allow:
+            if any(rule.matches(t) for t in texts):
+                return rule.text, rule.source
+        return None
 
     def match(self, argv, cmd_text: str, deny_only: bool = False):
         """(kind, rule text, source) of the strictest rule naming this command, or None."""
@@ -97,6 +112,7 @@ class SettingsRules:
 def load(project_dir, env=None) -> SettingsRules:
     rules = []
     errors = []
+    allow = []
     from gateway import configfile
 
     for path in settings_paths(project_dir, env):
@@ -122,15 +138,16 @@ def load(project_dir, env=None) -> SettingsRules:
         if not isinstance(perms, dict):
             errors.append(f"{path}: permissions is not an object")
             continue
-        for kind in ("ask", "deny"):
+        for kind in ("ask", "deny", "allow"):
             items = perms.get(kind, [])
             if items is None:
                 continue
             if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-                errors.append(f"{path}: permissions.{kind} is not a list of strings")
+                if kind != "allow":  # an allow list the client cannot read allows nothing
+                    errors.append(f"{path}: permissions.{kind} is not a list of strings")
                 continue
             for item in items:
                 item = item.strip()
                 if item == "Bash" or item.startswith("Bash("):
-                    rules.append(Rule(kind, item, path))
-    return SettingsRules(rules, errors)
+                    (allow if kind == "allow" else rules).append(Rule(kind, item, path))
+    return SettingsRules(rules, errors, allow)

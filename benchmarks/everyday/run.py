@@ -9,13 +9,14 @@ hook (guards, reads of secrets, early allow) and the PermissionRequest validator
     python benchmarks/everyday/run.py --check    # exit 1 when a goal is not met
     python benchmarks/everyday/run.py --json     # one JSON object
 
-Goals (issue 13): in default mode >= 95 % of the commands that are not edits are allowed;
-in acceptEdits >= 95 % of all; no routine command is denied; the two hooks never contradict
+Goals (issue 25): of the commands the corpus expects to run with no dialog, >= 95 % run in
+default and acceptEdits and >= 90 % in plan mode (issue 13's older figures, the share of all
+commands, are reported beside them); no routine command is denied; the two hooks never contradict
 each other (a PreToolUse deny or ask of what PermissionRequest allows, a PreToolUse allow of
 what it does not); and nothing is allowed that the corpus says must ask (an over-allow is a
 safety regression, whatever the shares).
 
-Corpus format (tab-separated, `#` comments): command, kind (read | run | edit | build |
+Corpus format (tab-separated, `#` comments; ⏎ in a command is a newline): command, kind (read | run | edit | build |
 net | install | vcs: changes the repository, not the files named), expected decision in
 default, acceptEdits and plan (allow | ask | deny), why. The expectation is the right
 decision, not today's: a row the gateway gets wrong is a miss until the model is fixed. "allowed" means the gateway lets it run without a human (a PreToolUse or a
@@ -31,7 +32,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 MODES = ("default", "acceptEdits", "plan")
-GOALS = {"default": 0.95, "acceptEdits": 0.95}
+#: Issue 25's goals: of the commands the corpus expects to run with no dialog in a mode,
+#: the share the gateway lets run (95 % in default and acceptEdits, 90 % in plan).
+GOALS = {"default": 0.95, "acceptEdits": 0.95, "plan": 0.90}
 
 
 def load_corpus(only=None):
@@ -49,6 +52,7 @@ def load_corpus(only=None):
                     raise SystemExit(f"{name}:{n}: want 6 tab-separated columns, got "
                                      f"{len(cols)}: {line!r}")
                 command, kind, d, a, p, why = cols
+                command = command.replace("\u23ce", "\n")  # ⏎ stands for a newline
                 for v in (d, a, p):
                     if v not in ("allow", "ask", "deny"):
                         raise SystemExit(f"{name}:{n}: {v!r} is not allow, ask or deny")
@@ -104,6 +108,13 @@ class Judge:
             final = "allow" if pre_d != "ask" else "ask"
         else:
             final = "ask" if pre_d == "ask" or str(pr.decision) == "ask" else str(pr.decision)
+        if pre_d == "none" and final != "allow" and mode != "plan":
+            # no hook decides: the client runs it by the user's own permissions.allow rule
+            from gateway import client
+            from gateway import settings as settings_mod
+
+            if client.allow_rule(settings_mod.load(self.project, self.env), command):
+                final = "allow"
         return {"final": final, "pretooluse": pre_d, "pre_code": pre.code,
                 "permission_request": str(pr.decision), "pr_code": pr.code,
                 "message": (pre.message if pre_d in ("ask", "deny") else pr.message)}
@@ -135,10 +146,15 @@ def figures(results):
     for r in results:
         fig["files"][r["file"]] = fig["files"].get(r["file"], 0) + 1
     for mode in MODES:
-        pool = [r for r in results if mode != "default" or r["kind"] != "edit"]
+        # what the corpus expects to run in this mode, and how much of it runs
+        pool = [r for r in results if r["expected"][mode] == "allow"]
         allowed = sum(r["actual"][mode]["final"] == "allow" for r in pool)
+        # issue 13's older measure: of all commands (in default, all but the edits)
+        every = [r for r in results if mode != "default" or r["kind"] != "edit"]
         fig[mode] = {"eligible": len(pool), "allowed": allowed,
-                     "share": allowed / len(pool) if pool else 1.0}
+                     "share": allowed / len(pool) if pool else 1.0,
+                     "all": len(every),
+                     "all_allowed": sum(r["actual"][mode]["final"] == "allow" for r in every)}
     fig["denied"] = [(r["command"], m) for r in results for m in MODES
                      if r["actual"][m]["final"] == "deny" and r["expected"][m] != "deny"]
     fig["contradictions"] = [(r["command"], m, contradiction(r["actual"][m]))
@@ -156,11 +172,12 @@ def report(fig) -> str:
     for mode in MODES:
         f = fig[mode]
         goal = GOALS.get(mode)
-        what = "non-edit commands" if mode == "default" else "all commands"
         mark = "" if goal is None else ("  ok" if f["share"] >= goal else "  BELOW GOAL")
-        lines.append(f"{mode:12} {what} allowed {f['allowed']}/{f['eligible']} "
+        what = "non-edit commands" if mode == "default" else "all commands"
+        lines.append(f"{mode:12} expected to run, runs {f['allowed']}/{f['eligible']} "
                      f"({100 * f['share']:.1f} %)"
-                     + (f"  goal >= {100 * goal:.0f} %{mark}" if goal else ""))
+                     + (f"  goal >= {100 * goal:.0f} %{mark}" if goal else "")
+                     + f"   ({what} allowed: {f['all_allowed']}/{f['all']})")
     lines.append(f"routine commands denied: {len(fig['denied'])} (goal 0)")
     lines.append(f"hooks contradicting each other: {len(fig['contradictions'])} (goal 0)")
     for cmd, mode, why in fig["contradictions"]:

@@ -40,8 +40,11 @@ _RUNTIMES = frozenset(("java", "javaw", "jshell", "julia", "rscript", "r", "ts-n
                        "iex", "erl", "escript", "ghci", "runghc", "runhaskell", "racket",
                        "guile", "tclsh", "wish", "jq", "node", "nodejs", "ruby", "perl", "php",
                        "python", "pypy", "pypy3", "bash", "sh", "zsh", "dash", "ksh", "fish",
-                       "pwsh", "powershell", "osascript", "make", "just", "task", "invoke",
-                       "nox", "tox", "gradle", "mvn", "ant", "rake", "sbt", "lein", "dotnet"))
+                       "pwsh", "powershell", "osascript", "gradle", "mvn", "ant", "rake", "sbt",
+                       "lein", "dotnet"))
+#: Task runners (tox, nox, make, just...) run what the project's own configuration says,
+#: the trust the catalogue's make entry already gives the Makefile: a rule for the
+#: environments and targets seen may be proposed.
 #: Options that commonly make a program run code given to it.
 _RUNS_CODE = frozenset(("-c", "-e", "--eval", "--exec", "-exec", "--execute", "--command",
                         "--cmd", "--shell", "--pre", "--hook", "--rcfile", "--init-file",
@@ -266,16 +269,22 @@ def _flat(rests) -> dict:
     return entry
 
 
+#: Options of _RUNS_CODE that mean something else to a program: tox's and nox's -e names
+#: the environments (sessions) to run.
+_NOT_CODE = {"tox": frozenset(("-e",)), "nox": frozenset(("-e",))}
+
+
 def refusal(name, rests) -> str:
     """Why no rule may be proposed for what was seen, or ""."""
     from gateway.validator import argv as argvmod
 
     if name.lower() in _RUNTIMES or name.lower().startswith(("python", "ruby", "perl")):
         return f"{name} runs whatever file or text it is given: no rule is proposed"
+    harmless = _NOT_CODE.get(name.lower(), frozenset())
     for rest in rests:
         parsed = argvmod.parse(rest)
         for o in parsed.options:
-            if o.name in _RUNS_CODE:
+            if o.name in _RUNS_CODE and o.name not in harmless:
                 return f"the option {o.name} can run code given to it: no rule is proposed"
             if o.value is not None:
                 return (f"{o.word} glues a value to an option; a rule cannot check such a "
@@ -289,14 +298,50 @@ def refusal(name, rests) -> str:
 def narrowest(rests, split=True) -> dict:
     """The narrowest catalogue entry allowing every argument list in `rests`: words always
     seen first become subcommands (the entry itself then takes no options and no
-    arguments); otherwise only the options seen, and at most as many positionals as seen."""
-    if split and rests and all(r and _BARE.match(r[0]) for r in rests):
-        by_word = collections.defaultdict(list)
-        for r in rests:
-            by_word[r[0]].append(r[1:])
-        return {"args": "none", "safe_flags": [],
-                "subcommands": {w: narrowest(rs, split=False) for w, rs in sorted(by_word.items())}}
+    arguments), after global options when every list starts with them (`flask --app X
+    routes`: --app takes X, routes is the subcommand, and `flask --app X init-db` stays
+    unknown); otherwise only the options seen, and at most as many positionals as seen."""
+    if split and rests:
+        globals_ = _split_globals(rests)
+        if globals_ is not None:
+            values, flags, stripped = globals_
+            by_word = collections.defaultdict(list)
+            for r in stripped:
+                by_word[r[0]].append(r[1:])
+            entry = {"args": "none", "safe_flags": [], "subcommand_required": True,
+                     "subcommands": {w: narrowest(rs, split=False)
+                                     for w, rs in sorted(by_word.items())}}
+            if values or flags:
+                entry["global"] = {"value_flags": sorted(values), "flags": sorted(flags)}
+            return entry
     return _flat(rests)
+
+
+def _split_globals(rests):
+    """(global options taking a value, global flags, the lists from their subcommand on)
+    when every list is options followed by a bare word (the subcommand), read so: an
+    option followed by a word and then a bare word takes that word (`--app X routes`),
+    an option followed directly by the bare word is a flag (`--debug run`). None when
+    some list does not read so, or an option is read both ways."""
+    values, flags, out = set(), set(), []
+    for r in rests:
+        i = 0
+        while i < len(r) and r[i].startswith("-") and r[i] != "-":
+            opt = r[i]
+            if "=" in opt or (not opt.startswith("--") and len(opt) > 2):
+                return None  # a glued value or a cluster of short options: not read here
+            if i + 2 < len(r) and not r[i + 1].startswith("-") and _BARE.match(r[i + 2]):
+                values.add(opt)
+                i += 2
+            else:
+                flags.add(opt)
+                i += 1
+        if i >= len(r) or not _BARE.match(r[i]):
+            return None
+        out.append(r[i:])
+    if values & flags:
+        return None
+    return values, flags, out
 
 
 def _strip_defaults(entry) -> dict:

@@ -151,7 +151,12 @@ def run_guards(command, cwd, project, as_json, verbose, tool_name, input_json, i
                                                 permission_mode)
         except PolicyError as exc:
             return _report_policy_error(exc)
-    final, how = outcome(guard, core, permission_mode)
+    rule = None
+    if _hook_decision(guard) == "none" and use_settings:
+        from gateway import client
+
+        rule = client.allow_rule(settings_mod.load(project), tool_input.get("command"))
+    final, how = outcome(guard, core, permission_mode, rule)
     subject = guard.command or json.dumps(tool_input, ensure_ascii=False)
     if as_json:
         g = guard.as_dict()
@@ -175,9 +180,10 @@ def _hook_decision(guard) -> str:
     return "none" if guard.code == "GW800" else "ask"
 
 
-def outcome(guard, core, mode) -> tuple:
+def outcome(guard, core, mode, rule=None) -> tuple:
     """(final decision, how it comes about) for a tool call: the PreToolUse answer, else
-    the client's own flow (gateway.client) with PermissionRequest where it fires."""
+    the client's own flow (gateway.client) with PermissionRequest where it fires; `rule`:
+    the user's permissions.allow rule by which the client runs it itself."""
     from gateway import client
 
     hook = _hook_decision(guard)
@@ -190,6 +196,9 @@ def outcome(guard, core, mode) -> tuple:
         return "allow", ("PreToolUse allows it (early allow); the client still applies your "
                          "permissions.ask and permissions.deny rules")
     flow = client.flow(mode)
+    if rule is not None and mode not in ("plan",):
+        return "allow", (f"no hook decides, and your permissions.allow rule {rule} lets the "
+                         "client run it")
     if core is None:
         return "none", f"no hook decides: the client's own rules decide ({flow})"
     if core.decision is ALLOW:

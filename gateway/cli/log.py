@@ -74,11 +74,20 @@ def one_line(text, width) -> str:
     return text if width <= 0 or len(text) <= width else text[:width - 1] + "…"
 
 
+#: The hook event of a line, short: one tool call is judged by PreToolUse and, when the
+#: client shows its dialog, again by PermissionRequest (two lines, each with its own code).
+_EVENTS = {"PreToolUse": "pre", "PermissionRequest": "perm", "PostToolUse": "post",
+           "SessionStart": "start", "UserPromptSubmit": "prompt", "PreCompact": "compact",
+           "TaskCompleted": "task", "TeammateIdle": "idle"}
+
+
 def print_entry(entry, full: bool) -> None:
     when = str(entry.get("time", "?")).replace("T", " ")
     decision = str(entry.get("decision", "?"))
+    event = str(entry.get("event") or "-")
     head = (f"{when}  " + click.style(f"{decision:5}", fg=_COLOURS.get(decision))
-            + f"  {entry.get('code') or '-':6} {entry.get('tool') or '-':5} ")
+            + f"  {entry.get('code') or '-':6} {_EVENTS.get(event, event)[:7]:7} "
+            + f"{entry.get('tool') or '-':5} ")
     click.echo(head + one_line(entry.get("command"), 0 if full else 100))
     if full:
         for key in ("event", "session", "agent", "cwd", "phase", "rule", "message",
@@ -105,7 +114,9 @@ def print_entry(entry, full: bool) -> None:
 @log_file_option
 def command(since, until, decisions, codes, events, tools, sessions, grep, limit, verbose,
             as_json, log_file):
-    """Show the gateway's decisions from the audit log, oldest first.
+    """Show the gateway's decisions from the audit log, oldest first: time, decision, code,
+    hook event (pre: PreToolUse, perm: PermissionRequest, post: PostToolUse...), tool,
+    command. A call the client shows its dialog for is judged twice, once per event.
 
     \b
     Examples:

@@ -360,6 +360,8 @@ def _bash_judged(req, state):
     tree_ask = None
     only_links = writes_mod.only_symlinks(effects)
     for w in effects.writes:
+        if w.listed:
+            continue  # its entries are writes of their own (find -delete, listed)
         where = w.paths
         unknown_dir = not where and not w.target.startswith("/")
         if unknown_dir:

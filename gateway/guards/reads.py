@@ -72,8 +72,9 @@ def bash_exposure(req, core):
                        f"{core.message}", rule=core.rule)
     if core.code in OWN:
         return req.ask("guard:reads", core.code, core.message, rule=core.rule)
-    return req.ask("guard:reads", "GW840", f"what the command reads cannot be known, so it "
-                   f"may read a secret ({core.code}: {core.message})", rule=core.rule)
+    return req.ask("guard:reads", "GW840", f"{core.message} ({core.code}): the gateway does "
+                   "not model what this command reads, so it asks (it may read a secret)",
+                   rule=core.rule)
 
 
 def early_allow(req, verdict):

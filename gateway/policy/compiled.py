@@ -34,12 +34,13 @@ class CommandSpec:
                  "unsafe_flags", "write_flags", "safe_flags", "check", "recursive", "response_files",
                  "revision_paths", "prints_contents", "config_flags", "into_directory", "options",
                  "subcommands", "default_subcommand", "fallback_subcommand",
+                 "subcommand_required",
                  "global_value_flags", "global_text_flags", "global_unsafe_flags",
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global",
                  "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats",
                  "subcommand_help", "effects", "output_flags", "tree_flags", "options_first",
-                 "plus_commands", "dry_run", "state_op", "state_op_with", "registers",
-                 "surface_op", "delegate")
+                 "plus_commands", "dry_run", "fix_flags", "state_op", "state_op_with",
+                 "registers", "surface_op", "delegate")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -99,6 +100,8 @@ class CommandSpec:
         # options that make the command only print what it would do (git clean -n): a
         # subcommand_ask rule naming just the subcommand leaves that form to this entry
         self.dry_run = frozenset(data.get("dry_run", ()))
+        # options that make a checker rewrite what it checks (prettier --write)
+        self.fix_flags = frozenset(data.get("fix_flags", ()))
         # the gateway's own workflow commands (rules/workflow.yaml)
         self.state_op = data.get("state_op")
         self.state_op_with = frozenset(data.get("state_op_with", ()))
@@ -109,6 +112,7 @@ class CommandSpec:
         self.subcommands = _SubSpecs(name, subs, self.shared) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")
         self.fallback_subcommand = data.get("fallback_subcommand")
+        self.subcommand_required = bool(data.get("subcommand_required", False))
         g = data.get("global") or {}
         self.has_global = bool(data.get("global"))
         self.global_value_flags = frozenset(g.get("value_flags", ()))

@@ -147,7 +147,7 @@ class SharedOptions(_Strict):
         return self
 
 
-CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
+CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm", "yq", "compileall", "coverage-run", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
           "git-restore", "git-reset", "git-config", "gh-api", "make", "go", "xxd", "tsc",
           "cargo", "pytest", "date", "tar", "zip", "unzip", "ln", "git-merge",
           "git-cherry-pick", "git-stash-push", "git-remote", "git-var",
@@ -162,7 +162,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "gi
 # whatever its options; the others name a handler in gateway/guards/effects/ (parsing that
 # cannot be data: cp's destinations, sed's in-place option, find's actions, git).
 EFFECTS = ("flags", "read", "copy", "move", "link", "install", "dd", "sed", "awk", "find",
-           "xxd", "uniq", "git", "gateway")
+           "xxd", "uniq", "git", "gateway", "formatter")
 
 
 class CommandEntry(_Strict):
@@ -220,6 +220,8 @@ class CommandEntry(_Strict):
     # a word that is not one of the subcommands is handled by this one, the word kept as its
     # first argument (`yarn build` is `yarn run build`)
     fallback_subcommand: str | None = None
+    # the command alone (no subcommand word) is not one of the allowed forms
+    subcommand_required: bool = False
     global_: GlobalOptions | None = Field(default=None, alias="global")
     # options every subcommand accepts: one place for them, merged into each subcommand
     shared: SharedOptions | None = None
@@ -245,6 +247,9 @@ class CommandEntry(_Strict):
     # in force at the end (git reads `--no-dry-run` as turning it off again; the last wins),
     # and every option is in the allowlist; this entry judges that form
     dry_run: list[str] = []
+    # a checker's options that make it rewrite the files it checks (prettier --write, gofmt
+    # -w); without one it only reports (the effects analysis, `effects: formatter`)
+    fix_flags: list[str] = []
     # the tool's `shared` options are not merged into this subcommand: another program
     # reads its options (`go tool cover` is cover, not go's build)
     own_options: bool = False
@@ -261,7 +266,7 @@ class CommandEntry(_Strict):
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
                          "config_flags", "optional_flags", "info_flags", "subcommand_help",
-                         "output_flags", "tree_flags", "dry_run")(
+                         "output_flags", "tree_flags", "dry_run", "fix_flags")(
         lambda cls, v: _check_flags(v))
     _flat = field_validator("value_flags", "text_flags", "unsafe_flags", "safe_flags",
                             "options", mode="before")(lambda cls, v: _flatten(v))

@@ -101,6 +101,28 @@ def _redirect_finding(r):
     return f"redirection {r.op}"
 
 
+#: Programs whose standard input is data they copy or print, never code or arguments:
+#: a here-document with a quoted delimiter (its text taken literally) feeding one of them is
+#: plain input (`cat > notes.md <<'EOF'`), judged as the command it feeds.
+DATA_STDIN = frozenset(("cat", "tee"))
+
+
+def _data_heredocs(script) -> bool:
+    """Is every here-document of the line one whose text is literal (a quoted delimiter:
+    no expansion or substitution runs in it) on the standard input of a DATA_STDIN program
+    named as written?"""
+    found = False
+    for cmd in script.all_commands:
+        for r in cmd.redirects:
+            if r.op not in ("<<", "<<-"):
+                continue
+            if r.heredoc is None or not r.heredoc[1] or not cmd.words \
+                    or not cmd.words[0].literal or cmd.words[0].raw not in DATA_STDIN:
+                return False
+            found = True
+    return found
+
+
 def _edit_hint(ctx, r):
     """What would allow a plain `> FILE` / `>> FILE` (a write like `tee FILE`): acceptEdits."""
     if r.op not in redirects.MODELLED_OPS or not r.target.literal:
@@ -166,9 +188,15 @@ def run(ctx):
     if script is None:
         ctx.step(PHASE, "skip", "", "not parsed; phase 3 decides")
         return None
+    data_docs = None
     for kind, detail in script.constructs:
         if ctx.exposure and kind == shell.BACKGROUND:
             continue  # `cmd &` reads what cmd reads: the command is judged below
+        if kind == shell.HEREDOC:
+            if data_docs is None:
+                data_docs = _data_heredocs(script)
+            if data_docs:
+                continue  # literal text on the standard input of cat or tee: data
         code, title = _CONSTRUCT_CODES[kind]
         return ctx.ask(PHASE, code, f"{title}: {detail}")
     from gateway.shell import shellstate
@@ -199,6 +227,8 @@ def run(ctx):
         for r in cmd.redirects:
             if r.target is None:
                 continue
+            if data_docs and r.op in ("<<", "<<-"):
+                continue  # a literal here-document feeding cat or tee (_data_heredocs)
             if ctx.exposure and r.op in _OUTPUT_OPS:
                 continue  # a write, not a read: the guards judge what it writes
             verdict = _word(ctx, r.target)

@@ -8,7 +8,8 @@ PHASE = "7B"
 
 
 def run(ctx, name: str, argv, cmd_text: str):
-    if name in ctx.policy.always_ask and not (ctx.exposure and ctx.policy.command(name)):
+    if name in ctx.policy.always_ask and not (ctx.exposure and ctx.policy.command(name)) \
+            and not _removal_edit(ctx, name):
         # exposure: a catalogued command's reads are judged from its entry, whatever else
         # makes it ask (cp reads its sources, rm reads nothing)
         return ctx.ask(PHASE, "GW701", f"{name} is on the ALWAYS_ASK list",
@@ -31,3 +32,16 @@ def settings(ctx, argv, cmd_text: str):
                         rule=f"settings.deny:{rule}")
     return ctx.ask(PHASE, "GW708", f"permissions.ask rule {rule} in {source}",
                    rule=f"settings.ask:{rule}")
+
+
+def _removal_edit(ctx, name) -> bool:
+    """rm and rmdir in a mode that accepts edits: their catalogue check judges the removal
+    as an edit (checks/removal.py) instead of the name asking. A user or project layer that
+    puts them on ALWAYS_ASK keeps the floor's ask in every mode only through that check's
+    own rules; the built-in catalogue entry must say `check: rm`."""
+    from gateway.validator import modes
+
+    if name not in ("rm", "rmdir") or not modes.accepts_edits(ctx.mode):
+        return False
+    spec = ctx.policy.command(name)
+    return spec is not None and spec.edit and spec.check == "rm"

@@ -118,6 +118,10 @@ def run(ctx, name, argv, cwd) -> Arguments:
             label = f"{label} {spec.default_subcommand}"
             spec = spec.subcommands[spec.default_subcommand]
             continue
+        if spec.subcommand_required:
+            return Arguments(verdict=ctx.ask("7B2", "GW705", f"{label} without one of its "
+                                             "subcommands (" + ", ".join(list(spec.subcommands)[:6])
+                                             + ")", rule=f"catalogue:{label}"))
         break
     rule = f"catalogue:{label}"
     if spec.response_files:

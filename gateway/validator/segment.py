@@ -64,6 +64,12 @@ def judge(ctx, cmd, cwd):
                              for a in argvs])
     else:
         verdict = judge_argv(ctx, argv, cwd, cmd.text, redirects, inputs=inputs)
+    if ctx.exposure and verdict.decision is ASK:
+        # a program the rules do not model: a secret it is given is read (the real reason),
+        # else the user's permissions.allow rule may vouch for it
+        from gateway.validator import vouched
+
+        verdict = vouched.judge(ctx, cmd, argv, verdict, cwd) or verdict
     if verdict.decision is ALLOW and redirects:
         # acceptEdits: `> FILE` / `>> FILE` is an edit of FILE (gateway.validator.redirects)
         from gateway.validator import redirects as output
@@ -187,7 +193,7 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
         # the shell opens the line's input redirections before the wrapper runs: they are
         # read whatever the wrapper then runs (`nice cat < .env` reads .env)
         verdict = phase5_paths.run(ctx, inputs, cwd) if inputs else None
-        return verdict or _wrapped(ctx, lname, argv, wrapper, cwd, text, depth)
+        return verdict or _wrapped(ctx, lname, argv, wrapper, cwd, text, depth, inputs)
     if lname in ctx.policy.shell_builtins:
         return ctx.ask("3", "GW304", f"{lname} runs the code it is given",
                        rule=f"shell_builtins:{lname}")
@@ -253,7 +259,7 @@ def _runs(ctx, args, cands, depth):
                      f"{verdict.message}", rule=verdict.rule or args.label)
 
 
-def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth):
+def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth, inputs=()):
     if lname == "command" and len(argv) > 2 and argv[1] in ("-v", "-V", "-pv", "-pV") and \
             lname not in ctx.policy.always_ask and not any(a.startswith("-")
                                                            for a in argv[2:]):
@@ -264,11 +270,11 @@ def _wrapped(ctx, lname, argv, wrapper, cwd, text, depth):
         if lname == "xargs":
             from gateway.validator import xargs
 
-            return xargs.judge(ctx, argv, cwd, depth, judge_argv)
+            return xargs.judge(ctx, argv, cwd, depth, judge_argv, inputs)
         if wrapper.get("transparent"):
             from gateway.validator import wrapped
 
-            return wrapped.judge(ctx, lname, argv, wrapper, cwd, depth, judge_argv)
+            return wrapped.judge(ctx, lname, argv, wrapper, cwd, depth, judge_argv, inputs)
     if lname in ctx.policy.always_ask:
         outer = ctx.ask("7B", "GW701", f"{lname} is on the ALWAYS_ASK list (it runs another "
                         "command)", rule=f"always_ask:{lname}")

@@ -13,7 +13,7 @@ from gateway.decision import ALLOW
 _MAX_DEPTH = 8
 
 
-def judge(ctx, lname, argv, wrapper, cwd, depth, judge_argv):
+def judge(ctx, lname, argv, wrapper, cwd, depth, judge_argv, inputs=()):
     from gateway.validator.phase7a_command import peel_wrapper
 
     safe = frozenset(wrapper.get("safe_flags") or ())
@@ -41,7 +41,9 @@ def judge(ctx, lname, argv, wrapper, cwd, depth, judge_argv):
         return ctx.ask("7A", "GW706", f"{lname} runs commands nested too deeply to judge",
                        rule=f"wrappers:{lname}")
     ctx.step("7A", "info", "", f"{lname} runs {inner[0]!r}: judged as that command")
-    verdict = judge_argv(ctx, list(inner), cwd, " ".join(inner), (), depth + 1)
+    # the wrapped command reads what the shell opens for the line (`nice cat < .env`)
+    verdict = judge_argv(ctx, list(inner), cwd, " ".join(inner), (), depth + 1,
+                         inputs=list(inputs or ()))
     if verdict.decision is not ALLOW:
         return verdict
     return ctx.allow("7D", verdict.code, f"{lname} runs {inner[0]!r}, which is allowed: "

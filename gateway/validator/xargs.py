@@ -36,8 +36,6 @@ PHASE = "7C"
 CODE = "GW715"
 #: Names judged at most; more asks (a very large tree or repository).
 MAX_NAMES = 5000
-#: Directory entries listed at most for a find producer.
-WALK_LIMIT = 20000
 
 _FLAGS = {"-0": "null", "--null": "null", "-r": None, "--no-run-if-empty": None,
           "-t": None, "--verbose": None, "-x": None, "--exit": None}
@@ -227,133 +225,24 @@ def _git_ls_files(ctx, argv, cwd):
 
 # --- find ------------------------------------------------------------------------------------
 
-_TESTS_WITH_VALUE = frozenset(("-name", "-iname", "-path", "-ipath", "-wholename",
-                               "-iwholename", "-type", "-xtype", "-maxdepth", "-mindepth",
-                               "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin",
-                               "-newer", "-size", "-perm", "-regex", "-iregex", "-user",
-                               "-group", "-links", "-uid", "-gid", "-regextype"))
-_TESTS = frozenset(("-empty", "-readable", "-writable", "-executable", "-true", "-false",
-                    "-nouser", "-nogroup", "-daystart", "-depth", "-xdev", "-mount",
-                    "-noleaf", "-prune"))
-_OPERATORS = frozenset(("!", "-not", "-a", "-and", "-o", "-or", "(", ")", ","))
-
-
 def _find(ctx, argv, cwd):
-    words = argv[1:]
-    starts = []
-    i = 0
-    while i < len(words) and not words[i].startswith("-") and words[i] not in ("!", "("):
-        starts.append(words[i])
-        i += 1
-    if not starts:
-        starts = ["."]
-    expr = words[i:]
-    zero = False
-    printed = set()
-    names_ = []  # top-level positive -name / -iname globs (a conjunction)
-    types = None
-    maxdepth = None
-    disjunction = any(w in ("-o", "-or", ",") for w in expr)
-    k = 0
-    negated = False
-    depth = 0
-    while k < len(expr):
-        w = expr[k]
-        if w in _OPERATORS:
-            negated = w in ("!", "-not")
-            depth += w == "("
-            depth -= w == ")"
-            k += 1
-            continue
-        if w in ("-print", "-print0"):
-            printed.add(w)
-            if len(printed) > 1:
-                raise Refused("find prints with both -print and -print0")
-            zero = w == "-print0"
-            k += 1
-            negated = False
-            continue
-        if w in _TESTS:
-            k += 1
-            negated = False
-            continue
-        if w in _TESTS_WITH_VALUE:
-            if k + 1 >= len(expr):
-                raise Refused(f"find {w} without its value")
-            value = expr[k + 1]
-            if w == "-maxdepth":
-                if not value.isdigit():
-                    raise Refused(f"find -maxdepth {value!r}")
-                maxdepth = int(value)
-            elif not disjunction and not negated and depth == 0:
-                if w in ("-name", "-iname"):
-                    names_.append((value, w == "-iname"))
-                elif w == "-type" and all(c in "fdl," for c in value):
-                    types = set(value.replace(",", ""))
-            k += 2
-            negated = False
-            continue
-        raise Refused(f"find {w}: an action or option whose output is not reproduced "
-                      "(-exec, -delete, -printf, -ls, -L ... )")
-    from gateway.paths import lexical, resolve
-
-    found = []
-    budget = [WALK_LIMIT]
-    for start in starts:
-        res = resolve(start, cwd, ctx.roots)
-        if res.status != "inside":
-            raise Refused(f"find starts at {start!r}, outside the project")
-        _list(lexical(start, cwd), start, 0, maxdepth, names_, types, found, budget)
-        if len(found) > MAX_NAMES:
-            break
-    return found, zero
-
-
-def _selected(name, kind, globs, types) -> bool:
-    from gateway.paths import fnmatchcase
-
-    if types is not None and kind not in types:
-        return False
-    for glob, fold in globs:
-        if not (fnmatchcase(name.lower(), glob.lower()) if fold else fnmatchcase(name, glob)):
-            return False
-    return True
-
-
-def _list(path, shown, depth, maxdepth, globs, types, found, budget):
-    """Append the names find prints for `path` (shown as `shown`) and below it."""
-    import stat
+    from gateway.validator import findlist
 
     try:
-        st = os.lstat(path)
-    except OSError as exc:
-        raise Refused(f"{shown!r} cannot be looked at ({exc.strerror})") from None
-    kind = "l" if stat.S_ISLNK(st.st_mode) else "d" if stat.S_ISDIR(st.st_mode) else "f"
-    base = posixpath.basename(shown.rstrip("/")) or shown
-    if _selected(base, kind, globs, types):
-        found.append(shown)
-    if kind != "d" or (maxdepth is not None and depth >= maxdepth):
-        return
-    try:
-        with os.scandir(path) as it:
-            entries = sorted(e.name for e in it)
-    except OSError as exc:
-        raise Refused(f"{shown!r} cannot be listed ({exc.strerror})") from None
-    for name in entries:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise Refused(f"the tree below {shown!r} holds more than {WALK_LIMIT} entries")
-        child = shown + name if shown.endswith("/") else f"{shown}/{name}"
-        _list(os.path.join(path, name), child, depth + 1, maxdepth, globs, types, found,
-              budget)
-        if len(found) > MAX_NAMES:
-            return
+        found, zero = findlist.listing(ctx.roots, argv, cwd, ("-print", "-print0"))
+    except findlist.Unlisted as exc:
+        raise Refused(str(exc)) from None
+    return [shown for shown, _path, _kind in found], zero
 
 
-def judge(ctx, argv, cwd, depth, judge_argv):
-    """The verdict for `xargs ...` (argv) in a pipeline: CMD ARGS with the names added."""
+def judge(ctx, argv, cwd, depth, judge_argv, inputs=()):
+    """The verdict for `xargs ...` (argv) in a pipeline: CMD ARGS with the names added.
+    `inputs`: the files the shell opens as its standard input (`< FILE`): they, not the
+    pipe, give the names."""
     try:
         null, inner = parse(argv)
+        if inputs:
+            raise Refused(f"its input is the file {inputs[0]!r}, whose lines are not known")
     except Refused as exc:
         return ctx.ask(PHASE, CODE, f"xargs: {exc}", rule="xargs")
     inner = inner or ["echo"]

@@ -164,6 +164,19 @@ def test_objects_that_are_not_entries_are_skipped_not_printed_as_blanks(tmp_path
     r = invoke("--file", str(path))
     assert r.exit_code == 0
     assert r.output.splitlines() == [
-        "2026-11-18 09:00:00Z  ask    GW703  Bash  frob x",
+        "2026-11-18 09:00:00Z  ask    GW703  perm    Bash  frob x",
         f"gateway: skipped 1 line(s) that are not audit entries ({path} line 1); a torn last "
         "line is harmless, other damage means the file was edited by hand"]
+
+
+def test_each_line_names_its_hook_event(tmp_path):
+    # issue 25: one call judged by both hooks printed two lines with different codes and
+    # nothing to tell them apart
+    path = tmp_path / "a.jsonl"
+    rows = [entry(1, command="tox -e py311", event="PreToolUse", code="GW840"),
+            entry(2, command="tox -e py311", event="PermissionRequest", code="GW703")]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    lines = invoke("--file", str(path)).output.splitlines()
+    assert [(" pre " in x, " perm " in x) for x in lines[:2]] == [(True, False), (False, True)]
+    assert "GW840" in lines[0] and "GW703" in lines[1]
+    assert "pre: PreToolUse" in invoke("--help").output

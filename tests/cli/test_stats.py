@@ -69,12 +69,24 @@ def test_narrowest_flat_and_split():
     assert P.narrowest([["-xvf", "b", "c"]]) == \
         {"safe_flags": ["-f", "-v", "-x"], "max_positionals": 2, "writes": True}
     assert P.narrowest([["build"], ["test", "-q", "src"]]) == {
-        "args": "none", "safe_flags": [], "subcommands": {
+        "args": "none", "safe_flags": [], "subcommand_required": True, "subcommands": {
             "build": {"safe_flags": [], "args": "none"},
             "test": {"safe_flags": ["-q"], "max_positionals": 1, "writes": True}}}
-    # a path or an option first: no subcommands
+    # a path first: no subcommands
     assert "subcommands" not in P.narrowest([["build"], ["./x"]])
-    assert "subcommands" not in P.narrowest([["-v", "build"]])
+    # options before the subcommand are global options (issue 25): a flag, or one that takes
+    # the word before the subcommand
+    assert P.narrowest([["-v", "build"]]) == {
+        "args": "none", "safe_flags": [], "subcommand_required": True,
+        "global": {"value_flags": [], "flags": ["-v"]},
+        "subcommands": {"build": {"safe_flags": [], "args": "none"}}}
+    assert P.narrowest([["--app", "flaskr", "routes"]]) == {
+        "args": "none", "safe_flags": [], "subcommand_required": True,
+        "global": {"value_flags": ["--app"], "flags": []},
+        "subcommands": {"routes": {"safe_flags": [], "args": "none"}}}
+    # an option read both ways, or a glued value: flat
+    assert "subcommands" not in P.narrowest([["-x", "a", "run"], ["-x", "run"]])
+    assert "subcommands" not in P.narrowest([["--app=x", "run"]])
 
 
 # --- proposals for missing rules ---------------------------------------------------------
@@ -95,7 +107,7 @@ def test_unknown_command_gets_the_narrowest_entry_and_it_works_when_pasted(
     for ok in ("frob build", "frob test -q src", "frob test src/a.py", "frob build | head",
                "frob --help"):
         assert judge(ok).allowed, (ok, judge(ok))
-    for still in ("frob deploy", "frob build --force", "frob test -q /etc",
+    for still in ("frob", "frob deploy", "frob build --force", "frob test -q /etc",
                   "frob test ../x", "frob test a b", "frob --help x", "frob test .env"):
         assert not judge(still).allowed, still
 
@@ -114,6 +126,36 @@ def test_flat_entry_keeps_paths_inside_the_project(proj, tmp_path, monkeypatch):
     # an unknown command may write its arguments: the permission surface stays protected
     for surface in (".claude/settings.json", ".git/hooks/pre-commit", ".claude/gateway.yaml"):
         assert not judge(f"fmtx {surface}").allowed, surface
+
+
+def test_a_subcommand_after_a_global_option_stays_the_only_one(proj, tmp_path, monkeypatch):
+    # issue 25: `flask --app X routes` was proposed as flask with --app and two paths,
+    # which also allowed `flask --app X init-db`, `shell` and `run`
+    os.makedirs(os.path.join(proj, "flaskr"))
+    groups, text, _ = analyse(prompts(proj, ("flask --app flaskr routes", 4)))
+    g = groups["flask"]
+    assert g.proposal is not None and g.proposal.saved == 4, g.reason
+    assert g.proposal.entry["subcommands"] == {"routes": {"safe_flags": [], "args": "none"}}
+    judge = with_rules(text, tmp_path, monkeypatch, proj)
+    assert judge("flask --app flaskr routes").allowed
+    for still in ("flask --app flaskr init-db", "flask --app flaskr shell",
+                  "flask --app flaskr run", "flask --app /tmp/x routes", "flask routes x",
+                  "flask --app flaskr", "flask",
+                  "flask --app flaskr routes --all"):
+        assert not judge(still).allowed, still
+
+
+def test_a_task_runner_gets_a_proposal(proj, tmp_path, monkeypatch):
+    # issue 25: tox runs what the project's tox.ini says, the trust make has; a rule for
+    # the environments seen is proposed
+    groups, text, _ = analyse(prompts(proj, ("tox -e py311", 3), ("tox -e lint", 1)))
+    g = groups["tox"]
+    assert g.proposal is not None and g.proposal.saved == 4, g.reason
+    judge = with_rules(text, tmp_path, monkeypatch, proj)
+    assert judge("tox -e py311").allowed and judge("tox -e lint").allowed
+    for still in ("tox -e py312", "tox -e py311 --recreate", "tox -c /tmp/tox.ini -e lint",
+                  "tox"):
+        assert not judge(still).allowed, still
 
 
 @pytest.mark.parametrize("seen,why", [

@@ -114,7 +114,7 @@ SECRET_BASH = [
     ("cat ~/.ssh/id_rsa", "GW503"), ("cp .env leak.txt", "GW503"),
     ("python3 -c \"print(open('.env').read())\"", "GW840"),
     ("cat $(echo .env)", "GW840"), ("F=.env; cat $F", "GW840"), ("cat .e*", "GW503"),
-    ("awk 1 .env", "GW503"), ("xxd .env", "GW503"), ("base64 .env", "GW840"),
+    ("awk 1 .env", "GW503"), ("xxd .env", "GW503"), ("base64 .env", "GW503"),
 ]
 
 

@@ -277,9 +277,10 @@ def test_removing_a_tree_is_denied_only_when_a_protected_file_is_there(guard, pr
     assert "breezing-session-roles.json" in v.message, v.message
 
 
-@pytest.mark.parametrize("command", ["find .claude -delete", "git clean -fdx",
-                                     "find . -name '*.pyc' -delete", "git clean -fd .claude",
-                                     "find . -type f -exec rm {} +"])
+@pytest.mark.parametrize("command", ["git clean -fdx", "git clean -fd .claude",
+                                     "find . -type f -exec rm {} +",
+                                     "find . -name '*.json' -o -name x -delete",
+                                     "find . ! -name '*.pyc' -delete"])
 def test_a_filtered_removal_over_a_protected_file_asks(guard, proj, command):
     # the project holds .claude/settings.json: whether the filter reaches it is not certain
     with open(os.path.join(proj, ".claude", "settings.json"), "w") as fh:
@@ -289,8 +290,21 @@ def test_a_filtered_removal_over_a_protected_file_asks(guard, proj, command):
     assert "[GW832]" in v.message or "[GW833]" in v.message, v.message
 
 
+@pytest.mark.parametrize("command", ["find .claude -delete", "find . -name '*.json' -delete",
+                                     "find . -type f -name 'settings*' -delete"])
+def test_a_removal_listed_exactly_that_reaches_a_protected_file_is_denied(guard, proj,
+                                                                         command):
+    # issue 25: a find whose tests are a plain conjunction (-name, -type) selects exactly
+    # what is listed: reaching .claude/settings.json is certain
+    with open(os.path.join(proj, ".claude", "settings.json"), "w") as fh:
+        fh.write("{}")
+    v = guard("Bash", {"command": command})
+    assert denied(v, "GW835") and ".claude/" in v.message, (command, v.code, v.message)
+
+
 @pytest.mark.parametrize("command", ["git clean -fd build", "find build -name '*.o' -delete",
-                                     "rm -rf build", "find build -delete"])
+                                     "rm -rf build", "find build -delete",
+                                     "find . -name '*.pyc' -delete"])
 def test_a_removal_below_which_nothing_is_protected_is_not_refused(guard, proj, command):
     os.makedirs(os.path.join(proj, "build", "obj"), exist_ok=True)
     with open(os.path.join(proj, "build", "obj", "a.o"), "w") as fh:
@@ -308,7 +322,8 @@ def test_a_removal_over_a_tree_too_large_to_walk_asks(guard, proj):
     os.makedirs(big, exist_ok=True)
     for i in range(files.TREE_WALK_LIMIT + 1):
         open(os.path.join(big, f"f{i}"), "w").close()
-    v = guard("Bash", {"command": "find . -name '*.o' -delete"})
+    # (a selection find lists exactly is judged entry by entry: issue 25)
+    v = guard("Bash", {"command": "find . -name '*.o' -newer README.md -delete"})
     assert (v.decision.name, v.code) == ("ASK", "GW837"), (v.code, v.message)
 
 

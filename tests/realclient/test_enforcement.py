@@ -216,3 +216,29 @@ def test_a_rewritten_configuration_is_judged_as_written(tmp_path, mode):
     asks = [(e["decision"], e["code"]) for e in b.audit()
             if e["event"] == "PreToolUse" and e["tool"] == "Bash"]
     assert asks[0] == ("allow", "GW700") and asks[-1] == ("ask", "GW840"), asks
+
+
+def test_your_allow_rule_runs_a_program_the_gateway_does_not_model(tmp_path):
+    """Issue 25: with `Bash(tox:*)` in the committed settings, `tox -e py311` asked (GW840:
+    what tox reads is unknown) in every mode. The user's allow rule is theirs to give for a
+    program the rules do not model: PreToolUse leaves it to the client, which runs it. A
+    secret named in its arguments still asks, and without the rule the client asks (-p: a
+    refusal)."""
+    b = Installed(tmp_path)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    ran = tmp_path / "tox-ran.txt"
+    (bindir / "tox").write_text(f'#!/bin/sh\necho "$*" >> {ran}\n')
+    (bindir / "tox").chmod(0o755)
+    b.env["PATH"] = f"{bindir}:{os.environ['PATH']}"
+    settings_path = b.project / ".claude" / "settings.json"
+    res = b.run([bash("tox -e py311")], mode="default")
+    assert not ran.exists(), res.describe()  # no rule: the client asks, -p refuses
+    settings = json.loads(settings_path.read_text())
+    settings.setdefault("permissions", {})["allow"] = ["Bash(tox:*)"]
+    settings_path.write_text(json.dumps(settings, indent=2))
+    for mode in ("default", "acceptEdits"):
+        res = b.run([bash("tox -e py311"), bash("tox -e py311 -c .env")], mode=mode)
+        assert ran.read_text().splitlines() == ["-e py311"], res.describe()
+        assert any("gateway GW503" in t.text for t in res.tool_results), res.describe()
+        ran.unlink()

@@ -29,9 +29,9 @@ _MAX_CWDS = 16
 class Write:
     """One write the analyzer can name."""
 
-    __slots__ = ("target", "via", "tree", "paths", "plain", "sources")
+    __slots__ = ("target", "via", "tree", "paths", "plain", "sources", "listed")
 
-    def __init__(self, target, via, tree, paths, plain=False, sources=None):
+    def __init__(self, target, via, tree, paths, plain=False, sources=None, listed=False):
         self.target = target  # the target as written
         self.via = via  # what writes it: "redirection >", "rm", "sed -i", ...
         self.tree = tree  # a whole tree may be removed or changed (rm -r, mv, find -delete)
@@ -42,6 +42,10 @@ class Write:
         # a copy or move: the absolute sources whose members land in the target (None: not
         # a copy, or the sources cannot be placed)
         self.sources = sources
+        # the tree's entries that are written are recorded one by one as writes of their
+        # own (find -delete whose selection is listed): the tree is where it works (the role
+        # guards), not a write of everything below it (the protected paths)
+        self.listed = listed
 
     def __repr__(self) -> str:
         return f"Write({self.target!r} via {self.via}{', tree' if self.tree else ''})"
@@ -676,7 +680,7 @@ def _redirect(eff, r, env):
     _write(eff, target.value, f"redirection {r.op}", env)
 
 
-def _write(eff, target, via, env, tree=False, into=(), sources=None):
+def _write(eff, target, via, env, tree=False, into=(), sources=None, listed=False):
     """Record a write of `target`; `into`: basenames that land inside it when it is a
     directory (cp/mv/ln/install into a directory); `sources`: what is copied there (as
     written, placed in every directory the command may run in)."""
@@ -698,7 +702,8 @@ def _write(eff, target, via, env, tree=False, into=(), sources=None):
     placed = None
     if sources is not None and env.cwds:
         placed = tuple(dict.fromkeys(lexical(s, d) for s in sources for d in env.cwds))
-    eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths)), sources=placed))
+    eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths)), sources=placed,
+                            listed=listed))
 
 
 _MAX_EXPANSIONS = 256
@@ -1026,6 +1031,18 @@ def _argv(eff, words, env):
         # a new session: no agent_id, its own session_id, so no registered role
         eff.agents.append(f"{name} starts another agent session")
     spec = model.program(lname)
+    if spec is None and getattr(model, "policy", None) is not None \
+            and model.policy.command(lname) is not None \
+            and (trusted_program(word, model) or project_tool(word, model)):
+        from gateway.guards.effects import subcommands
+
+        found = subcommands.descend(model, lname, words)
+        if found == subcommands.INFO:
+            return  # prints its version or help
+        if found is not None:
+            # a subcommand entry that says how to read it (`pip list`, `cargo tree`)
+            spec, rest = found
+            words = [_W(spec.name)] + list(rest)
     dashed = None
     if spec is None and lname.startswith("git-") and len(lname) > 4:
         dashed = model.program("git")  # git-commit (a git program run directly) is git commit

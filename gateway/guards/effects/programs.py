@@ -237,8 +237,17 @@ def _find(eff, argv, env, spec):
     while k < len(expr):
         w = expr[k]
         if w in ("-delete",):
-            for s in starts:
-                _write(eff, s, "find -delete", env, tree=True)
+            listed = _find_listed(argv, env)
+            if listed is not None:
+                # what the tests select, listed: each entry is removed, nothing else below
+                # the starting points, where it works
+                for shown in listed:
+                    _write(eff, shown, "find -delete", env)
+                for s in starts:
+                    _write(eff, s, "find -delete", env, tree=True, listed=True)
+            else:
+                for s in starts:
+                    _write(eff, s, "find -delete", env, tree=True)
         elif w in ("-fprint", "-fprint0", "-fprintf", "-fls"):
             if k + 1 < len(expr):
                 _write(eff, expr[k + 1], f"find {w}", env)
@@ -265,6 +274,25 @@ def _find(eff, argv, env, spec):
         k += 1
 
 
+def _find_listed(argv, env):
+    """The entries `find ... -delete` removes, listed exactly where the command runs
+    (gateway.validator.findlist: a conjunction of -name, -iname, -type, -maxdepth), or None
+    when they are not (an unknown directory, a filter not reproduced exactly): then the
+    whole tree counts, and a protected path in it asks (GW837) rather than denies."""
+    if not env.cwds or len(env.cwds) != 1:
+        return None
+    from gateway.paths import Roots
+    from gateway.validator import findlist
+
+    cwd = env.cwds[0]
+    try:
+        found, _zero = findlist.listing(Roots(cwd), argv, cwd,
+                                        ("-print", "-print0", "-delete"), exact_only=True)
+    except findlist.Unlisted:
+        return None
+    return [shown for shown, _path, _kind in found]
+
+
 def _uniq(eff, argv, env, spec):
     """uniq [INPUT [OUTPUT]]: the second operand is written."""
     args = parse_options(spec, argv[1:])
@@ -286,6 +314,27 @@ def _xxd(eff, argv, env, spec):
         _write(eff, pos[1], "xxd", env)
 
 
+def _formatter(eff, argv, env, spec):
+    """A formatter or checker: with `fix_flags` it rewrites its targets only with one of
+    them (prettier --write, gofmt -w), else it rewrites them unless one of its `dry_run`
+    options only reports (black --check, isort --diff); what it rewrites are the files of
+    its types below each target (default: the working directory), a tree. Options it does
+    not list are unknown."""
+    words = argv[1:]
+    if len(words) == 1 and words[0] in spec.info_flags:
+        return
+    args = parse_options(spec, words)
+    if not options_known(eff, spec, args, words):
+        return
+    given = {o.name for o in args.options}
+    writes = bool(given & spec.fix_flags) if spec.fix_flags else not (given & spec.dry_run)
+    if writes:
+        # only the files of its types (the validator's formatter check walks them for the
+        # permission surface): not read-only, but no write of the whole tree either
+        targets = ", ".join(repr(t) for t in (args.positionals or ["."])[:3])
+        eff.unknown.append(f"{spec.name} rewrites the files of its types below {targets}")
+
+
 #: The handlers by the name an entry's `effects` field gives (gateway.policy.models.EFFECTS,
 #: but `flags` and `read`, which _core handles).
 HANDLERS = {
@@ -299,4 +348,5 @@ HANDLERS = {
     "find": _find,
     "xxd": _xxd,
     "uniq": _uniq,
+    "formatter": _formatter,
 }

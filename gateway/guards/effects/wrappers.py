@@ -169,6 +169,13 @@ def _interpreter(eff, name, words, env):
     argv = tuple(w.value if w.literal else None for w in words[1:])
     if len(argv) == 1 and argv[0] in env.model.version_words:
         return
+    module = _safe_module(name, words, env)
+    if module is not None:
+        # `python3 -m pip list` is `pip list`, as the validator judges it (safe_modules)
+        from gateway.guards.effects._core import _W
+
+        first, rest = module
+        return _argv(eff, [_W(first)] + list(rest), env)
     inplace = name.startswith(("perl", "ruby")) and any(
         a is not None and a.startswith("-") and not a.startswith("--") and "i" in a[1:]
         for a in argv)
@@ -206,3 +213,34 @@ def _interpreter(eff, name, words, env):
                        "not visible")
     if any(_mentions_commit_push(a, env.model) for a in argv):
         eff.commit_push_maybe.append(f"{name}'s inline code runs git, and may commit or push")
+
+
+def _safe_module(name, words, env):
+    """(module, the words after it) for `INTERP [safe flags] -m MODULE ...` when MODULE is
+    among the interpreter's safe_modules (rules/default.yaml), else None."""
+    policy = getattr(env.model, "policy", None)
+    interp = policy.interpreters.get(name) if policy is not None else None
+    if interp is None or not interp.safe_modules:
+        return None
+    i = 1
+    while i < len(words):
+        w = words[i]
+        if not w.literal or not w.value.startswith("-") or w.value.startswith("--"):
+            return None
+        letters = w.value[1:]
+        k = letters.find("m")
+        if k < 0:
+            if not letters or any(c not in interp.safe_flags for c in letters):
+                return None
+            i += 1
+            continue
+        if any(c not in interp.safe_flags for c in letters[:k]):
+            return None
+        if letters[k + 1:]:
+            module, rest = letters[k + 1:], words[i + 1:]
+        elif i + 1 < len(words) and words[i + 1].literal:
+            module, rest = words[i + 1].value, words[i + 2:]
+        else:
+            return None
+        return (module, rest) if module in interp.safe_modules else None
+    return None

@@ -43,6 +43,10 @@ _CHECKS = {
     "git-var": ("gitconfig", "git_var"),
     "git-clean": ("git", "git_clean"),
     "gh-api": ("git", "gh_api"),
+    "rm": ("removal", "rm"),
+    "yq": ("everyday", "yq"),
+    "compileall": ("everyday", "compileall"),
+    "coverage-run": ("everyday", "coverage_run"),
     **{n: ("build", n.replace("-", "_")) for n in (  # build, test and package tools
         "go", "tsc", "cargo", "pytest", "npm", "npm-script", "npm-exec", "pkg-run", "pip",
         "downloads", "go-generate", "formatter", "mypy", "eslint", "js-test", "gofmt", "pyright", "venv",

@@ -51,10 +51,14 @@ def find(ctx, spec, words, cwd):
         starts.append(words[i])
         i += 1
     cands = list(starts)
+    deletes = False
     while i < n:
         w = words[i]
         i += 1
         if w in _FIND_OPERATORS or w in _FIND_FLAGS:
+            continue
+        if w == "-delete":
+            deletes = True
             continue
         if w in _FIND_UNSAFE:
             return _unsafe(ctx, f"find {w}", _FIND_UNSAFE[w]), [], []
@@ -69,8 +73,36 @@ def find(ctx, spec, words, cwd):
             continue
         return _unsafe(ctx, f"find {w}", "not an expression word this check knows (it may "
                        "be an action that runs or writes)"), [], []
+    if deletes:
+        return _find_delete(ctx, words, cwd, cands)
     ctx.step(PHASE, "info", "", "find prints names: its paths are looked at, not read")
     return None, cands, []
+
+
+def _find_delete(ctx, words, cwd, cands):
+    """`find ... -delete` removes what its tests select: when the selection is listed
+    (gateway.validator.findlist: a superset of it), each entry is a written path (inside
+    the project, not protected, not a secret: phase 5), an edit that acceptEdits allows;
+    otherwise it asks."""
+    from gateway.validator import findlist, modes
+
+    try:
+        found, _zero = findlist.listing(ctx.roots, ["find"] + list(words), cwd,
+                                        ("-print", "-print0", "-delete"))
+    except findlist.Unlisted as exc:
+        return _unsafe(ctx, "find -delete", f"deletes files chosen by a filter the gateway "
+                       f"does not reproduce ({exc})"), [], []
+    written = [shown for shown, _path, _kind in found]
+    if ctx.exposure:
+        return None, cands, []
+    if not modes.accepts_edits(ctx.mode):
+        return ctx.ask(PHASE, "GW721", f"find -delete removes {len(written)} entr"
+                       f"{'y' if len(written) == 1 else 'ies'}; in "
+                       f"{modes.normalize(ctx.mode)} mode edits are the human's (acceptEdits "
+                       "allows them inside the project)", rule="catalogue:find:edit"), [], []
+    ctx.step(PHASE, "info", "", f"find -delete removes {len(written)} listed entr"
+             f"{'y' if len(written) == 1 else 'ies'}: each is judged as a written path")
+    return None, cands + written, written
 
 
 # --- ln ----------------------------------------------------------------------------------
