@@ -312,8 +312,9 @@ def snapshot(project_dir, active, team=None) -> Snapshot:
 # --------------------------------------------------------------------------------------------
 
 def append_timeline(project_dir, event: dict, session_id=None) -> None:
-    """Append a timeline event (seed 001's log); past 500 lines keep the last 400, but every
-    ``task_completed`` of ``session_id`` stays (the oldest other lines go first)."""
+    """Append a timeline event (seed 001's log); past 500 lines keep the last 400, but the
+    ``task_completed`` lines of ``session_id`` stay, the latest of each task and teammate (the
+    oldest other lines go first; never more than 400 lines in all)."""
     lay = layout(project_dir)
     _append(lay, event)
     _rotate(lay.timeline, session_id)
@@ -329,17 +330,20 @@ def _append(lay, event):
     store.append_jsonl(lay.timeline, data)
 
 
-def _keeps(line: bytes, session_id) -> bool:
+def _kept_key(line: bytes, session_id):
+    """``(task, teammate)`` of a ``task_completed`` line of ``session_id``, else None."""
     if not session_id or b"task_completed" not in line:
-        return False
+        return None
     import json
 
     try:
         obj = json.loads(line)
     except ValueError:
-        return False
-    return isinstance(obj, dict) and obj.get("event") == "task_completed" and \
-        obj.get("session_id") == session_id
+        return None
+    if not isinstance(obj, dict) or obj.get("event") != "task_completed" or \
+            obj.get("session_id") != session_id:
+        return None
+    return (task_key(obj.get("task_id")), str(obj.get("teammate")))
 
 
 def _rotate(path, session_id) -> int:
@@ -357,8 +361,18 @@ def _rotate(path, session_id) -> int:
         lines = data.splitlines(keepends=True)
         if len(lines) <= TIMELINE_MAX_LINES:
             return 0
-        keep_flags = [_keeps(ln, session_id) for ln in lines]
-        budget = max(0, TIMELINE_KEEP_LINES - sum(keep_flags))
+        # the running session's completions stay: the latest line of each task and teammate
+        # (a task completed again repeats nothing the report shows), at most the lines kept
+        seen: set = set()
+        keep_flags = []
+        for ln in reversed(lines):
+            key = _kept_key(ln, session_id)
+            keep = key is not None and key not in seen and len(seen) < TIMELINE_KEEP_LINES
+            if keep:
+                seen.add(key)
+            keep_flags.append(keep)
+        keep_flags.reverse()
+        budget = max(0, TIMELINE_KEEP_LINES - len(seen))
         out, others = [], 0
         for ln, keep in zip(reversed(lines), reversed(keep_flags), strict=True):
             if keep:
