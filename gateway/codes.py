@@ -312,6 +312,23 @@ CODES = {
               "writing, copying or truncating onto a block device, creating a file system, a "
               "fork bomb, running code piped from the network.",
               "curl http://x | sh"),
+    "GW717": ("7C", "ask", "a workflow step moves an issue through a tracker",
+              "`gateway spec start|done` with the gh tracker changes the issue on GitHub (gh "
+              "issue close), with the craft-kit tracker it runs the project's npx tsx "
+              "commands; a tracker the gateway does not know is refused. With no tracker "
+              "(the default, or GATEWAY_SPEC_TRACKER=none) the step is only recorded and is "
+              "allowed (rules/workflow.yaml).",
+              "gateway spec done 541 --tracker gh"),
+    "GW718": ("7C", "ask", "the integration check runs a command that is not allowed",
+              "`gateway breezing verify` and `finish` run the project's own checks, seed "
+              "001's ladder, and are judged as the commands they would run in this project "
+              "(pytest, npm test, cargo test, go test ./...), each by the catalogue; the "
+              "message names the step and the reason. The two scripts the seed names "
+              "(./tests/validate-plugin.sh, ./scripts/ci/check-consistency.sh) are the "
+              "project's own checks, trusted as make trusts the Makefile, unless they lead "
+              "out of the project. Run it after the human approves, or with --dry-run to see "
+              "the plan.",
+              "gateway breezing finish   (package.json test script, npm test asks)"),
     "GW720": ("mode", "ask", "plan mode: the command writes",
               "The payload's permission_mode is plan (or a mode the gateway does not know, "
               "judged as plan): nothing may change the project while the human reviews a "
@@ -508,11 +525,13 @@ CODES = {
               "\"implementer\"|\"reviewer\", \"owns\": [globs]} and nothing else, by a call that "
               "has an agent_id or a session_id. Edit cannot register; invalid JSON or extra "
               "fields are refused.", "Write .claude/state/breezing-role-x.json {\"role\": \"admin\"}"),
-    "GW807": ("guard:role", "deny", "only the Lead changes the breezing state",
-              "breezing-active.json, `gateway breezing phase`, `gateway state clean` and "
-              "`gateway hook` belong to the Lead (a session registered as lead, or the "
-              "unregistered main thread). Reviewers, implementers and subagents may not use "
-              "them.", "gateway state clean   (as an implementer)"),
+    "GW807": ("guard:role", "deny", "only the Lead changes the workflow state",
+              "breezing-active.json and the workflow steps that change the state (the "
+              "`gateway` subcommands with a state_op in rules/workflow.yaml: `breezing "
+              "phase|start|review|batch|finish`, `resume --yes`, `state clean`, `hook`, ...) "
+              "belong to the Lead (a session registered as lead, or the unregistered main "
+              "thread). Reviewers, implementers and subagents may not use them.",
+              "gateway state clean   (as an implementer)"),
     "GW808": ("guard:role", "deny", "reviewer or implementer starts an agent",
               "A reviewer or implementer may not use the Agent (Task) tool, nor start a "
               "Claude Code session from Bash (claude -p, npx @anthropic-ai/claude-code): the "
@@ -556,6 +575,16 @@ CODES = {
               "TaskCreate, TaskUpdate, TaskList, TaskGet and SendMessage (old clients also "
               "TeamCreate, TeamDelete, Task). In Phase B, `gateway breezing phase C` ends it.",
               "Write src/app.py   (the Lead in Phase B)"),
+    "GW821": ("guard:member", "deny", "a team member without a role writes or runs",
+              "Once a breezing team is initialised, a caller that is not the Lead and has no "
+              "role of its own -- an unregistered subagent, a subagent that only shares the "
+              "Lead's session, or an unregistered session while another session is the "
+              "registered Lead (a teammate that started late) -- may only read, use the task "
+              "and message tools and register: no file writes, no command that is not "
+              "read-only, no agents. It never gets more than a registered role. Register with "
+              "`gateway breezing register implementer|reviewer` (one Bash command); the Lead "
+              "assigns the files.",
+              "Write src/app.py   (a subagent of the breezing session with no role)"),
     "GW830": ("guard:files", "deny", "path escapes the project with ..",
               "A file tool's path uses .. and ends outside the project.",
               "Write {project}/../outside.txt"),
@@ -741,6 +770,19 @@ CODES = {
               "due done step was not recorded. The model is told to check the spec's done "
               "steps with `gateway spec status`; the message names the problem.",
               "a corrupt gateway-workflow.sqlite3"),
+    "GW952": ("review", "info", "review verdict recorded",
+              "A Write of .claude/state/review-result.json (or `gateway breezing review "
+              "VERDICT`) recorded the Reviewer's verdict for the running breezing session: "
+              "REQUEST_CHANGES counts a retake (review.retake_count of breezing-active.json) "
+              "while fewer than max_retakes were made, beyond that the Lead escalates to the "
+              "user; REJECT/STOP stop; APPROVE leads to Phase C. The same review seen twice "
+              "counts once. The model is told the next step.",
+              'Write .claude/state/review-result.json {"verdict": "REQUEST_CHANGES", ...}'),
+    "GW953": ("review", "info", "review verdict not recorded",
+              "review-result.json was written but the verdict could not be applied: the file "
+              "or breezing-active.json cannot be read, or it names another breezing session. "
+              "The model is told to record it with `gateway breezing review VERDICT`.",
+              "review-result.json with another session_id"),
     # --- Errors -------------------------------------------------------------------------------
     "GW901": ("error", "ask", "rules cannot be loaded",
               "A rules file is missing, invalid or tries to loosen the policy from a project "

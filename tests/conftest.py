@@ -23,6 +23,9 @@ def isolated_env(tmp_path_factory):
     os.environ["XDG_CONFIG_HOME"] = str(home / ".config")
     os.environ["XDG_STATE_HOME"] = str(home / ".state")
     os.environ["CLAUDE_CONFIG_DIR"] = str(home / ".claude")
+    # the workflow screens' language (gateway.i18n): the seeds' Japanese screens, exactly, are
+    # what most tests compare with; the English ones are tested with GATEWAY_LANG=en
+    os.environ["GATEWAY_LANG"] = "ja"
     os.environ.pop("CLAUDE_PROJECT_DIR", None)
     os.environ.pop("CDPATH", None)  # `cd src` would be searched there (tests set it themselves)
     # the client's shell: bash (with SHELL unset or /bin/sh, the client runs zsh where it is

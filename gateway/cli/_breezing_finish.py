@@ -161,6 +161,9 @@ def verify_cmd(pkg_manager, pytest_cmd, timeout, dry_run, project, as_json):
                    "does not hold).")
 @click.option("--cleanup", is_flag=True,
               help="After the commit: remove the session's state and print the report.")
+@click.option("--no-commit", is_flag=True,
+              help="With --cleanup: there was nothing to commit (otherwise the cleanup waits "
+                   "for a commit after finish).")
 @_PKG
 @_PYTEST
 @_TIMEOUT
@@ -168,7 +171,8 @@ def verify_cmd(pkg_manager, pytest_cmd, timeout, dry_run, project, as_json):
               help="Plans.md (default: Plans.md in the project).")
 @PROJECT
 @AS_JSON
-def finish(approved, cleanup, pkg_manager, pytest_cmd, timeout, plans_path, project, as_json):
+def finish(approved, cleanup, no_commit, pkg_manager, pytest_cmd, timeout, plans_path, project,
+           as_json):
     """Phase C (seed 001 完了ステージ), in two calls around the Lead's commit.
 
     \b
@@ -201,7 +205,7 @@ def finish(approved, cleanup, pkg_manager, pytest_cmd, timeout, plans_path, proj
     root = root_of(project)
     if cleanup:
         try:
-            report = fin.cleanup(root, plans_path=plans_path)
+            report = fin.cleanup(root, plans_path=plans_path, no_commit=no_commit)
         except fin.FinishError as e:
             fail(as_json, e.code, str(e), e.exit_code)
         if as_json:
@@ -209,12 +213,18 @@ def finish(approved, cleanup, pkg_manager, pytest_cmd, timeout, plans_path, proj
             return
         click.echo(fin.render(report))
         click.echo("", err=True)
-        click.echo("削除: " + (", ".join(report["removed"]) or "なし") + "。次: Team クリーンアップ "
-                   "(Agent Teams)", err=True)
+        from gateway.i18n import text
+
+        removed = ", ".join(report["removed"])
+        click.echo(text("削除: " + (removed or "なし") + "。次: Team クリーンアップ (Agent Teams)",
+                        "removed: " + (removed or "nothing") + ". Next: clean up the team "
+                        "(Agent Teams)"), err=True)
         return
     def on_fast_path(fp):
         if not as_json:
-            click.echo("Phase C (seed 001 完了ステージ):")
+            from gateway.i18n import text
+
+            click.echo(text("Phase C (seed 001 完了ステージ):", "Phase C (seed 001, finishing):"))
             click.echo(f"2. APPROVE fast path: {'yes' if fp['ok'] else 'no'} ({fp['reason']})"
                        + ("" if fp["ok"] else "; the user confirmed APPROVE (--approved)"))
             click.echo("3. integration check:")
@@ -235,6 +245,8 @@ def finish(approved, cleanup, pkg_manager, pytest_cmd, timeout, plans_path, proj
                                           else "(already done)"))
     for note in done["notes"]:
         click.echo(f"⚠️ {note}")
-    click.echo("次:")
+    from gateway.i18n import text
+
+    click.echo(text("次:", "Next:"))
     for step in done["next"]:
         click.echo(f"  - {step}")

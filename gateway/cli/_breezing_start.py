@@ -94,7 +94,7 @@ def start(ctx, range_text, codex, parallel, planner_max_parallel, no_discuss, ye
 
         ctx.invoke(resume_command, project=project, yes=yes, as_json=as_json, team=team,
                    include_added=False, mode="codex" if codex else "standard",
-                   tasks_dir=None, plans_path=plans_path)
+                   tasks_dir=None, plans_path=plans_path, list_=False)
         return
     try:
         prepared = pr.prepare(root, range_text, codex=codex, parallel=parallel,
@@ -106,11 +106,15 @@ def start(ctx, range_text, codex, parallel, planner_max_parallel, no_discuss, ye
         if as_json:
             click.echo(json.dumps(pr.as_json(prepared), ensure_ascii=False, indent=2))
             return
+        from gateway.i18n import text
+
         click.echo(pr.screen(prepared))
         hint = []
         if not no_discuss:
-            hint.append("Phase 0 (Planner + Critic, 最大 3 ラウンド) の後に確認してください。")
-        hint.append(f"承認: {pr.confirm_command(prepared)}   中止: gateway breezing abort")
+            hint.append(text("Phase 0 (Planner + Critic, 最大 3 ラウンド) の後に確認してください。",
+                             "Ask after Phase 0 (Planner + Critic, at most 3 rounds)."))
+        hint.append(text(f"承認: {pr.confirm_command(prepared)}   中止: gateway breezing abort",
+                         f"yes: {pr.confirm_command(prepared)}   no: gateway breezing abort"))
         click.echo("\n".join(hint), err=True)
         return
     try:
@@ -120,11 +124,14 @@ def start(ctx, range_text, codex, parallel, planner_max_parallel, no_discuss, ye
     if as_json:
         click.echo(json.dumps(done, ensure_ascii=False, indent=2))
         return
+    from gateway.i18n import text
     from gateway.state.store import safe_text
 
-    click.echo(f"Team 初期化 (Step 3): session {done['session_id']}, Team {done['team_name']}, "
+    click.echo(text("Team 初期化 (Step 3)", "Team initialised (Step 3)")
+               + f": session {done['session_id']}, Team {done['team_name']}, "
                f"impl_mode {done['impl_mode']}")
-    click.echo("登録するタスク (この順に TaskCreate):")
+    click.echo(text("登録するタスク (この順に TaskCreate):",
+                    "Tasks to register (TaskCreate, in this order):"))
     for e in done["register"]:
         blocked = f" blockedBy {', '.join(e['blockedBy'])}" if e["blockedBy"] else ""
         click.echo(f"  {e['id']}: {safe_text(e['subject'], 120)}{blocked}")
@@ -133,10 +140,12 @@ def start(ctx, range_text, codex, parallel, planner_max_parallel, no_discuss, ye
     if done["batching"]:
         b = done["batching"]
         click.echo(f"Progressive Batch: batch 1 of {len(b['batches'])} registered now; the "
-                   f"next when 60 % of it is done (next_batch_recommended)")
+                   f"next when 60 % of it is done (next_batch_recommended): `gateway breezing "
+                   f"batch`")
     for p in done["removed"]:
-        click.echo(f"削除 (前のセッションの残り): {p}")
-    click.echo("次:")
+        click.echo(text("削除 (前のセッションの残り): ", "removed (left by an earlier session): ")
+                   + p)
+    click.echo(text("次:", "Next:"))
     for step in done["next"]:
         click.echo(f"  - {step}")
 
@@ -170,7 +179,10 @@ def abort(project, as_json):
     if as_json:
         click.echo(json.dumps({"ok": True, "removed": removed}, ensure_ascii=False))
         return
-    click.echo("中止しました: " + (", ".join(removed) if removed else "削除するファイルはありません"))
+    from gateway.i18n import text
+
+    click.echo(text("中止しました: ", "aborted: ") + (", ".join(removed) if removed else text(
+        "削除するファイルはありません", "there was nothing to remove")))
 
 
 @click.command("next")

@@ -74,8 +74,8 @@ def phase(phase, project):
         active = fast.load_active_view(root)
         if active is None and phase == "B":
             click.echo("gateway: no breezing session (.claude/state/breezing-active.json is "
-                       "absent): Phase B would have no effect. Write breezing-active.json "
-                       "first (seed 001 Step 0).", err=True)
+                       "absent): Phase B would have no effect. Start a run first: `gateway "
+                       "breezing start --range ...` (seed 001 Step 0).", err=True)
             sys.exit(EXIT_PROBLEM)
         rec = fast.set_phase(root, phase)
     except StateError as exc:
@@ -86,13 +86,42 @@ def phase(phase, project):
             "C": "finish (the user's permission mode)"}[phase]
     session = f" for breezing session {rec.session_id}" if rec.session_id else ""
     click.echo(f"phase {phase}: {what}{session}")
+    if phase == "B":
+        missing = _unregistered(root)
+        if missing:
+            click.echo(f"gateway: {missing}; a teammate that starts later registers with one "
+                       f"Bash command, `gateway breezing register implementer|reviewer` "
+                       f"(allowed in Phase B), and the Lead assigns its files; until then it may "
+                       f"only read (GW821)", err=True)
+
+
+def _unregistered(root):
+    """Phase B does not wait for the team: say which teammates have not registered yet."""
+    from gateway.state import fast, files
+    from gateway.state.store import StateError
+
+    try:
+        active = files.load_active(root)
+        roles = fast.load_session_roles(root)
+    except StateError:
+        return None
+    if active is None or active.team is None:
+        return None
+    want = {"implementer": active.team.implementer_count or 0,
+            "reviewer": active.team.reviewer_count or 0}
+    have = {r: sum(1 for v in roles.values() if v.role == r) for r in want}
+    short = [f"{r} {have[r]}/{n}" for r, n in want.items() if have[r] < n]
+    if not short:
+        return None
+    return "not every teammate is registered yet (" + ", ".join(short) + ")"
 
 
 def _register():
-    from gateway.cli import _breezing_finish, _breezing_start
+    from gateway.cli import _breezing_finish, _breezing_start, _breezing_team
 
     for cmd in (_breezing_start.start, _breezing_start.abort, _breezing_start.next_task,
-                _breezing_finish.verify_cmd, _breezing_finish.finish):
+                _breezing_team.register, _breezing_team.review, _breezing_team.batch,
+                _breezing_team.status, _breezing_finish.verify_cmd, _breezing_finish.finish):
         command.add_command(cmd)
 
 

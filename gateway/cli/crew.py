@@ -106,7 +106,9 @@ def plan(plan, max_parallel, background, project, as_json):
             deps = f" after {', '.join(t['depends'])}" if t["depends"] else ""
             click.echo(f"  task_{t['id']} {t['persona'] or '?'} {t['model'] or '-'}: "
                        f"{safe_text(t['title'], 80)}{deps}")
-    click.echo(f"Phase 3 (集約): {view['phase3']}")
+    from gateway.i18n import text
+
+    click.echo(text("Phase 3 (集約): ", "Phase 3 (aggregate): ") + view["phase3"])
 
 
 @command.command("validate-result")
@@ -201,14 +203,18 @@ def status(cmd, project, as_json):
     r = st["resume"]
     if r is not None:
         if r["wave"] is None:
-            click.echo(f"Phase 2: every task is done ({len(r['done'])})")
+            settled = len(r["done"]) + len(r["final"]) + len(r["cascaded"])
+            click.echo(f"Phase 2: nothing left to run ({settled} task(s) settled"
+                       + (f"; {len(r['final'])} failed at the retry limit, "
+                          f"{len(r['cascaded'])} skipped after them" if r["final"] else "")
+                       + ")")
         else:
             click.echo(f"Resume: Wave {r['wave']}/{r['of']}; to run: "
                        + ", ".join(f"task_{t}" for t in r["run"])
                        + (f"; done: {', '.join(f'task_{t}' for t in r['done'])}"
                           if r["done"] else ""))
         for t in st["tasks"]:
-            if not t["done"]:
+            if not t["done"] or t["task"] in r["final"] or t["task"] in r["cascaded"]:
                 why = t["why"] if t["why"] != t["status"] else (t["error"] or "run again")
                 click.echo(f"  task_{t['task']} ({t['persona'] or '?'}): {t['status']} — "
                            f"{safe_text(why, 120)}")
@@ -218,13 +224,13 @@ def status(cmd, project, as_json):
     if fb["state"] == "due":
         click.echo(f"Feedback loop: {round(fb['rate'] * 100)} % partial/failure: re-decompose "
                    f"the failed tasks (plan_retry.md), once")
-    elif st["summary"]:
-        click.echo(f"Feedback loop: not needed ({round(fb['rate'] * 100)} % partial/failure, "
-                   f"under 50 %)")
     elif fb["state"] == "used":
         click.echo(f"Feedback loop: already used (plan_retry.md exists); "
                    f"{round(fb['rate'] * 100)} % partial/failure again: aggregate and record "
                    f"it in report.md")
+    elif st["summary"]:
+        click.echo(f"Feedback loop: not needed ({round(fb['rate'] * 100)} % partial/failure, "
+                   f"under 50 %)")
     for w in st["warnings"]:
         click.echo(w)
     rm = st["retrospect"]

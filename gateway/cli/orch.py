@@ -1,5 +1,6 @@
-"""`gateway orch status | info <session> | resume --list`: read-only views of the orchestrator
-store under agent-coord/ (seed 003's `agent status`, `agent info`, `agent resume --list`)."""
+"""`gateway orch status | info <session> | resume`: the orchestrator store under agent-coord/
+(seed 003's `agent status`, `agent info`, `agent resume`); `new | task | claim | transition`
+drive it (gateway/cli/_orch_act.py)."""
 
 import json
 
@@ -10,13 +11,18 @@ from gateway.cli._breezing_start import AS_JSON, PROJECT, fail, root_of
 
 @click.group("orch")
 def command():
-    """The orchestrator store of seed 003 under agent-coord/, read-only (docs/orch.md).
+    """The orchestrator store of seed 003 under agent-coord/ (docs/orch.md).
 
     \b
     Examples:
       gateway orch status                   sessions, tasks by state, runs
       gateway orch info planner-7682b3a8-...   one session in detail
       gateway orch resume --list            sessions and what a resume would run
+      gateway orch new "instruction"        a new session (prints its id)
+      gateway orch task SESSION_ID          a new READY task
+      gateway orch claim WORKER             claim the next task (compare-and-swap)
+      gateway orch transition TASK DONE --owner WORKER
+      gateway orch resume SESSION_ID --claim WORKER
     """
 
 
@@ -145,39 +151,111 @@ def info(session_id, project, as_json):
 
 
 @command.command("resume")
-@click.option("--list", "list_", is_flag=True, required=True,
+@click.argument("session_id", required=False)
+@click.option("--list", "list_", is_flag=True,
               help="List the sessions and what a resume would run.")
+@click.option("--claim", "worker", default=None, metavar="WORKER",
+              help="With SESSION_ID: claim its next task for WORKER (expired claims are "
+                   "recovered first).")
+@click.option("--lease", type=click.FloatRange(min=1, max=86400), default=600.0,
+              show_default=True, help="Seconds the claim lives without a renewal.")
 @PROJECT
 @AS_JSON
-def resume(list_, project, as_json):
-    """The sessions, newest first, with their unfinished tasks (seed 003 `agent resume
-    --list`). Read-only: running a session is the orchestrator's.
+def resume(session_id, list_, worker, lease, project, as_json):
+    """Resume a session (seed 003 `agent resume --list` and `agent resume <sessionId>`).
+
+    --list: the sessions, newest first, with their unfinished tasks (read-only). SESSION_ID:
+    what a resume of that session runs -- the tasks claimable now, those running, those that
+    wait, the blocked ones (read-only); with --claim WORKER the next claimable task is
+    claimed for WORKER, as `gateway orch claim WORKER --session SESSION_ID` does.
 
     \b
-    Exit status: 0; 3 the store cannot be used.
+    Exit status: 0; 1 nothing to claim (--claim) or no such session; 2 not a session id or
+    neither --list nor SESSION_ID; 3 the store cannot be used.
 
     \b
     Examples:
       gateway orch resume --list
-      gateway orch resume --list --json
+      gateway orch resume planner-7682b3a8-...
+      gateway orch resume planner-7682b3a8-... --claim worker-1
     """
     from gateway.orchestration import coord, orchview
     from gateway.state.store import StateError
 
+    if session_id is None:
+        if not list_:
+            fail(as_json, "usage", "gateway: give --list or a session id (gateway orch resume "
+                                   "planner-<uuid>)", 2)
+        try:
+            rows, problems = orchview.resume_list(root_of(project))
+        except (coord.CoordError, StateError) as e:
+            _store_error(as_json, e)
+        if as_json:
+            click.echo(json.dumps({"sessions": rows, "problems": problems}, ensure_ascii=False,
+                                  indent=2))
+            return
+        if not rows:
+            click.echo("no sessions")
+        for r in rows:
+            state = ("resumable: " + (", ".join(r["unfinished"][:10]) or "final judgement "
+                                      "says not complete (agent continue)")) \
+                if r["resumable"] else "nothing left"
+            click.echo(f"{r['session_id']}  {r['created_at'][:19]}  «{r['instruction']}»  "
+                       f"{r['done']}/{r['tasks']} done; {state}")
+        _problems(problems)
+        return
     try:
-        rows, problems = orchview.resume_list(root_of(project))
+        st = coord.CoordStore(root_of(project))
+        st.get_session(session_id)
+        if worker:
+            t = st.claim_next_task(worker, lease=lease, session_id=session_id)
+            if t is None:
+                fail(as_json, "nothing_claimable", f"gateway: nothing in {session_id} can be "
+                                                   "claimed now (`gateway orch info "
+                                                   f"{session_id}` shows why)", 1)
+            out = {"session_id": session_id, "claimed": t.id, "version": t.version,
+                   "owner": t.owner}
+            click.echo(json.dumps(out) if as_json else
+                       f"{t.id} RUNNING for {worker}, version {t.version}")
+            return
+        tasks = st.list_tasks(session_id)
     except (coord.CoordError, StateError) as e:
         _store_error(as_json, e)
+    groups = {"claimable": [], "running": [], "waiting": [], "blocked": [], "final": []}
+    for t in tasks:
+        if t.state in coord.CLAIMABLE:
+            deps_done = all(any(x.id == d and x.state == "DONE" for x in tasks)
+                            or _dep_done(st, d) for d in t.dependencies)
+            groups["claimable" if deps_done else "waiting"].append(t.id)
+        elif t.state == "RUNNING":
+            groups["running"].append(t.id)
+        elif t.state == "BLOCKED":
+            groups["blocked"].append(t.id)
+        else:
+            groups["final"].append(t.id)
     if as_json:
-        click.echo(json.dumps({"sessions": rows, "problems": problems}, ensure_ascii=False,
-                              indent=2))
+        click.echo(json.dumps({"session_id": session_id, **groups}))
         return
-    if not rows:
-        click.echo("no sessions")
-    for r in rows:
-        state = ("resumable: " + (", ".join(r["unfinished"][:10]) or "final judgement says "
-                                  "not complete (agent continue)")) if r["resumable"] else \
-            "nothing left"
-        click.echo(f"{r['session_id']}  {r['created_at'][:19]}  «{r['instruction']}»  "
-                   f"{r['done']}/{r['tasks']} done; {state}")
-    _problems(problems)
+    for k in ("claimable", "running", "waiting", "blocked"):
+        click.echo(f"{k}: {', '.join(groups[k]) or 'none'}")
+    if groups["claimable"]:
+        click.echo(f"next: gateway orch resume {session_id} --claim WORKER")
+
+
+def _dep_done(st, task_id) -> bool:
+    from gateway.orchestration import coord
+
+    try:
+        return st.get_task(task_id).state == "DONE"
+    except coord.CoordError:
+        return False
+
+
+def _register():
+    from gateway.cli import _orch_act
+
+    for cmd in (_orch_act.new, _orch_act.task, _orch_act.claim, _orch_act.transition):
+        command.add_command(cmd)
+
+
+_register()

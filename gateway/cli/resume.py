@@ -27,7 +27,10 @@ from gateway.cli._project import PROJECT_HELP, default_project
                    "$CLAUDE_CONFIG_DIR/tasks, else ~/.claude/tasks).")
 @click.option("--plans", "plans_path", type=click.Path(dir_okay=False), default=None,
               help="Plans.md to read (default: Plans.md in the project).")
-def command(project, yes, as_json, team, include_added, mode, tasks_dir, plans_path):
+@click.option("--list", "list_", is_flag=True,
+              help="Show the recorded session (the same as without options: one breezing "
+                   "session is recorded per project).")
+def command(project, yes, as_json, team, include_added, mode, tasks_dir, plans_path, list_):
     """Show the previous /breezing session (Step 2) and, with --yes, reset it for a new team
     (Step 3): in-progress tasks back to pending, new task ids in plans_md_mapping, a new
     session id and team name, stale role files and the phase record removed.
@@ -39,8 +42,10 @@ def command(project, yes, as_json, team, include_added, mode, tasks_dir, plans_p
     in order, with the ids they will get.
 
     \b
-    Exit status: 0 shown / done; 1 no previous session (前回のセッションが見つかりません);
-    3 the state cannot be used (the message names the file and the repair).
+    Exit status: 0 shown / done; 1 no previous session (前回のセッションが見つかりません /
+    no previous session was found); 3 the state cannot be used (the message names the file
+    and the repair). Screens are in Japanese for a Japanese locale (LANG=ja_JP.UTF-8) or
+    GATEWAY_LANG=ja, else in English.
 
     \b
     Examples:
@@ -82,28 +87,38 @@ def command(project, yes, as_json, team, include_added, mode, tasks_dir, plans_p
     if as_json:
         click.echo(json.dumps(done, ensure_ascii=False, indent=2))
         return
+    from gateway.i18n import text
     from gateway.orchestration.restore import IMPLEMENTER_AGENT, REVIEWER_AGENT
     from gateway.state.store import safe_text
 
     click.echo(rs.screen(report).rsplit("\n", 1)[0].rstrip("\n"))
     click.echo("")
-    click.echo(f"再開の準備ができました: session {done['session_id']} "
-               f"(前回 {safe_text(done['resumed_from'])}), Team {done['team_name']}")
+    click.echo(text(f"再開の準備ができました: session {done['session_id']} "
+                    f"(前回 {safe_text(done['resumed_from'])}), Team {done['team_name']}",
+                    f"Ready to resume: session {done['session_id']} (previously "
+                    f"{safe_text(done['resumed_from'])}), Team {done['team_name']}"))
     if done["tasks"]:
-        click.echo("登録するタスク (この順に TaskCreate):")
+        click.echo(text("登録するタスク (この順に TaskCreate):",
+                        "Tasks to register (TaskCreate, in this order):"))
         for t in done["tasks"]:
-            was = " (前回は中断)" if t["was"] == "in_progress" else ""
+            was = text(" (前回は中断)", " (interrupted before)") if t["was"] == "in_progress" \
+                else ""
             deps = f" blockedBy {', '.join(t['blocked_by'])}" if t["blocked_by"] else ""
             click.echo(f"  {t['id']} ({safe_text(t['section'])}) {safe_text(t['title'], 120)}"
                        f"{was}{deps}")
     else:
-        click.echo("登録するタスクはありません: 全タスク完了済み (Phase C へ)")
+        click.echo(text("登録するタスクはありません: 全タスク完了済み (Phase C へ)",
+                        "Nothing to register: every task is completed (go on to Phase C)"))
     for p in done["removed"]:
-        click.echo(f"削除: {p}")
+        click.echo(text("削除: ", "removed: ") + p)
     n = done["implementer_count"]
-    click.echo(f"次: Team {done['team_name']} を作成し、Implementer "
-               f"{n if n else 'N'} 個 ({IMPLEMENTER_AGENT[done['impl_mode']]}) と Reviewer 1 個 "
-               f"({REVIEWER_AGENT}) を spawn、delegate mode (gateway breezing phase B) で"
-               f"実装サイクルから再開")
+    click.echo(text(f"次: Team {done['team_name']} を作成し、Implementer "
+                    f"{n if n else 'N'} 個 ({IMPLEMENTER_AGENT[done['impl_mode']]}) と Reviewer 1 個 "
+                    f"({REVIEWER_AGENT}) を spawn、delegate mode (gateway breezing phase B) で"
+                    f"実装サイクルから再開",
+                    f"Next: create Team {done['team_name']}, spawn {n if n else 'N'} "
+                    f"implementer(s) ({IMPLEMENTER_AGENT[done['impl_mode']]}) and 1 reviewer "
+                    f"({REVIEWER_AGENT}), enter delegate mode (gateway breezing phase B) and "
+                    f"resume the implementation cycle"))
     if mismatch:
         click.echo(f"gateway: {mismatch}", err=True)

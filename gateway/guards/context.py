@@ -137,14 +137,18 @@ class Request:
 class State:
     """The breezing state a decision depends on, read once per request."""
 
-    __slots__ = ("role", "role_key", "active", "phase", "agent_id")
+    __slots__ = ("role", "role_key", "active", "phase", "agent_id", "lead_known")
 
-    def __init__(self, role=None, role_key=None, active=None, phase=None, agent_id=None):
+    def __init__(self, role=None, role_key=None, active=None, phase=None, agent_id=None,
+                 lead_known=False):
         self.role = role  # gateway.state.fast.RoleView or None (unregistered)
         self.role_key = role_key  # the agent_id or session_id it was found under
         self.active = active  # ActiveView or None
         self.phase = phase  # the effective PhaseView or None
         self.agent_id = agent_id
+        #: a session is registered as the Lead (recorded when the Lead ran a breezing step:
+        #: gateway.hooks.post_tool_use): then another unregistered main thread is a teammate
+        self.lead_known = lead_known
 
     @property
     def role_name(self):
@@ -152,10 +156,30 @@ class State:
 
     @property
     def is_lead(self) -> bool:
-        """The Lead: registered as lead, or an unregistered main thread (no agent_id)."""
+        """The Lead: registered as lead, or an unregistered main thread (no agent_id) while no
+        session is registered as the Lead."""
         if self.role is not None:
             return self.role.role == "lead"
-        return not self.agent_id
+        return not self.agent_id and not self.other_lead
+
+    @property
+    def other_lead(self) -> bool:
+        """Another session is the registered Lead of an initialised team."""
+        return self.lead_known and self.active is not None and getattr(self.active, "team",
+                                                                        False)
+
+    @property
+    def unregistered_member(self) -> bool:
+        """A member of an initialised breezing team without a role of its own: an
+        unregistered subagent (or one that only shares the Lead's session), or an unregistered
+        main thread while another session is the registered Lead. It may only read,
+        coordinate and register (gateway.guards.member), never more than a registered role."""
+        if self.active is None or not getattr(self.active, "team", False):
+            return False
+        if self.agent_id:
+            return self.role is None or (self.role_key != self.agent_id
+                                         and self.role.role == "lead")
+        return self.role is None and self.other_lead
 
     @property
     def codex(self) -> bool:
@@ -163,8 +187,11 @@ class State:
 
     def describe(self) -> str:
         who = (f"role {self.role.role} (registered under {self.role_key})" if self.role
-               else "unregistered " + ("main thread (the Lead)" if not self.agent_id
-                                       else "subagent"))
+               else "unregistered " + ("main thread (the Lead)" if self.is_lead
+                                       else "main thread (another session is the Lead)"
+                                       if not self.agent_id else "subagent"))
+        if self.unregistered_member:
+            who += "; a team member without a role of its own"
         mode = "impl_mode codex" if self.codex else (
             "breezing session active" if self.active else "no breezing session")
         phase = f"phase {self.phase.phase}" if self.phase else "no phase recorded"
@@ -181,8 +208,13 @@ def load_state(req) -> State:
         return State(agent_id=req.agent_id)
     from gateway.state import fast  # (and its store) only when there is state to read
 
-    hit = fast.lookup_role(req.project, req.agent_id, req.session_id)
-    role, key = (hit[1], hit[0]) if hit else (None, None)
+    roles = fast.load_session_roles(req.project)
+    role = key = None
+    for k in (req.agent_id, req.session_id):
+        if k and k in roles:
+            role, key = roles[k], k
+            break
+    lead_known = any(v.role == "lead" for v in roles.values())
     active = fast.load_active_view(req.project)
     phase = fast.effective_phase(req.project)
-    return State(role, key, active, phase, req.agent_id)
+    return State(role, key, active, phase, req.agent_id, lead_known)

@@ -14,8 +14,10 @@ Allowed: TaskCreate, TaskUpdate, TaskList, TaskGet, SendMessage, and the Write o
 marker a registered teammate registered from (the Lead assigning it its owns: nothing else
 through that Write, role.register checks it again inside the lock); with an old client's
 delegate mode also its team tools TeamCreate, TeamDelete and Task (Agent is the same tool
-under its current name). In Phase B the single Bash command `gateway breezing phase C` is
-also allowed, so the Lead can end the phase when every task is done and approved.
+under its current name). In Phase B the Lead may also run, as one Bash command, the gateway's
+own coordination steps (rules/workflow.yaml `delegate: true`): `gateway breezing phase C` to
+end the phase, `review` to record a verdict, `batch` to register the next batch, `status`,
+`next`, `register`, and `gateway resume` when the team is gone after a compaction.
 """
 
 import posixpath
@@ -25,27 +27,17 @@ TOOLS = ("TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "SendMessage")
 OLD_CLIENT_TOOLS = ("TeamCreate", "TeamDelete", "Task", "Agent")
 
 
-def is_phase_c_command(command) -> bool:
-    """Exactly `gateway breezing phase C`: one simple command, literal words, nothing else,
-    and `gateway` is the installed command (not a file somewhere in the project)."""
-    if not isinstance(command, str) or len(command) > 200:
-        return False
-    from gateway.shell.parse import ShellParseError, parse
+def delegate_command(req):
+    """The workflow command the Lead may run in Phase B (rules/workflow.yaml `delegate`:
+    coordination -- the phase, the review verdict, the next batch, the progress, a
+    registration, the resume of a team that is gone), or None. Exactly one `gateway ...`,
+    literal words, the installed gateway (gateway.guards.workflowcmd.single)."""
+    from gateway.guards import workflowcmd
 
-    try:
-        script = parse(command)
-    except ShellParseError:
-        return False
-    if not script.simple:
-        return False
-    cmd = script.items[0][0].commands[0]
-    if cmd.assignments or cmd.redirects or not all(w.literal for w in cmd.words):
-        return False
-    argv = [w.value for w in cmd.words]
-    from gateway.guards.effects import trusted_program
-
-    return (len(argv) == 4 and posixpath.basename(argv[0]) == "gateway"
-            and trusted_program(argv[0]) and argv[1:] == ["breezing", "phase", "C"])
+    ti = req.tool_input
+    got = workflowcmd.of_command(ti.get("command") if isinstance(ti, dict) else None,
+                                 req.policy)
+    return got if got is not None and got.spec.delegate else None
 
 
 def is_assignment(req) -> bool:
@@ -94,11 +86,17 @@ def check(req, state):
     if req.tool in allowed:
         req.step(PHASE, "pass", "", f"{source}: {req.tool} is a delegate tool")
         return None
-    if by_phase and not by_mode and req.tool == "Bash" and req.tool_input is not None \
-            and is_phase_c_command(req.tool_input.get("command")):
-        req.step(PHASE, "pass", "", "Phase B: `gateway breezing phase C` ends delegate mode")
-        return None
-    leave = ("when every task is completed and approved, run `gateway breezing phase C`"
+    if by_phase and not by_mode and req.tool == "Bash":
+        got = delegate_command(req)
+        if got is not None:
+            if got.spec.registers:
+                req.assign_only = True  # the Lead registers no role of its own in Phase B
+            req.step(PHASE, "pass", "", f"Phase B: `{got.label}` is coordination (a delegate "
+                     "step of rules/workflow.yaml)")
+            return None
+    leave = ("when every task is completed and approved, run `gateway breezing phase C` "
+             "(the gateway's coordination steps -- `gateway breezing status|review|batch|"
+             "register`, `gateway resume` -- are allowed as one Bash command)"
              if by_phase and not by_mode else "leave delegate mode (Shift+Tab) first")
     return req.deny(PHASE, "GW820", f"delegate mode ({source}): the Lead coordinates only and "
                     f"may use {', '.join(allowed)}; {req.tool} is not allowed. Hand the work "

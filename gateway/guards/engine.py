@@ -25,7 +25,7 @@ only), or "no decision" (ASK with GW800).
 """
 
 from gateway.decision import ALLOW, DENY, Verdict
-from gateway.guards import codex, delegate, files, reads, role
+from gateway.guards import codex, delegate, files, member, reads, role
 from gateway.guards.context import GuardError, Request, check_path_length, load_state
 
 
@@ -88,7 +88,8 @@ def _evaluate(req, record):
                         f"guards cannot decide: {exc}. Run the repair in your own terminal: "
                         "inside Claude Code every tool call is denied until it is fixed")
     req.step("guard:state", "info", "", state.describe())
-    verdict = delegate.check(req, state) or role.check_spawn(req, state)
+    verdict = (delegate.check(req, state) or role.check_spawn(req, state)
+               or member.check_tool(req, state))
     if verdict is not None:
         return verdict
     if req.tool in files.FILE_TOOLS:
@@ -254,6 +255,7 @@ def _file_target(req, state, target):
         req.step("guard:files", "pass", "", "no escape, not protected")
     return (role.check_lead_only_file(req, state, target)
             or codex.check_write(req, state, target)
+            or member.check_write(req, state, target)
             or role.check_write(req, state, target)
             or autorun)
 
@@ -267,6 +269,57 @@ def _again(req, verdict):
 #: The validator's reasons that name a write to the permission surface or to a file that
 #: runs later: PreToolUse asks for them too (GW838).
 _SURFACE_WRITES = frozenset(("GW504", "GW741", "GW763", "GW765"))
+
+
+def _registration(req, state, command, record=False):
+    """A `gateway breezing register ...` command (rules/workflow.yaml `registers`): its
+    deny (the same checks as a role marker Write), True when it may register, None when the
+    command is no registration."""
+    if "register" not in command:
+        return None
+    from gateway.guards import workflowcmd
+
+    got = workflowcmd.of_command(command, req.policy)
+    if got is None or not got.spec.registers or got.help:
+        return None
+    verdict = role.register_command(req, state, got, record=record,
+                                    assign_only=req.assign_only)
+    return verdict if verdict is not None else True
+
+
+def record_command(payload, env=None):
+    """PostToolUse of a Bash call: a registration command that ran registers the caller (with
+    every check again, on the state as it is now); a Lead's breezing step that ran records
+    the caller as the Lead (gateway.guards.role.record_lead). None when the command is
+    neither; else a verdict (DENY: not registered, with the reason; GW800: done)."""
+    req = None
+    try:
+        req = Request(payload, env)
+        command = req.input_dict().get("command")
+        if not isinstance(command, str) or "gateway" not in command:
+            return None
+        from gateway.guards import workflowcmd
+
+        got = workflowcmd.of_command(command, req.policy)
+        if got is None:
+            return None
+        state = load_state(req)
+        if got.spec.registers and not got.help:
+            if state.phase is not None and state.phase.phase == "B" and \
+                    role.is_the_lead(req, state):
+                req.assign_only = True
+            verdict = role.register_command(req, state, got, record=True,
+                                            assign_only=req.assign_only)
+            verdict = verdict or req.passed("registered")
+            verdict.command = command
+            return verdict
+        if got.state_op and got.label in role.LEAD_STEPS:
+            return role.record_lead(req, state) or req.passed("the Lead is recorded")
+        return None
+    except GuardError as exc:
+        return Verdict(DENY, exc.phase, exc.code, exc.rule, exc.message)
+    except Exception as exc:  # never raise from a hook
+        return Verdict(DENY, "guard:error", "GW893", "", f"{type(exc).__name__}: {exc}")
 
 
 def _bash(req, state):
@@ -366,8 +419,12 @@ def _bash_judged(req, state):
     req.step("guard:files", "pass", "", f"{len(effects.writes)} named write(s), none protected"
              + ("" if effects.readonly else "; not read-only: " + "; ".join(
                  effects.reasons()[:2])))
+    registration = _registration(req, state, command)
+    if registration is not None and registration is not True:
+        return registration
     verdict = (role.check_gateway_ops(req, state, effects)
                or codex.check_bash(req, state, effects)
+               or member.check_bash(req, state, effects, registration is True)
                or role.check_bash(req, state, effects))
     if verdict is not None:
         return verdict

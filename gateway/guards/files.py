@@ -42,7 +42,7 @@ ACTIVE_REL = STATE_REL + "/breezing-active.json"
 #: records of `gateway breezing verify|finish`).
 _DB = "gateway-workflow.sqlite3"
 _GATEWAY_WRITTEN = (SESSION_ROLES, PHASE, _DB, "gateway-breezing-verify.json",
-                    "gateway-breezing-finish.json")
+                    "gateway-breezing-finish.json", "gateway-breezing-progress.json")
 MAINTAINED = tuple(f"{STATE_REL}/{n}" for n in _GATEWAY_WRITTEN) + tuple(
     f"{STATE_REL}/{_DB}{x}" for x in ("-journal", "-wal", "-shm")) + tuple(
     f"{STATE_REL}/.{n}.lock" for n in _GATEWAY_WRITTEN)

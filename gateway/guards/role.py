@@ -340,6 +340,37 @@ def _effective(roles, agent_id, session_id):
     return None
 
 
+#: The Lead's breezing steps after which the gateway knows which session is the Lead (the
+#: PostToolUse hook records it): then a teammate that starts as a session of its own is not
+#: taken for the Lead (gateway.guards.member).
+LEAD_STEPS = ("gateway breezing start", "gateway breezing phase", "gateway resume",
+              "gateway breezing batch", "gateway breezing review")
+
+
+def record_lead(req, state):
+    """Record the caller's session as the Lead's (no agent_id, the Lead by the rules now, not
+    registered yet). Returns a deny verdict when the record cannot be written, else None."""
+    from gateway.state import fast
+    from gateway.state.store import StateError
+
+    if req.agent_id or not req.session_id or not is_the_lead(req, state) or \
+            state.role is not None:
+        return None
+
+    def apply(roles):
+        if any(v.role == "lead" for v in roles.values()) or req.session_id in roles:
+            return roles
+        roles[req.session_id] = fast.role_entry("lead", (), None)
+        return roles
+
+    try:
+        fast.update_session_roles(req.project, apply)
+    except (StateError, ValueError) as exc:
+        return req.deny("guard:state", "GW890", f"cannot record the Lead's session: {exc}")
+    req.step(PHASE, "info", "", f"the Lead is session {req.session_id}")
+    return None
+
+
 def is_the_lead(req, state) -> bool:
     """The Lead itself: the main thread (registered as lead or unregistered), or a subagent
     registered as lead under its own agent_id -- not a subagent that only shares the Lead's
@@ -437,10 +468,49 @@ def register(req, state, target, record=True, assign_only=False):
     except StateError as exc:
         return req.deny(PHASE, "GW806", f"cannot register this role marker: {exc}",
                         rule="role:register")
+    return _register(req, state, marker, posixpath.basename(target.rel_real), record,
+                     assign_only)
+
+
+#: `gateway breezing register ROLE --name NAME`: the registration is bound to this marker name
+#: (the name the Lead assigns owns through), as a role marker Write of the file would be.
+def command_marker_name(req, got):
+    """The role marker name a registration command stands for: ``--name`` (the last one),
+    else one derived from the caller's identity."""
+    import re
+
+    names = got.values("--name")
+    raw = names[-1] if names else f"{got.positionals()[0] if got.positionals() else 'x'}-" \
+        f"{req.agent_id or req.session_id or 'unknown'}"
+    return "breezing-role-" + re.sub(r"[^A-Za-z0-9_.-]", "_", raw)[:100] + ".json"
+
+
+def register_command(req, state, got, record=False, assign_only=False):
+    """`gateway breezing register ROLE [--owns GLOB]... [--name NAME]` (rules/workflow.yaml
+    `registers`): judged exactly as the role marker Write of ``{"role": ROLE, "owns":
+    [GLOB...]}`` to ``breezing-role-NAME.json`` would be. The channel the client does not
+    refuse: a Bash command, where a Write into .claude/state/ is a sensitive-file refusal in
+    print mode. Returns a deny verdict or None."""
+    from gateway.state import fast
+
+    pos = got.positionals()
+    if len(pos) != 1:
+        return req.deny(PHASE, "GW806", "gateway breezing register takes one role: "
+                        "implementer, reviewer or lead", rule="role:register")
+    try:
+        marker = fast.check_role_marker({"role": pos[0], "owns": got.values("--owns")})
+    except ValueError as exc:
+        return req.deny(PHASE, "GW806", f"cannot register: {exc}", rule="role:register")
+    return _register(req, state, marker, command_marker_name(req, got), record, assign_only)
+
+
+def _register(req, state, marker, name, record, assign_only):
+    from gateway.state import fast
+    from gateway.state.store import StateError
+
     if not (req.agent_id or req.session_id):
         return req.deny(PHASE, "GW806", "cannot register a role: the call has neither an "
                         "agent_id nor a session_id", rule="role:register")
-    name = posixpath.basename(target.rel_real)
     lead = is_the_lead(req, state)
 
     def plan(roles):

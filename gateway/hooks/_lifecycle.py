@@ -56,6 +56,16 @@ def text(payload: dict, key: str, limit: int = 4096):
     return v[:limit]
 
 
+def task_id(payload: dict):
+    """A TaskCreated/TaskCompleted ``task_id`` as text (a number is accepted), or None."""
+    tid = payload.get("task_id")
+    if isinstance(tid, int) and not isinstance(tid, bool):
+        tid = str(tid)
+    if not isinstance(tid, str) or not tid.strip() or len(tid) > 256:
+        return None
+    return tid
+
+
 def project(payload: dict, env) -> str | None:
     """The project directory (SPEC §2: CLAUDE_PROJECT_DIR, else the payload's cwd walked up to
     the nearest .claude/, else cwd), or None: a cwd that is not an absolute path (the payload

@@ -24,7 +24,7 @@ from gateway.hooks import payload as pl
 EVENT = "PostToolUse"
 #: A Write registers a role (an Edit of a marker is refused by PreToolUse); a Write, Edit or
 #: MultiEdit of a spec may check a task.
-MATCHER = "Write|Edit|MultiEdit"
+MATCHER = "Write|Edit|MultiEdit|Bash"
 ON_FAILURE_BLOCK = False  # a completed call cannot be blocked
 SPEC_TOOLS = ("Write", "Edit", "MultiEdit")
 
@@ -39,6 +39,8 @@ def decide(raw: bytes, env) -> tuple:
         return Verdict(DENY, "guard:input", "GW892", "", f"the hook input cannot be read "
                        f"({exc}); no role was registered", command=SILENT), None
     tool = payload.get("tool_name")
+    if tool == "Bash":
+        return _bash(payload, env), payload
     if tool != "Write":
         if tool in SPEC_TOOLS and _completed(payload.get("tool_response")):
             return _spec_sync(payload, env) or _nothing(), payload
@@ -55,8 +57,87 @@ def decide(raw: bytes, env) -> tuple:
     except Exception as exc:  # record_registration never raises; the last line of defence
         verdict = Verdict(DENY, "guard:error", "GW893", "", f"{type(exc).__name__}: {exc}")
     if verdict is None:
-        return _spec_sync(payload, env) or _nothing("not a role marker Write"), payload
+        return (_review(payload, env) or _spec_sync(payload, env)
+                or _nothing("not a role marker Write")), payload
     return verdict, payload
+
+
+def _review(payload, env):
+    """A Write of .claude/state/review-result.json (the Reviewer's verdict, seed 001): the
+    observer applies it -- a REQUEST_CHANGES counts a retake, past the limit the Lead
+    escalates (gateway.orchestration.review.observe) -- and the model is told the next step.
+    None when the Write is not that file."""
+    ti = payload.get("tool_input")
+    path = ti.get("file_path") if isinstance(ti, dict) else None
+    if not isinstance(path, str) or not path.endswith("review-result.json"):
+        return None
+    try:
+        from gateway.hooks import _lifecycle as lc
+
+        project = lc.project(payload, env)
+        if project is None:
+            return None
+        import os
+
+        from gateway.state.layout import layout
+
+        lay = layout(project)
+        cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else project
+        if os.path.normpath(os.path.join(cwd, path)) != lay.review_result or \
+                not os.path.lexists(lay.active):
+            return None
+        from gateway.orchestration import review
+        from gateway.state import files, store
+
+        try:
+            result = files.load_review_result(lay)
+            active = files.load_active(lay)
+        except store.StateError as exc:
+            return Verdict(ASK, "review", "GW953", "", f"the verdict was not recorded: {exc}")
+        if result is None or active is None:
+            return None
+        if result.session_id not in (None, active.session_id):
+            return Verdict(ASK, "review", "GW953", "", f"review-result.json names session "
+                           f"{store.safe_text(result.session_id, 60)}, not the running one "
+                           f"({store.safe_text(active.session_id, 60)}): not counted. Record "
+                           f"the verdict with `gateway breezing review VERDICT`")
+        obs = review.observe(lay, result)
+    except Exception as exc:  # never let the observer break the hook
+        return Verdict(ASK, "review", "GW953", "", f"the verdict was not recorded "
+                       f"({type(exc).__name__}: {str(exc)[:200]})")
+    counted = "" if obs.new else " (recorded already: counted once)"
+    return Verdict(ASK, "review", "GW952", "", f"verdict {obs.verdict} recorded: {obs.step}; "
+                   f"retakes {obs.retake_count} of {obs.max_retakes}{counted}. Next: {obs.next}")
+
+
+#: What `gateway breezing register` prints first when it accepted the request: the hook
+#: records a registration only for a call whose output says so (the command ran and agreed).
+REGISTERED_LINE = "gateway: registration requested"
+
+
+def _bash(payload, env):
+    """A Bash call that ran: a registration command registers the caller; a Lead's breezing
+    step records the Lead's session (gateway.guards.engine.record_command). One substring
+    test for every other command."""
+    ti = payload.get("tool_input")
+    command = ti.get("command") if isinstance(ti, dict) else None
+    if not isinstance(command, str) or "gateway" not in command:
+        return _nothing("not a gateway command")
+    response = payload.get("tool_response")
+    if not _completed(response):
+        return _nothing("the command did not complete")
+    if isinstance(response, dict) and response.get("interrupted") is True:
+        return _nothing("the command was interrupted")
+    out = response.get("stdout") if isinstance(response, dict) else None
+    try:
+        from gateway.guards.engine import record_command
+
+        if "register" in command and isinstance(out, str) and REGISTERED_LINE not in out:
+            return _nothing("the registration command did not accept the request")
+        verdict = record_command(payload, env)
+    except Exception as exc:  # record_command never raises; the last line of defence
+        verdict = Verdict(DENY, "guard:error", "GW893", "", f"{type(exc).__name__}: {exc}")
+    return verdict or _nothing("not a workflow command")
 
 
 def _marker_name(payload) -> bool:
@@ -122,7 +203,8 @@ def _due_text(done) -> str:
             f"step (the issue goes to Done) is now due: run {run}")
     n = done.next_task
     if n is not None:
-        nxt = f"`gateway spec start {n.issue}`" if n.issue is not None else "its start step"
+        nxt = (f"`gateway spec start {n.issue}`" if n.issue is not None
+               else f"`gateway spec start --task {n.number}`")
         text += f"; then task {n.number} «{safe_text(n.title, 100)}» is next ({nxt})"
     else:
         text += "; every task of the spec is then checked"
@@ -144,14 +226,15 @@ SILENT = "(PostToolUse input that cannot be read)"
 
 
 def render(verdict) -> str:
-    if verdict.phase == "spec-sync":
+    if verdict.phase in ("spec-sync", "review"):
         text = f"gateway {verdict.code}: {verdict.message}"
         return json.dumps({"hookSpecificOutput": {"hookEventName": EVENT,
                                                   "additionalContext": text}},
                           ensure_ascii=True)
     if verdict.code == "GW800" or verdict.decision is not DENY or verdict.command == SILENT:
         return ""
-    text = (f"gateway {verdict.code}: the role marker was written but no role was "
-            f"registered: {verdict.message}")
+    what = "the registration command ran" if verdict.command and "register" in str(
+        verdict.command) and "gateway" in str(verdict.command) else "the role marker was written"
+    text = (f"gateway {verdict.code}: {what} but no role was registered: {verdict.message}")
     return json.dumps({"hookSpecificOutput": {"hookEventName": EVENT,
                                               "additionalContext": text}}, ensure_ascii=True)

@@ -37,12 +37,25 @@ def decide(raw: bytes, env) -> tuple:
         if project is None:
             return lc.Outcome(), payload
         warning = memory_imports(project, env)
+        if source == "resume":
+            _take_over(project, lc.text(payload, "session_id", 256))
         if source not in SOURCES:
             return warning, payload
         return _joined(restore(project, source, env, lc.text(payload, "transcript_path")),
                        warning), payload
     except Exception as exc:
         return lc.internal_error(EVENT, exc), payload
+
+
+def _take_over(project, session_id):
+    """A session the user resumed takes the breezing Lead's place (leadship.take_over)."""
+    from gateway.orchestration import leadship
+    from gateway.state.store import StateError
+
+    try:
+        leadship.take_over(project, session_id)
+    except (StateError, ValueError):
+        pass        # the restore below reports a broken state file
 
 
 def restore(project: str, source: str, env, transcript_path=None) -> lc.Outcome:

@@ -16,10 +16,8 @@ def decide(raw: bytes, env) -> tuple:
     if payload is None:
         return lc.Outcome(), None
     try:
-        task_id = payload.get("task_id")
-        if isinstance(task_id, int) and not isinstance(task_id, bool):
-            task_id = str(task_id)
-        if not isinstance(task_id, str) or not task_id.strip() or len(task_id) > 256:
+        task_id = lc.task_id(payload)
+        if task_id is None:
             return lc.Outcome(), payload
         project = lc.project(payload, env)
         if project is None:

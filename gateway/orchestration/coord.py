@@ -135,11 +135,17 @@ class ConcurrentModification(CoordError):
 
 
 class IllegalTransition(CoordError):
-    def __init__(self, task_id: str, current: str, target: str):
+    def __init__(self, task_id: str, current: str, target: str | None):
         self.current, self.target = current, target
         allowed = ", ".join(sorted(TRANSITIONS[current])) or "none (a final state)"
-        super().__init__(f"task {task_id} is {current}; it cannot become {target} (allowed "
-                         f"from {current}: {allowed})")
+        if target is None:
+            msg = (f"task {task_id} is {current}, a final state: it does not change any more "
+                   f"(its feedback, reason and claim stay as they are). Replan it as a new task "
+                   f"if more work is needed")
+        else:
+            msg = (f"task {task_id} is {current}; it cannot become {target} (allowed from "
+                   f"{current}: {allowed})")
+        super().__init__(msg)
 
 
 class NotClaimable(CoordError):
@@ -552,6 +558,8 @@ class CoordStore:
             cur = self._read(path, Task, f"task {task_id}")
             if expected_version is not None and cur.version != expected_version:
                 raise ConcurrentModification(f"task {task_id}", expected_version, cur.version)
+            if cur.state in FINAL_STATES:
+                raise IllegalTransition(task_id, cur.state, None)
             new = fn(cur.model_copy(deep=True))
             if new.id != cur.id:
                 raise CoordError("a task update cannot change its id")
@@ -580,6 +588,10 @@ class CoordStore:
                 raise CoordError(f"task {task_id}: only a claim (claim_task / "
                                  f"claim_next_task) makes a task RUNNING, with its holder and "
                                  f"lease")
+            if to_state not in TRANSITIONS[t.state]:
+                # the same state again is no transition either: a DONE task's feedback or a
+                # BLOCKED task's reason is not rewritten by a second "transition"
+                raise IllegalTransition(task_id, t.state, to_state)
             if owner is not None and t.owner != owner:
                 raise NotOwner(f"task {task_id} is held by {t.owner or 'nobody'}, not {owner}")
             upd = dict(fields, state=to_state)
@@ -659,7 +671,10 @@ class CoordStore:
                 "owner_host": self.host if pid is not None else None,
                 "claimed_at": _iso(now),
                 "lease_expires_at": _iso(now + lease)})
-        return self.update_task(task_id, fn)
+        try:
+            return self.update_task(task_id, fn)
+        except IllegalTransition as e:       # final meanwhile (another worker finished it)
+            raise NotClaimable(str(e)) from None
 
     def recover_claims(self) -> list[Task]:
         """Put tasks whose claim expired (or whose holder on this host died) back to READY."""
@@ -711,8 +726,15 @@ class CoordStore:
 
     def start_run(self, task_id: str, agent_type: str = "claude",
                   session_id: str | None = None, run_id: str | None = None) -> Run:
-        """A new Run of ``task_id``, RUNNING from the start."""
+        """A new Run of ``task_id``, RUNNING from the start: a run is a worker executing a
+        claimed task, so the task must exist and be RUNNING (raises ``NotFound``,
+        ``CoordError``)."""
         _check("task", task_id, is_task_id)
+        t = self.get_task(task_id)
+        if t.state != "RUNNING":
+            raise CoordError(f"task {task_id} is {t.state}, not RUNNING: a run is started for a "
+                             f"claimed task (claim it first: `gateway orch claim WORKER --task "
+                             f"{task_id}`)")
         rid = _check("run", run_id, is_run_id) if run_id else new_run_id()
         r = Run(id=rid, task_id=task_id, agent_type=agent_type,
                 log_path=os.path.join(DIR_NAME, "runs", rid + ".log"),

@@ -209,29 +209,43 @@ def _latest(log: dict | None) -> dict[str, dict]:
 
 
 class Checkpoint:
-    """``resume_wave`` (1-based; None = every task is done), ``waves``, ``done``/``run`` task
-    ids (plan order) and ``why`` {task: reason}."""
+    """``resume_wave`` (1-based; None = nothing is left to run), ``waves``, ``done``/``run``
+    task ids (plan order), ``why`` {task: reason}, ``final`` {task: status} (failed at the
+    retry limit: failure, or partial for a timeout) and ``cascaded`` {task: "dependency
+    task_M failed"} (skipped because a task it depends on failed for good)."""
 
-    __slots__ = ("resume_wave", "waves", "done", "run", "why")
+    __slots__ = ("resume_wave", "waves", "done", "run", "why", "final", "cascaded")
 
-    def __init__(self, resume_wave, waves_, done, run, why):
+    def __init__(self, resume_wave, waves_, done, run, why, final=None, cascaded=None):
         self.resume_wave, self.waves, self.done, self.run, self.why = (
             resume_wave, waves_, done, run, why)
+        self.final = final or {}
+        self.cascaded = cascaded or {}
 
     def as_dict(self) -> dict:
         return {"resume_wave": self.resume_wave, "waves": self.waves, "done": self.done,
-                "run": self.run, "why": self.why}
+                "run": self.run, "why": self.why, "final": self.final,
+                "cascaded": self.cascaded}
 
 
-def checkpoint(tasks: list[PlanTask], log: dict | None, results_dir) -> Checkpoint:
-    """Where to resume (see the module docstring)."""
+def _retries(e) -> int:
+    r = (e or {}).get("retries")
+    return r if isinstance(r, int) and not isinstance(r, bool) and r >= 0 else 0
+
+
+def checkpoint(tasks: list[PlanTask], log: dict | None, results_dir,
+               max_retries: int | None = None) -> Checkpoint:
+    """Where to resume (see the module docstring). With ``max_retries`` (config.yaml), a
+    task whose latest entry is failure or timeout after that many retries is final (手順 4e-f,
+    6c: failure, a timeout partial) and is not run again; the tasks that depend on it are
+    skipped with ``dependency task_M failed`` (手順 4g), transitively, and not run either."""
     ws = waves(tasks)
     order = [t.id for t in tasks]
     if log is None:
         return Checkpoint(1 if order else None, ws, [], order,
                           dict.fromkeys(order, "no execution_log.yaml: run from the start"))
     latest = _latest(log)
-    done, why = set(), {}
+    done, why, final = set(), {}, {}
     for tid in order:
         e = latest.get(tid)
         result = os.path.join(os.fspath(results_dir), f"result_{tid}.md")
@@ -250,6 +264,11 @@ def checkpoint(tasks: list[PlanTask], log: dict | None, results_dir) -> Checkpoi
         elif st in DONE_STATUSES:
             done.add(tid)
             why[tid] = st
+        elif st in ("failure", "timeout") and max_retries is not None and \
+                _retries(e) >= max_retries:
+            final[tid] = "failure" if st == "failure" else "partial"
+            why[tid] = (f"{st} at the retry limit ({_retries(e)} of max_retries "
+                        f"{max_retries}): recorded as {final[tid]}, not run again")
         else:
             why[tid] = st
     # a task skipped because a dependency failed runs again when that dependency does
@@ -259,9 +278,21 @@ def checkpoint(tasks: list[PlanTask], log: dict | None, results_dir) -> Checkpoi
         if tid in done and tid in again and (latest.get(tid) or {}).get("status") == "skipped":
             done.discard(tid)
             why[tid] = "skipped, and a task it depends on runs again: run again"
-    resume = next((i for i, w in enumerate(ws, 1) if any(t not in done for t in w)), None)
-    run = [t for t in order if t not in done]
-    return Checkpoint(resume, ws, [t for t in order if t in done], run, why)
+    deps = {t.id: t.depends for t in tasks}
+    gone = [t for t in order if t in final or (t in done and (latest.get(t) or {}).get(
+        "status") in FAILED_STATUSES)]
+    cascaded = {t: f"dependency task_{f} failed"
+                for t, f in graph.cascade_skip(deps, gone).items() if t not in final}
+    for t, reason in cascaded.items():
+        if (latest.get(t) or {}).get("status") in ("success",) and t in done:
+            continue        # it ran and succeeded before the failure: keep it
+        done.discard(t)
+        why[t] = f"skipped: {reason}"
+    settled = done | set(final) | set(cascaded)
+    resume = next((i for i, w in enumerate(ws, 1) if any(t not in settled for t in w)), None)
+    run = [t for t in order if t not in settled]
+    return Checkpoint(resume, ws, [t for t in order if t in done], run, why, final,
+                      {t: r for t, r in cascaded.items() if t not in done})
 
 
 def cascade(tasks: list[PlanTask], statuses: Mapping[str, str]) -> dict[str, str]:
@@ -329,8 +360,14 @@ def wave_start_message(wave: int, n_waves: int, n_tasks: int, eta: float | None 
 
 
 def wave_done_message(wave: int, n_waves: int, n_success: int, n_tasks: int) -> str:
-    return f"Wave {wave}/{n_waves} 完了 ({n_success}/{n_tasks} success)"
+    from gateway.i18n import text
+
+    return text(f"Wave {wave}/{n_waves} 完了 ({n_success}/{n_tasks} success)",
+                f"Wave {wave}/{n_waves} done ({n_success}/{n_tasks} success)")
 
 
 def phase_done_message(n_success: int, n_tasks: int) -> str:
-    return f"Phase 2 完了: {n_success}/{n_tasks} タスク success"
+    from gateway.i18n import text
+
+    return text(f"Phase 2 完了: {n_success}/{n_tasks} タスク success",
+                f"Phase 2 done: {n_success}/{n_tasks} tasks success")

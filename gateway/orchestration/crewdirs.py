@@ -97,16 +97,19 @@ def cmd_dir(root, cmd: str) -> str:
     if c.isdigit() and len(c) <= 9:
         c = f"cmd_{int(c):03d}"
     if not CMD_RX.fullmatch(c):
-        raise CrewError(f"{store.safe_text(cmd, 60)!r} is not a command id (cmd_NNN)")
+        raise CrewError(f"{store.safe_text(cmd, 60)!r} is not a command id (cmd_NNN): give one "
+                        f"of the directories in work/ (`ls work`), or none for the latest")
     work = _work(root, create=False)
     path = os.path.join(work, c)
     if not os.path.isdir(path) or os.path.islink(path):
-        raise CrewError(f"{path} does not exist (or is not a directory)")
+        raise CrewError(f"{path} does not exist (or is not a directory): `ls work` lists the "
+                        f"commands; `gateway crew new` creates one")
     return path
 
 
 def latest_cmd(root) -> str:
     cmds = list_cmds(root)
     if not cmds:
-        raise CrewError(f"no command directory in {os.path.join(os.fspath(root), WORK)}")
+        raise CrewError(f"no command directory in {os.path.join(os.fspath(root), WORK)}: "
+                        f"`gateway crew new` creates one")
     return os.path.join(os.fspath(root), WORK, cmds[-1][1])

@@ -97,9 +97,11 @@ def load_config(root) -> dict:
 
 def phase3_need(n_tasks: int, has_dependencies: bool) -> str:
     """The seed's フェーズ省略の判断基準 for Phase 3 (集約): 必須, 任意 or 省略可."""
+    from gateway.i18n import text
+
     if has_dependencies or n_tasks >= 3:
-        return "必須"
-    return "任意" if n_tasks == 2 else "省略可"
+        return text("必須", "required")
+    return text("任意", "optional") if n_tasks == 2 else text("省略可", "may be skipped")
 
 
 def _past_logs(root: str) -> list[dict]:
@@ -252,15 +254,21 @@ def status(root, cmd_path, *, now: datetime | None = None) -> dict:
         out.update(resume=None, tasks=[], phase2_complete=False, failures=[],
                    feedback={"state": "not_needed", "rate": 0.0}, summary=None)
     else:
-        cp = crew.checkpoint(tasks, log, results)
+        cp = crew.checkpoint(tasks, log, results, max_retries=config["max_retries"])
         latest = crew._latest(log)
         rows = []
         for t in tasks:
             e = latest.get(t.id) or {}
             st = e.get("status") or "pending"
+            err = e.get("error")
+            if t.id in cp.final:
+                st = cp.final[t.id]
+            elif t.id in cp.cascaded:
+                st, err = "skipped", cp.cascaded[t.id]
             rows.append({"task": t.id, "persona": t.persona or crew.persona_of(e.get("role")),
-                         "status": st, "error": e.get("error"), "retries": e.get("retries"),
-                         "done": t.id in cp.done, "why": cp.why.get(t.id)})
+                         "status": st, "error": err, "retries": e.get("retries"),
+                         "done": t.id in cp.done or t.id in cp.final or t.id in cp.cascaded,
+                         "why": cp.why.get(t.id)})
         complete = all(r["status"] in TERMINAL for r in rows) and bool(rows)
         failures = [r for r in rows if r["status"] in FAILED + ("skipped",)]
         n_failed = sum(1 for r in rows if r["status"] in FAILED)
@@ -270,18 +278,25 @@ def status(root, cmd_path, *, now: datetime | None = None) -> dict:
         summary = None
         if complete and failures:
             ids = ", ".join(r["task"] for r in failures)
+            from gateway.i18n import is_ja
+
+            ja = is_ja()
             if fb["state"] == "due":
-                action = ("再分解 (feedback loop: decomposer re-plans the failed tasks into "
+                action = (("再分解" if ja else "re-decompose") + " (feedback loop: decomposer "
+                          "re-plans the failed tasks into "
                           "plan_retry.md, once)")
             elif fb["state"] == "used" and not any(r["status"] == "success" for r in rows):
-                action = "手動介入 (the retry plan failed too; nothing succeeded)"
+                action = ("手動介入" if ja else "manual intervention") + \
+                    " (the retry plan failed too; nothing succeeded)"
             else:
-                action = f"集約続行 (aggregator gets FAILED_TASKS: [{ids}])"
+                action = ("集約続行" if ja else "aggregate anyway") + \
+                    f" (aggregator gets FAILED_TASKS: [{ids}])"
                 if fb["state"] == "used":
                     action += "; feedback loop already used: record it in report.md"
             summary = failure_summary(failures, action)
         out.update(resume={"wave": cp.resume_wave, "of": len(cp.waves), "run": cp.run,
-                           "done": cp.done},
+                           "done": cp.done, "final": cp.final, "cascaded": cp.cascaded,
+                           "max_retries": config["max_retries"]},
                    tasks=rows, phase2_complete=complete,
                    failures=[{k: r[k] for k in ("task", "persona", "status", "error")}
                              for r in failures],

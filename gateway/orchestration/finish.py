@@ -46,7 +46,7 @@ from gateway.state.layout import (
 
 from . import plans as _plans
 from . import review as _review
-from . import tasklist, verify
+from . import verify
 from .resume import completion_sections
 from .signals import task_key
 
@@ -57,7 +57,7 @@ FINISH_RECORD = "gateway-breezing-finish.json"
 #: seed 001 処理 6-7, then seed 000 正常完了時 3-4, the signals (seed 001's lifecycle), the
 #: gateway's own records.
 CLEANUP_ORDER = (ACTIVE, REVIEW_RESULT, SESSION_ROLES, ROLE_MARKER_GLOB, SIGNALS, PHASE,
-                 verify.RECORD, FINISH_RECORD)
+                 verify.RECORD, FINISH_RECORD, "gateway-breezing-progress.json")
 CLOSING = "楽勝でした 🐎💨"
 
 
@@ -76,7 +76,10 @@ def _active(lay):
         raise FinishError("active_unusable", f"gateway: {e}", 3) from None
     if active is None:
         raise FinishError("no_session", "gateway: no breezing session (.claude/state/"
-                                        "breezing-active.json is absent): nothing to finish")
+                                        "breezing-active.json is absent): it was finished "
+                                        "and cleaned up already, or never started; nothing "
+                                        "to finish. Start a run with `gateway breezing start "
+                                        "--range ...`")
     return active
 
 
@@ -111,25 +114,43 @@ def complete(project_dir, *, approved: bool = False, pkg_manager: str | None = N
                                          f"Reviewer approved, run `gateway breezing phase C` "
                                          f"first")
     notes = []
-    unfinished = []
+    team = None
     if active.team_name:
         try:
-            team = tasklist.read_team(active.team_name, env, tasks_root)
+            from .progress import team_list
+
+            team = team_list(project, active, env, tasks_root)
         except ValueError as e:
             raise FinishError("team_name_unsafe", f"gateway: {e}", 3) from None
-        if team.exists and team.problem is None:
-            by_key = {task_key(t.id): t for t in team.tasks.values()}
-            for tid, section in active.plans_md_mapping.items():
-                t = by_key.get(task_key(tid))
-                if t is None or t.status != "completed":
-                    unfinished.append(f"{tid} ({section}): "
-                                      f"{t.status if t else 'no task file'}")
-        else:
-            notes.append(f"the team's task list {team.path} is not there: whether every task "
-                         f"is completed cannot be checked")
+        if not team.exists or team.problem is not None:
+            notes.append(f"the team's task list {team.path} is not there: the completions "
+                         f"the TaskCompleted hook recorded were checked instead")
+    from . import progress as _progress
+
+    try:
+        snap = _progress.snapshot(project, active, team)
+    except store.StateError as e:
+        raise FinishError("progress_unusable", f"gateway: {e}", 3) from None
+    if snap.pending_batches:
+        n, secs = snap.pending_batches[0]
+        raise FinishError("batch_pending", f"gateway: Phase C needs every task of the session; "
+                                           f"batch {n} ({', '.join(secs[:8])}) was never "
+                                           f"registered: run `gateway breezing batch`, let the "
+                                           f"team complete it, then finish",
+                          detail=[{"batch": n, "sections": s} for n, s in snap.pending_batches])
+    unfinished = [f"{snap.listed[s][0]} ({s}): {snap.listed[s][1]}" if s in snap.listed
+                  else f"{s}: not completed" for s in snap.unfinished_sections]
+    unfinished += [f"{store.safe_text(e.get('task_id'), 40)} "
+                   f"({store.safe_text(e.get('subject') or 'a task that is no Plans.md task', 60)}"
+                   f"): not completed" for e in snap.unfinished_extra]
     if unfinished:
-        raise FinishError("tasks_unfinished", "gateway: Phase C needs every task completed; "
-                                              "not completed: " + "; ".join(unfinished[:10]),
+        raise FinishError("tasks_unfinished", "gateway: Phase C needs every task completed, "
+                                              "fix tasks included; not completed: "
+                                              + "; ".join(unfinished[:10])
+                                              + (f" and {len(unfinished) - 10} more"
+                                                 if len(unfinished) > 10 else "")
+                                              + ". Wait for the team (`gateway breezing "
+                                                "status`), then run finish again",
                           detail=unfinished)
     fp = _review.fast_path(project, session_id=sid)
     try:
@@ -210,16 +231,29 @@ def _task_label(task_id) -> str:
     return f"#{k}" if re.fullmatch(r"[A-Za-z0-9_.-]{1,32}", k) else "#?"
 
 
-def _activity(lay, sid: str, review_result) -> list[dict]:
+def sessions_of(active) -> set:
+    """The breezing session ids of this run: the current one and those it resumed."""
+    raw = (active.model_extra or {}).get("earlier_sessions")
+    out = {active.session_id}
+    if isinstance(raw, list):
+        out |= {x for x in raw if isinstance(x, str)}
+    prev = (active.model_extra or {}).get("resumed_from")
+    if isinstance(prev, str):
+        out.add(prev)
+    return out
+
+
+def _activity(lay, sid, review_result, sessions=None) -> list[dict]:
     try:
         records = files.read_timeline(lay).records
     except store.StateError:
         records = []
+    sessions = sessions or {sid}
     rows: dict[str, dict] = {}
     for rec in records:
         if getattr(rec, "event", None) != "task_completed":
             continue
-        if (rec.model_extra or {}).get("session_id") != sid:
+        if (rec.model_extra or {}).get("session_id") not in sessions:
             continue
         who = teammate_label(rec.teammate)
         row = rows.setdefault(who, {"teammate": who, "done": {}})
@@ -289,7 +323,9 @@ def build_report(project_dir, now: str | None = None, plans_path: str | None = N
         review_result = files.load_review_result(lay)
     except store.StateError:
         review_result = None
-    sections = completion_sections(active)
+    from .progress import session_sections
+
+    sections = session_sections(active)
     try:
         plans = _plans.load(plans_path or os.path.join(project, "Plans.md"))
     except _plans.PlansError:
@@ -297,7 +333,10 @@ def build_report(project_dir, now: str | None = None, plans_path: str | None = N
     tasks = []
     for s in sections:
         t = plans.get(s) if plans else None
-        tasks.append({"section": s, "title": t.title if t else "(タイトル不明)",
+        from gateway.i18n import text
+
+        tasks.append({"section": s, "title": t.title if t else text("(タイトル不明)",
+                                                                   "(title unknown)"),
                       "done": bool(t and t.done)})
     started = fast.parse_iso(active.started_at) if active.started_at else None
     end = fast.parse_iso(now or fast.now_iso())
@@ -318,7 +357,7 @@ def build_report(project_dir, now: str | None = None, plans_path: str | None = N
         "implementers": active.team.implementer_count if active.team else None,
         "retakes": active.review.retake_count if active.review else 0,
         "tasks": tasks,
-        "activity": _activity(lay, sid, review_result),
+        "activity": _activity(lay, sid, review_result, sessions_of(active)),
         "review": {**(verdict or {"verdict": None}), "approved_by": via,
                    "codex_review": "enabled" if codex else "N/A"},
         **_build_test(verify.load_record(lay)),
@@ -326,52 +365,77 @@ def build_report(project_dir, now: str | None = None, plans_path: str | None = N
     }
 
 
-def render(report: dict) -> str:
-    """The seed's 完了レポート (Markdown)."""
+_JA = {"range": "対象", "tasks_n": "タスク", "unknown_range": "(範囲不明)", "duration": "所要時間",
+       "unknown": "不明", "minutes": "分", "parallel": "並列", "retakes": "リテイク",
+       "times": "回", "activity": "## Team Activity (TaskCompleted/TeammateIdle Hook - 実装済み)",
+       "header": "| Teammate | 完了タスク | 完了時刻 |", "reviewed": "(レビュー完了)",
+       "manual": "APPROVE (手動確認)", "verdict": "判定", "enabled": "有効 (--codex-review)",
+       "build": "ビルド", "test": "テスト", "ok": "✅ 成功", "failed": "❌ 失敗",
+       "none": "— (対象なし)", "no_tests": "— (テストなし)", "passed": "通過",
+       "no_commit": "- (コミットなし)", "closing": CLOSING}
+_EN = {"range": "Range", "tasks_n": "tasks", "unknown_range": "(range unknown)",
+       "duration": "Duration", "unknown": "unknown", "minutes": "min", "parallel": "in parallel",
+       "retakes": "Retakes", "times": "", "activity": "## Team Activity (TaskCompleted/"
+       "TeammateIdle hooks)", "header": "| Teammate | Tasks completed | Completed at |",
+       "reviewed": "(review done)", "manual": "APPROVE (confirmed by the user)",
+       "verdict": "Verdict", "enabled": "enabled (--codex-review)", "build": "Build",
+       "test": "Tests", "ok": "✅ passed", "failed": "❌ failed", "none": "— (nothing to run)",
+       "no_tests": "— (no tests)", "passed": "passed", "no_commit": "- (no commit)",
+       "closing": "Done with ease 🐎💨"}
+
+
+def render(report: dict, env=None) -> str:
+    """The seed's 完了レポート (Markdown): exactly the seed's for a Japanese user
+    (gateway.i18n), in English otherwise."""
+    from gateway.i18n import is_ja
+
+    w = _JA if is_ja(env) else _EN
     t = store.safe_text
     n = report["task_count"]
     mins = report["duration_min"]
+    times = f" {w['times']}" if w["times"] else ""
     lines = ["🏇 Breezing Complete!", "", "## Summary",
-             f"- 対象: {t(report['range'] or '(範囲不明)', 200)} ({n} タスク)",
-             f"- 所要時間: {mins if mins is not None else '不明'} 分",
-             f"- Implementer: {report['implementers'] or '?'} 並列",
-             f"- リテイク: {report['retakes']} 回", "", "## Tasks"]
+             f"- {w['range']}: {t(report['range'] or w['unknown_range'], 200)} ({n} "
+             f"{w['tasks_n']})",
+             f"- {w['duration']}: {mins if mins is not None else w['unknown']} {w['minutes']}",
+             f"- Implementer: {report['implementers'] or '?'} {w['parallel']}",
+             f"- {w['retakes']}: {report['retakes']}{times}", "", "## Tasks"]
     for task in report["tasks"]:
         s = task["section"]
         label = f"{s}." if s.isdigit() else s
         lines.append(f"{'✅' if task['done'] else '⏳'} {t(label, 20)} {t(task['title'], 120)}")
-    lines += ["", "## Team Activity (TaskCompleted/TeammateIdle Hook - 実装済み)",
-              "| Teammate | 完了タスク | 完了時刻 |", "|----------|-----------|---------|"]
+    lines += ["", w["activity"], w["header"], "|----------|-----------|---------|"]
     for row in report["activity"]:
-        done = "(レビュー完了)" if row.get("review") else ", ".join(row["tasks"])
+        done = w["reviewed"] if row.get("review") else ", ".join(row["tasks"])
         lines.append(f"| {row['teammate']} | {done} | {', '.join(row['times']) or '-'} |")
     rv = report["review"]
-    verdict = "不明"
+    verdict = w["unknown"]
     if rv.get("verdict"):
         verdict = f"{rv['verdict']} (Grade: {rv.get('grade') or 'N/A'})"
         if rv.get("manual"):
-            verdict = "APPROVE (手動確認)"
-    lines += ["", "## Review", f"- 判定: {verdict}",
-              f"- Codex Review: {'有効 (--codex-review)' if rv['codex_review'] != 'N/A' else 'N/A'}",
+            verdict = w["manual"]
+    lines += ["", "## Review", f"- {w['verdict']}: {verdict}",
+              f"- Codex Review: {w['enabled'] if rv['codex_review'] != 'N/A' else 'N/A'}",
               "", "## Build & Test"]
     b, tt = report["build"], report["tests"]
-    lines.append("- ビルド: " + {"passed": "✅ 成功", "failed": "❌ 失敗",
-                                 "no-tests": "✅ 成功"}.get(b["status"], "— (対象なし)"))
+    lines.append(f"- {w['build']}: " + {"passed": w["ok"], "failed": w["failed"],
+                                        "no-tests": w["ok"]}.get(b["status"], w["none"]))
     if tt["status"] == "passed" and "total" in tt:
-        test = f"✅ {tt['passed']}/{tt['total']} 通過"
+        test = f"✅ {tt['passed']}/{tt['total']} {w['passed']}"
     else:
-        test = {"passed": "✅ 成功", "failed": "❌ 失敗",
-                "no-tests": "— (テストなし)"}.get(tt["status"], "— (対象なし)")
-    lines += [f"- テスト: {test}", "", "## Commit"]
+        test = {"passed": w["ok"], "failed": w["failed"],
+                "no-tests": w["no_tests"]}.get(tt["status"], w["none"])
+    lines += [f"- {w['test']}: {test}", "", "## Commit"]
     if report["commits"]:
         lines += [f"- {c['hash']}: {t(c['subject'], 200)}" for c in report["commits"]]
     else:
-        lines.append("- (コミットなし)")
-    lines += ["", CLOSING]
+        lines.append(w["no_commit"])
+    lines += ["", w["closing"]]
     return "\n".join(lines)
 
 
-def cleanup(project_dir, *, now: str | None = None, plans_path: str | None = None) -> dict:
+def cleanup(project_dir, *, now: str | None = None, plans_path: str | None = None,
+            no_commit: bool = False) -> dict:
     """Steps 6, 7 and 9: the report from the state, then the state files removed in the
     seed's order. Raises ``FinishError`` (nothing removed) until ``complete`` ran."""
     project = os.path.abspath(os.fspath(project_dir))
@@ -388,6 +452,14 @@ def cleanup(project_dir, *, now: str | None = None, plans_path: str | None = Non
                                            "check, Plans.md) have not run for session "
                                            f"{active.session_id}: run `gateway breezing "
                                            f"finish` first")
+    head = _review.git_head(project)
+    if not no_commit and head is not None and head == rec.get("head"):
+        raise FinishError("not_committed", "gateway: no commit since `gateway breezing finish` "
+                                           "(HEAD is still " + head[:12] + "): commit the "
+                                           "implementation and Plans.md first (seed 001 step 5, "
+                                           "Conventional Commits), then run `gateway breezing "
+                                           "finish --cleanup`; nothing was removed. With "
+                                           "nothing to commit, add --no-commit")
     report = build_report(project, now=now, plans_path=plans_path)
     removed = []
     for name in CLEANUP_ORDER:

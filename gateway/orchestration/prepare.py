@@ -51,11 +51,32 @@ NOT_ENABLED = """⚠️ Agent Teams が有効化されていません。
 }
 
 Agent Teams なしで実行する場合は `/work all` を使用してください。"""
+NOT_ENABLED_EN = """⚠️ Agent Teams is not enabled.
+
+Add this to settings.json:
+{
+  "env": {
+    "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1"
+  }
+}
+
+To run without Agent Teams, use `/work all`."""
+
+
+def not_enabled(env=None) -> str:
+    """The seed's message (Japanese locale or GATEWAY_LANG=ja), else its English version."""
+    from gateway.i18n import text
+
+    return text(NOT_ENABLED, NOT_ENABLED_EN, env)
+
+
 PLANNER_AGENT = "claude-code-harness:plan-analyst"
 CRITIC_AGENT = "claude-code-harness:plan-critic"
 MAX_DISCUSS_ROUNDS = 3
 _TRUE = ("1", "true", "yes", "on")
 
+ABORTED_TAIL = ("\n\n(breezing-active.json was removed: early abort; run `gateway breezing "
+                "start` again once it is fixed)")
 EXIT_ABORTED = 1        # the environment check failed / nothing was prepared
 EXIT_BAD_RANGE = 2      # the range or the tasks cannot be used
 EXIT_STATE = 3          # a state file or Plans.md cannot be used
@@ -220,13 +241,13 @@ def prepare(project_dir, range_text: str, *, codex: bool = False, parallel: int 
 
     def fail(code, message, exit_code):
         aborted = _abort_quietly(project, sid)
-        tail = ("\n\n(breezing-active.json was removed: early abort)" if aborted else "")
+        tail = ABORTED_TAIL if aborted else ""
         return StartError(code, message + tail, exit_code, aborted)
 
     try:
         env_check = check_agent_teams(project, env)
         if not env_check.ok:
-            raise fail("agent_teams_disabled", NOT_ENABLED, EXIT_ABORTED)
+            raise fail("agent_teams_disabled", not_enabled(env), EXIT_ABORTED)
         path = plans_path or os.path.join(project, "Plans.md")
         try:
             plans = _plans.load(path)
@@ -265,9 +286,12 @@ def _tree(lines: list[str]) -> list[str]:
     return [("└── " if i == len(lines) - 1 else "├── ") + x for i, x in enumerate(lines)]
 
 
-def screen(p: Prepared) -> str:
-    """Seed 001's range confirmation screen; findings, notes and batching only when there
-    are any."""
+def screen(p: Prepared, env=None) -> str:
+    """Seed 001's range confirmation screen (Japanese exactly; English outside a Japanese
+    locale, gateway.i18n); findings, notes and batching only when there are any."""
+    from gateway.i18n import is_ja
+
+    ja = is_ja(env)
     t = store.safe_text
     reg = p.registration
     by_section = reg.by_section()
@@ -277,21 +301,32 @@ def screen(p: Prepared) -> str:
         e = by_section[task.section]
         wait = ""
         if e.blocked_by:
-            wait = " ← " + ", ".join(t(ids[b], 20) for b in e.blocked_by) + " の後"
+            after = ", ".join(t(ids[b], 20) for b in e.blocked_by)
+            wait = f" ← {after} の後" if ja else f" ← after {after}"
         rows.append(f"{t(_label(task.section), 20)} {t(task.title, 120)} "
                     f"({t(task.marker, 20)}){wait}")
-    impl = f"Implementer: {p.implementers} 個 (独立タスク数に基づく)"
-    if p.mode == "codex":
-        impl = f"Implementer: {p.implementers} 個 (独立タスク数に基づく, codex-implementer)"
-    lines = ["🏇 Breezing - 範囲を確認させてください", "",
-             f"指定: 「{t(p.active.task_range or '', 200)}」", "", "対象タスク:", *_tree(rows), "",
-             "Team 構成:",
-             *_tree(["Lead: 調整専念 (Phase B で delegate mode)", impl, "Reviewer: 1 個"]), ""]
+    n_tasks, n_impl = len(reg.entries), p.implementers
+    if ja:
+        impl = f"Implementer: {n_impl} 個 (独立タスク数に基づく)"
+        if p.mode == "codex":
+            impl = f"Implementer: {n_impl} 個 (独立タスク数に基づく, codex-implementer)"
+        lines = ["🏇 Breezing - 範囲を確認させてください", "",
+                 f"指定: 「{t(p.active.task_range or '', 200)}」", "", "対象タスク:", *_tree(rows),
+                 "", "Team 構成:",
+                 *_tree(["Lead: 調整専念 (Phase B で delegate mode)", impl, "Reviewer: 1 個"]), ""]
+    else:
+        impl = f"Implementer: {n_impl} (from the independent tasks" + (
+            ", codex-implementer)" if p.mode == "codex" else ")")
+        lines = ["🏇 Breezing - please confirm the range", "",
+                 f"Range: \"{t(p.active.task_range or '', 200)}\"", "", "Tasks:", *_tree(rows),
+                 "", "Team:",
+                 *_tree(["Lead: coordinates only (delegate mode in Phase B)", impl,
+                         "Reviewer: 1"]), ""]
     if reg.findings:
-        lines.append("タスク品質チェック:")
+        lines.append("タスク品質チェック:" if ja else "Task quality checks:")
         for f in reg.findings:
             mark = "🔧" if f.level == "repaired" else "⚠️"
-            tail = " (自動付与)" if f.level == "repaired" else ""
+            tail = (" (自動付与)" if ja else " (added)") if f.level == "repaired" else ""
             lines.append(f"{mark} [{f.check}] {t(f.message, 300)}{tail}")
         lines.append("")
     for _code, message in p.selection.notes:
@@ -299,21 +334,32 @@ def screen(p: Prepared) -> str:
     if p.selection.notes:
         lines.append("")
     if len(p.batches) > 1:
-        lines += [f"Progressive Batch: {len(reg.entries)} タスクを {len(p.batches)} バッチで登録 "
-                  f"(Batch 1: {len(p.batches[0])} タスク、次のバッチは 60% 完了で)", ""]
-    lines += [f"計 {len(reg.entries)} タスクを Implementer {p.implementers} 並列で完走します。", "",
-              "これで合っていますか？"]
+        first = len(p.batches[0])
+        lines += [f"Progressive Batch: {n_tasks} タスクを {len(p.batches)} バッチで登録 "
+                  f"(Batch 1: {first} タスク、次のバッチは 60% 完了で)" if ja else
+                  f"Progressive Batch: {n_tasks} tasks in {len(p.batches)} batches (batch 1: "
+                  f"{first} tasks; the next one at 60 % done)", ""]
+    if ja:
+        lines += [f"計 {n_tasks} タスクを Implementer {n_impl} 並列で完走します。", "",
+                  "これで合っていますか？"]
+    else:
+        lines += [f"{n_tasks} task(s), {n_impl} implementer(s) in parallel.", "",
+                  "Is this right?"]
     return "\n".join(lines)
 
 
 def _spawn_steps(mode: str, n: int) -> list[str]:
     return [f"spawn {n} implementer(s) at once: subagent_type {IMPLEMENTER_AGENT[mode]}, "
-            f"mode bypassPermissions; spawn prompt: write .claude/state/breezing-role-impl-{{N}}"
-            f".json = {{\"role\": \"implementer\", \"owns\": []}} first (N = 1..{n})",
-            f"spawn 1 reviewer: subagent_type {REVIEWER_AGENT}, mode bypassPermissions; spawn "
-            f"prompt: write .claude/state/breezing-role-reviewer.json = {{\"role\": "
-            f"\"reviewer\"}} first",
-            "`gateway breezing phase B` (delegate mode: the Lead only coordinates)"]
+            f"mode bypassPermissions (an Agent-tool teammate is registered by the gateway's "
+            f"SubagentStart hook); a teammate that runs as a session of its own registers "
+            f"first with one Bash command: `gateway breezing register implementer --name "
+            f"impl-{{N}}` (N = 1..{n}); then assign each its files: `gateway breezing register "
+            f"implementer --owns GLOB --name impl-{{N}}`",
+            f"spawn 1 reviewer: subagent_type {REVIEWER_AGENT}, mode bypassPermissions; as a "
+            f"session of its own it registers with `gateway breezing register reviewer --name "
+            f"reviewer`",
+            "`gateway breezing phase B` (delegate mode: the Lead only coordinates; `gateway "
+            "breezing status` shows the progress and what is next)"]
 
 
 def _q(word: str) -> str:
@@ -382,9 +428,8 @@ def initialise(project_dir, p: Prepared, *, team: str | None = None, model: str 
     if not tasklist.safe_team_name(team):
         _abort_quietly(project, sid)
         raise StartError("team_unsafe", f"gateway: --team {store.safe_text(team, 60)!r} is not "
-                         f"a plain directory name (letters, digits, '.', '_', '-')\n\n"
-                         f"(breezing-active.json was removed: early abort)", EXIT_BAD_RANGE,
-                         True)
+                         f"a plain directory name (letters, digits, '.', '_', '-')"
+                         + ABORTED_TAIL, EXIT_BAD_RANGE, True)
     entries = p.registration.entries
     batching = None
     if len(p.batches) > 1:
@@ -425,8 +470,7 @@ def initialise(project_dir, p: Prepared, *, team: str | None = None, model: str 
     except (store.StateError, ValueError) as e:
         aborted = _abort_quietly(project, sid)
         raise StartError("write_failed", f"gateway: the team could not be initialised: {e}"
-                         + ("\n\n(breezing-active.json was removed: early abort)" if aborted
-                            else ""), EXIT_STATE, aborted) from None
+                         + (ABORTED_TAIL if aborted else ""), EXIT_STATE, aborted) from None
     n = p.implementers
     return {
         "step": "initialized", "session_id": sid, "team_name": team, "impl_mode": p.mode,

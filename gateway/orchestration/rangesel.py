@@ -30,9 +30,17 @@ from . import plans as _plans
 __all__ = ["RangeError", "RangeSpec", "Selection", "parse_range", "select", "matches",
            "normalise_keyword", "ALL_WORDS", "RESUME_WORDS"]
 
-ALL_WORDS = ("全部", "全て", "すべて", "全部やって", "全部やる", "全タスク", "all")
+ALL_WORDS = ("全部", "全て", "すべて", "全部やって", "全部やる", "全タスク", "all", "all tasks",
+             "everything", "do all", "do everything", "all of them")
 RESUME_WORDS = ("続き", "続きやって", "続きをやって", "続きから", "再開", "再開して", "resume",
-                "continue")
+                "continue", "carry on", "continue where we left off", "pick up where we left off")
+#: English ranges: "A through B", "from A through B", "from A to B", "from A", "up to B"
+_EN_FROM_TO = re.compile(r"^from\s+(.+?)\s+(?:through|thru|to|until)\s+(.+)$", re.I)
+_EN_THROUGH = re.compile(r"^(.+?)\s+(?:through|thru)\s+(.+)$", re.I)
+_EN_FROM = re.compile(r"^(?:from|starting (?:at|with))\s+(.+)$", re.I)
+_EN_UNTIL = re.compile(r"^(?:up\s+to|until|through|thru)\s+(.+)$", re.I)
+_EN_REQUEST = re.compile(r"^(?:please\s+)?(?:do|finish|complete|implement|work\s+on)\s+(.+?)"
+                         r"(?:\s*,?\s*please)?\s*[.!]*$", re.I)
 _REQUEST = re.compile(
     r"(?:を|の)?\s*(?:完了させて|完了して|終わらせて|片付けて|実装して|やって|進めて|"
     r"お願い(?:します)?|完走して)(?:ください|下さい)?\s*[。.!！]*\s*$")
@@ -67,8 +75,23 @@ class RangeSpec:
         return {"kind": self.kind, "text": self.text, "start": self.start, "end": self.end,
                 "keywords": list(self.keywords)}
 
-    def describe(self) -> str:
-        """How the range was understood, in the seed table's words."""
+    def describe(self, env=None) -> str:
+        """How the range was understood, in the seed table's words (English outside a
+        Japanese locale, gateway.i18n)."""
+        from gateway.i18n import is_ja
+
+        if not is_ja(env):
+            if self.kind == "all":
+                return "every unfinished task of Plans.md"
+            if self.kind == "resume":
+                return "the unfinished tasks recorded in breezing-active.json (resumed)"
+            if self.kind == "between":
+                a = f'"{self.start}"' if self.start else "the first task"
+                b = f'"{self.end}"' if self.end else "the last task"
+                return f"the tasks from {a} through {b}"
+            if len(self.keywords) == 1:
+                return f'every task matching "{self.keywords[0]}"'
+            return "the tasks matching one of " + ", ".join(f'"{k}"' for k in self.keywords)
         if self.kind == "all":
             return "Plans.md の全未完了タスク"
         if self.kind == "resume":
@@ -103,10 +126,22 @@ def parse_range(text: str) -> RangeSpec:
     if bare.lower() in RESUME_WORDS or bare in RESUME_WORDS:
         return RangeSpec("resume", raw)
     core = _REQUEST.sub("", bare).strip() or bare
+    m = _EN_REQUEST.match(core)
+    if m:
+        core = m.group(1).strip() or core
     if core.lower() in ALL_WORDS or bare.lower() in ALL_WORDS:
         return RangeSpec("all", raw)
     if core.lower() in RESUME_WORDS:
         return RangeSpec("resume", raw)
+    if not _LIST.search(core):
+        for rx, parts in ((_EN_FROM_TO, (1, 2)), (_EN_THROUGH, (1, 2)), (_EN_FROM, (1, None)),
+                          (_EN_UNTIL, (None, 1))):
+            m = rx.match(core)
+            if m:
+                a = normalise_keyword(m.group(parts[0])) if parts[0] else None
+                b = normalise_keyword(m.group(parts[1])) if parts[1] else None
+                if a or b:
+                    return RangeSpec("between", raw, a or None, b or None)
     m = _BETWEEN.match(core)
     if m and (m.group(1) or m.group(2)) and not _LIST.search(core):
         a, b = normalise_keyword(m.group(1)), normalise_keyword(m.group(2))
@@ -159,6 +194,7 @@ def select(plans: _plans.Plans, spec: RangeSpec) -> Selection:
     if spec.kind == "resume":
         raise ValueError("a resume range is not a selection: use gateway resume")
     tasks = plans.tasks
+    missing: list[str] = []
     if spec.kind == "all":
         picked = list(tasks)
     elif spec.kind == "between":
@@ -184,11 +220,17 @@ def select(plans: _plans.Plans, spec: RangeSpec) -> Selection:
         picked = tasks[first:last + 1]
     else:
         missing = [k for k in spec.keywords if not any(matches(t, k) for t in tasks)]
-        if missing:
+        if len(missing) == len(spec.keywords):
             raise RangeError("no_match", "no task in Plans.md matches "
-                                         + ", ".join(f"「{k}」" for k in missing))
+                                         + ", ".join(f"「{k}」" for k in missing)
+                                         + ": name a task's title words or section number")
         picked = [t for t in tasks if any(matches(t, k) for k in spec.keywords)]
     notes: list[tuple[str, str]] = []
+    if spec.kind == "keywords" and missing:
+        # a list (Header, Footer, Sidebar) takes what it names; a name without a task is said
+        notes.append(("no_match", "no task in Plans.md matches "
+                                  + ", ".join(f"「{k}」" for k in missing)
+                                  + ": the other names are taken"))
     out = []
     done = [t for t in picked if t.done]
     for t in picked:

@@ -22,8 +22,6 @@ import re
 from gateway.state import fast, files, store
 from gateway.state.layout import layout
 
-from . import tasklist
-
 __all__ = ["IMPLEMENTER_AGENT", "REVIEWER_AGENT", "Restored", "breezing_context",
            "skill_mode_from_transcript", "mode_mismatch"]
 
@@ -141,7 +139,9 @@ def breezing_context(project_dir, source: str, env=None, transcript_path=None) -
                    f"{REVIEWER_AGENT}.")
     if phase is not None and phase.phase == "B":
         lines.append("- Phase B (delegate): use only TaskCreate, TaskUpdate, TaskList, TaskGet "
-                     "and SendMessage; no Write, Edit or Bash of your own.")
+                     "and SendMessage, and the gateway's coordination steps as one Bash command "
+                     "each (`gateway breezing status|review|batch|register|phase C`, `gateway "
+                     "resume`); no Write, Edit or other Bash of your own.")
     elif phase is not None:
         lines.append(f"- Phase {phase.phase} is recorded"
                      + (" (finishing: integration check, Plans.md, commit, cleanup)."
@@ -154,7 +154,9 @@ def breezing_context(project_dir, source: str, env=None, transcript_path=None) -
                      "initialisation); do not implement directly.")
     else:
         try:
-            team = tasklist.read_team(active.team_name, env)
+            from .progress import team_list
+
+            team = team_list(lay.project_dir, active, env)
         except ValueError as e:
             return _broken(lay.active, store.StateInvalid(lay.active, str(e)),
                            "the team's task list cannot be located")
@@ -175,10 +177,26 @@ def breezing_context(project_dir, source: str, env=None, transcript_path=None) -
                             "(Phase C follows an APPROVE)."))
         else:
             why = f" ({team.problem})" if team.problem else ""
-            lines.append(f"- The team's task list {team.path} is gone{why}: create a new "
-                         f"team, re-register the unfinished tasks of the {mapped} mapped "
-                         f"Plans.md task(s) (`gateway resume` lists them), {spawn}, then "
-                         f"resume the cycle.")
+            from . import progress as _progress
+
+            try:
+                rec = _progress.load(lay, active.session_id)
+                seen = len(rec["completed"]) + len(rec["created"])
+            except store.StateError:
+                seen = 0
+            check = (f" The hooks saw {seen} task event(s) of this session: check TaskList "
+                     "first; if the team's tasks are there, resume the cycle with the existing "
+                     "team." if seen else "")
+            rebuild = (f"run `gateway resume --yes` (allowed in delegate mode: it keeps the "
+                       f"completed tasks, gives the unfinished ones new task ids and returns "
+                       f"the session to Phase A), create the tasks it lists (TaskCreate), "
+                       f"{spawn}, then `gateway breezing phase B` again"
+                       if phase is not None and phase.phase == "B" else
+                       f"re-register the unfinished tasks of the {mapped} mapped Plans.md "
+                       f"task(s) (`gateway resume` lists them, `gateway resume --yes` "
+                       f"records the new team), {spawn}, then resume the cycle")
+            lines.append(f"- The team's task list {team.path} is not there{why}.{check} If the "
+                         f"team is gone: {rebuild}.")
     if active.review is not None:
         lines.append(f"- Retakes so far: {active.review.retake_count} of "
                      f"{active.review.max_retakes}; beyond that, escalate to the user.")

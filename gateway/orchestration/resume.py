@@ -54,6 +54,19 @@ __all__ = ["ResumeError", "Entry", "Report", "inspect", "screen", "as_json", "ap
            "EXIT_NOT_FOUND", "EXIT_BROKEN"]
 
 NOT_FOUND = "前回のセッションが見つかりません"
+NOT_FOUND_EN = ("No previous session was found (no .claude/state/breezing-active.json): start "
+                "a new run with `gateway breezing start --range ...`")
+
+
+def _t(ja: str, en: str) -> str:
+    from gateway.i18n import text
+
+    return text(ja, en)
+
+
+def not_found() -> str:
+    """The seed's message for a Japanese user; in English it also says what to do."""
+    return _t(NOT_FOUND, NOT_FOUND_EN)
 EXIT_NOT_FOUND = 1
 EXIT_BROKEN = 3
 ICON = {"completed": "✅", "in_progress": "⏸", "pending": "⏳"}
@@ -154,7 +167,7 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
     except store.StateError as e:
         raise ResumeError(f"gateway: {e}", EXIT_BROKEN, "active_corrupt") from None
     if active is None:
-        raise ResumeError(NOT_FOUND, EXIT_NOT_FOUND, "not_found")
+        raise ResumeError(not_found(), EXIT_NOT_FOUND, "not_found")
     missing = [f for f, ok in (("team_name", active.team_name),
                                ("plans_md_mapping", active.plans_md_mapping)) if not ok]
     if missing:
@@ -164,22 +177,38 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
             f"resume. To repair: start a new /breezing (`gateway state clean` ends the old "
             f"session)", EXIT_BROKEN, "active_incomplete")
     notes: list[tuple[str, str]] = []
+    from . import progress as _progress
+
     try:
-        team = tasklist.read_team(active.team_name, env, tasks_root)
+        observed = {e.get("section") for e in _progress.load(
+            lay, active.session_id)["completed"].values() if e.get("section")}
+    except store.StateError as e:
+        observed = set()
+        _note(notes, "progress_unreadable", _t(f"進捗記録を読めません: {e.problem}",
+                                                f"the progress record cannot be read: "
+                                                f"{e.problem}"))
+    try:
+        from .progress import team_list
+
+        team = team_list(lay.project_dir, active, env, tasks_root)
     except ValueError as e:
         raise ResumeError(f"gateway: state file {lay.active}: {e}. To repair: fix team_name "
                           f"in {lay.active} by hand", EXIT_BROKEN, "team_name_unsafe") from None
     if not team.exists:
         _note(notes, "tasklist_missing",
-              f"TaskList ディレクトリ {team.path} がありません"
+              _t(f"TaskList ディレクトリ {team.path} がありません", f"the TaskList directory "
+                 f"{team.path} is not there")
               + (f" ({team.problem})" if team.problem else "")
-              + ": 状態は Plans.md のマーカーから復元しました")
+              + _t(": 状態は TaskCompleted の記録と Plans.md のマーカーから復元しました",
+                   ": the states come from the TaskCompleted record and the Plans.md "
+                   "markers"))
     plans_path = plans_path or os.path.join(lay.project_dir, "Plans.md")
     plans = None
     try:
         plans = _plans.load(plans_path)
     except _plans.PlansError as e:
-        _note(notes, "plans_unreadable", f"Plans.md を読めません: {e}")
+        _note(notes, "plans_unreadable", _t(f"Plans.md を読めません: {e}",
+                                            f"Plans.md cannot be read: {e}"))
     entries: list[Entry] = []
     batch_of = {}
     if active.batching and active.batching.enabled:
@@ -195,35 +224,46 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
         if plans is not None:
             pt = plans.get(section)
             if pt is None and plans.sections(section):
-                note = f"Plans.md に {section} が複数あります: 手で確認してください"
+                note = _t(f"Plans.md に {section} が複数あります: 手で確認してください",
+                          f"Plans.md has {section} more than once: check it by hand")
             elif pt is None:
                 cands = plans.by_title(subject_title) if subject_title else []
                 if len(cands) == 1 and cands[0].section:
-                    note = f"{section} は Plans.md で {cands[0].section} になりました (タイトルで照合)"
+                    note = _t(f"{section} は Plans.md で {cands[0].section} になりました (タイトルで照合)",
+                              f"{section} is {cands[0].section} in Plans.md now (found by its "
+                              f"title)")
                     pt, section = cands[0], cands[0].section
-        title = (pt.title if pt else None) or subject_title or "(タイトル不明)"
+        title = (pt.title if pt else None) or subject_title or _t("(タイトル不明)",
+                                                                  "(title unknown)")
         if team.exists:
             if tt is None:
                 status, origin = "pending", "tasklist"
-                note = note or "TaskList にタスクファイルがありません: pending として再登録"
+                note = note or _t("TaskList にタスクファイルがありません: pending として再登録",
+                                  "no task file in the TaskList: registered again as pending")
             else:
                 status, origin = tt.status, "tasklist"
                 if tt.problem:
-                    note = note or f"タスクファイルが壊れています ({tt.problem}): pending として再登録"
+                    note = note or _t(f"タスクファイルが壊れています ({tt.problem}): pending として再登録",
+                                      f"the task file is broken ({tt.problem}): registered "
+                                      f"again as pending")
                     status = "pending"
         else:
             origin = "plans"
             status = ("completed" if pt and pt.done else
                       "in_progress" if pt and pt.status == "wip" else "pending")
+        if section in observed and status != "completed":
+            # the TaskCompleted hook saw it completed in this session
+            status, origin = "completed", "hooks"
         e = Entry(old_id, section, title, status, origin, note,
                   batch=batch_of.get(task_key(old_id)),
                   depends=pt.depends if pt else (), owns=pt.owns if pt else ())
         if plans is not None and pt is None and not plans.sections(section):
             e.skip = True
-            e.note = f"{section} は Plans.md にありません: スキップ"
+            e.note = _t(f"{section} は Plans.md にありません: スキップ",
+                        f"{section} is not in Plans.md: skipped")
         elif pt is not None and pt.done and status != "completed":
             e.skip = True
-            e.note = "Plans.md で cc:done: スキップ"
+            e.note = _t("Plans.md で cc:done: スキップ", "cc:done in Plans.md: skipped")
         entries.append(e)
     pending: list[Entry] = []
     pending_sections: set[str] = set()
@@ -234,7 +274,9 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
             secs = (b.model_extra or {}).get("sections")
             if not isinstance(secs, list) or not secs:
                 _note(notes, "batch_unknown",
-                      f"バッチ {b.batch} のセクションが記録されていません: Plans.md から手で登録してください")
+                      _t(f"バッチ {b.batch} のセクションが記録されていません: Plans.md から手で登録してください",
+                         f"batch {b.batch} has no recorded sections: register them from "
+                         f"Plans.md by hand"))
                 continue
             for s in secs:
                 s = str(s)
@@ -242,13 +284,16 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
                 pt = plans.get(s) if plans else None
                 if pt is not None and pt.done:
                     continue
-                pending.append(Entry(None, s, pt.title if pt else "(タイトル不明)", "pending",
-                                     "plans", f"バッチ {b.batch}: 未登録", batch=b.batch,
+                pending.append(Entry(None, s, pt.title if pt else _t("(タイトル不明)",
+                                                                     "(title unknown)"),
+                                     "pending", "plans",
+                                     _t(f"バッチ {b.batch}: 未登録",
+                                        f"batch {b.batch}: not registered yet"), batch=b.batch,
                                      depends=pt.depends if pt else (),
                                      owns=pt.owns if pt else ()))
     earlier = [Entry(None, sec, (plans.get(sec).title if plans and plans.get(sec) else
-                                 "(タイトル不明)"), "completed", "earlier",
-                     "前回までのセッションで完了")
+                                 _t("(タイトル不明)", "(title unknown)")), "completed",
+                     "earlier", _t("前回までのセッションで完了", "completed in an earlier session"))
                for sec in completed_sections(active) if sec not in {e.section for e in entries}]
     added: list[_plans.PlanTask] = []
     if plans is not None:
@@ -260,34 +305,35 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
                 added.append(t)
         if added:
             _note(notes, "plans_added",
-                  "Plans.md に追加されたタスク: "
+                  _t("Plans.md に追加されたタスク: ", "tasks added to Plans.md: ")
                   + ", ".join(f"{t.section} {store.safe_text(t.title, 40)}" for t in added[:10])
-                  + (" ほか" if len(added) > 10 else "")
-                  + " (含める場合は --include-added)")
+                  + (_t(" ほか", " and more") if len(added) > 10 else "")
+                  + _t(" (含める場合は --include-added)", " (--include-added registers them)"))
     return Report(active, team, entries, added, pending, notes, plans_path, earlier)
 
 
 def _started(ts: str | None) -> str:
     dt = parse_iso(ts) if ts else None
-    return dt.strftime("%Y-%m-%d %H:%M") if dt else "不明"
+    return dt.strftime("%Y-%m-%d %H:%M") if dt else _t("不明", "unknown")
 
 
 def screen(report: Report) -> str:
     """The seed's Step 2 screen (notes, if any, before the question)."""
     t = store.safe_text
     a = report.active
-    lines = [f"前回のセッション: {t(a.session_id)}", f"開始: {_started(a.started_at)}",
-             f"Team: {t(a.team_name)}", "", "TaskList 状態:"]
+    lines = [_t("前回のセッション: ", "Previous session: ") + t(a.session_id),
+             _t("開始: ", "Started: ") + _started(a.started_at),
+             f"Team: {t(a.team_name)}", "", _t("TaskList 状態:", "TaskList state:")]
     for e in report.earlier:
         lines.append(f"✅ ({t(e.section)}) {t(e.title, 120)} ({e.note})")
     for e in report.entries:
         mark = ICON.get(e.status, "⏳")
         tail = ""
         if e.skip:
-            mark = "✅" if "cc:done" in (e.note or "") else "⏭"
+            mark = "✅" if e.status == "completed" or "cc:done" in (e.note or "") else "⏭"
             tail = f" ({e.note})"
         elif e.status == "in_progress":
-            tail = " (中断)"
+            tail = _t(" (中断)", " (interrupted)")
         if e.note and not e.skip:
             tail += f" ({e.note})"
         lines.append(f"{mark} {t(e.old_id)} ({t(e.section)}) {t(e.title, 120)}{tail}")
@@ -296,7 +342,7 @@ def screen(report: Report) -> str:
     if report.notes:
         lines.append("")
         lines += [f"⚠️ {m}" for _code, m in report.notes]
-    lines += ["", "続行しますか？"]
+    lines += ["", _t("続行しますか？", "Continue?")]
     return "\n".join(lines)
 
 
@@ -372,14 +418,27 @@ def apply(project_dir, report: Report, *, team: str | None = None,
                "plans_md_mapping": {t["id"]: t["section"] for t in tasks}}
 
         if current.batching and current.batching.enabled:
-            batching = current.batching.model_copy(deep=True)
-            cur = current.in_progress_batch()
-            for b in batching.batches:
-                if cur is not None and b.batch == cur.batch:
-                    b.task_ids = [t["id"] for t in tasks]
-            upd["batching"] = batching
+            from .progress import batch_sections
+
+            secs = batch_sections(current)
+            batching = current.batching.model_dump(mode="json", exclude_none=True)
+            for b in batching["batches"]:
+                if b["status"] == "pending":
+                    continue
+                mine = secs.get(b["batch"], [])
+                b["sections"] = mine
+                b["task_ids"] = [by_section[x] for x in mine if x in by_section]
+                b["status"] = "in_progress" if b["task_ids"] else "completed"
+        else:
+            batching = None
         data = current.model_copy(update=upd).model_dump(mode="json", exclude_none=True)
+        if batching is not None:
+            data["batching"] = batching
         data["resumed_from"] = old.session_id
+        earlier = (current.model_extra or {}).get("earlier_sessions")
+        earlier = [x for x in earlier if isinstance(x, str)] if isinstance(earlier, list) \
+            else []
+        data["earlier_sessions"] = (earlier + [old.session_id])[-50:]
         data[COMPLETED_FIELD] = done_before
         return BreezingActive.model_validate(data)
 

@@ -20,7 +20,8 @@ import subprocess
 from gateway.state import files, store
 from gateway.state.models import Review
 
-__all__ = ["VERDICTS", "next_step", "record_verdict", "FastPath", "fast_path", "git_head"]
+__all__ = ["VERDICTS", "next_step", "record_verdict", "FastPath", "fast_path", "git_head",
+           "Observed", "observe", "record_review", "NEXT"]
 
 VERDICTS = ("APPROVE", "REQUEST_CHANGES", "REJECT", "STOP")
 
@@ -56,6 +57,106 @@ def record_verdict(project_dir, verdict: str) -> tuple[str, int, int]:
 
     files.update_active(project_dir, fn)
     return out[0]
+
+
+#: What the Lead does after each step (seed 001 リテイクループ, review-retake-loop).
+NEXT = {
+    "approve": "every task completed and approved: run `gateway breezing phase C`, then "
+               "`gateway breezing finish`",
+    "retake": "break the findings into fix tasks (TaskCreate) for the implementers; ask the "
+              "Reviewer for a new review when they are completed",
+    "escalate": "the retake limit is reached: escalate to the user (SendMessage is not "
+                "enough: stop and ask the user how to go on); do not start another retake",
+    "stop": "stop at once and report to the user (REJECT/STOP)",
+}
+
+
+class Observed:
+    """A verdict as the observer recorded it: ``step`` (approve, retake, escalate, stop),
+    ``retake_count``/``max_retakes`` after it, ``new`` (False: this verdict was recorded
+    already -- the same review seen again counts once), ``verdict``."""
+
+    __slots__ = ("verdict", "step", "retake_count", "max_retakes", "new")
+
+    def __init__(self, verdict, step, retake_count, max_retakes, new):
+        self.verdict, self.step, self.retake_count = verdict, step, retake_count
+        self.max_retakes, self.new = max_retakes, new
+
+    @property
+    def next(self) -> str:
+        return NEXT[self.step]
+
+    def as_dict(self) -> dict:
+        return {"verdict": self.verdict, "step": self.step, "retake_count": self.retake_count,
+                "max_retakes": self.max_retakes, "new": self.new, "next": self.next}
+
+
+def _key(result) -> str:
+    return "|".join(str(x) for x in (result.verdict, result.timestamp, result.commit_hash,
+                                     result.session_id, result.grade))
+
+
+def observe(project_dir, result) -> Observed:
+    """The observer of a verdict (a ReviewResult: written by `gateway breezing review`, or by
+    a Write of review-result.json that PostToolUse saw): REQUEST_CHANGES increments
+    ``review.retake_count`` of breezing-active.json unless the limit is reached (then the step
+    is escalate); the same review seen twice counts once (``review.last_verdict``). Raises
+    ``StateError`` (no session, corrupt file)."""
+    out: list = []
+
+    def fn(active):
+        if active is None:
+            raise store.StateMissing(files.layout(project_dir).active,
+                                     "does not exist: no breezing session to review")
+        review = active.review or Review()
+        extra = dict(review.model_extra or {})
+        key = _key(result)
+        last = extra.get("last_verdict")
+        if isinstance(last, dict) and last.get("key") == key and last.get("step") in NEXT:
+            out.append(Observed(result.verdict, last["step"], review.retake_count,
+                                review.max_retakes, False))
+            return active
+        step = next_step(result.verdict, review.retake_count, review.max_retakes)
+        count = review.retake_count + (1 if step == "retake" else 0)
+        data = review.model_dump(mode="json")
+        data.update(retake_count=count, last_verdict={"key": key, "step": step,
+                                                      "verdict": result.verdict,
+                                                      "at": result.timestamp})
+        review = Review.model_validate(data)
+        out.append(Observed(result.verdict, step, count, review.max_retakes, True))
+        return active.model_copy(update={"review": review})
+
+    files.update_active(project_dir, fn)
+    return out[0]
+
+
+def record_review(project_dir, verdict: str, *, grade=None, reviewer=None,
+                  now=None) -> tuple:
+    """`gateway breezing review VERDICT`: the Lead records the Reviewer's verdict (seed 001:
+    the Reviewer is read-only, the Lead writes review-result.json) for the current HEAD and
+    this session, and the observer applies it (``observe``). Returns ``(ReviewResult,
+    Observed)``. Raises ``StateError``, ValueError (an unknown verdict or grade)."""
+    from gateway.state.fast import now_iso
+    from gateway.state.models import ReviewResult
+
+    if verdict not in VERDICTS:
+        raise ValueError(f"the verdict must be one of {', '.join(VERDICTS)}, not "
+                         f"{store.safe_text(verdict, 30)!r}")
+    active = files.load_active(project_dir)
+    if active is None:
+        raise store.StateMissing(files.layout(project_dir).active,
+                                 "does not exist: no breezing session to review")
+    data = {"verdict": verdict, "timestamp": now or now_iso(), "session_id": active.session_id}
+    head = git_head(project_dir)
+    if head:
+        data["commit_hash"] = head
+    if grade:
+        data["grade"] = grade
+    if reviewer:
+        data["reviewer"] = reviewer
+    result = ReviewResult.model_validate(data)
+    files.save_review_result(project_dir, result)
+    return result, observe(project_dir, result)
 
 
 def git_head(project_dir) -> str | None:

@@ -90,28 +90,26 @@ class Progress:
         return out
 
 
-def progress(active, timeline_records) -> Progress:
-    """Count the distinct scope tasks completed in ``active``'s session."""
-    scope = active.signal_scope()
-    keys = {task_key(t): t for t in scope}
-    done = set()
-    for rec in timeline_records:
-        if getattr(rec, "event", None) != "task_completed":
-            continue
-        extra = rec.model_extra or {}
-        if extra.get("session_id") != active.session_id:
-            continue
-        k = task_key(rec.task_id)
-        if k in keys:
-            done.add(k)
-    batch = active.in_progress_batch()
+def progress(active, done_sections) -> Progress:
+    """The progress of the current scope: the sections of the batch in progress (the latest
+    registered one, gateway.orchestration.progress.current_batch), else every mapped section,
+    completed in ``active``'s session (``done_sections``: the sections the progress record
+    holds, gateway.orchestration.progress)."""
+    from . import progress as _progress
+
+    batch = _progress.current_batch(active)
+    if batch is not None:
+        scope = _progress.batch_sections(active).get(batch.batch, [])
+    else:
+        scope = list(dict.fromkeys(active.plans_md_mapping.values()))
+    done = sorted(s for s in scope if s in done_sections)
     next_pending = None
     if batch is not None:
         later = [b for b in active.batching.batches if b.batch > batch.batch
                  and b.status == "pending"]
         next_pending = min(later, key=lambda b: b.batch) if later else None
-    return Progress(active.session_id, len(keys), len(done),
-                    batch.batch if batch is not None else None, next_pending, sorted(done))
+    return Progress(active.session_id, len(scope), len(done),
+                    batch.batch if batch is not None else None, next_pending, done)
 
 
 def _signal_key(rec) -> tuple:
@@ -159,13 +157,19 @@ def record_task_completed(project_dir, *, task_id: str, subject: str | None = No
         event["description"] = description[:DESCRIPTION_LIMIT]
     if active is not None:
         event["session_id"] = active.session_id
-    files.append_timeline(lay, event)
+    from . import progress as _progress
+
+    _progress.append_timeline(lay, event, active.session_id if active else None)
     if active is None:
         return Recorded(problem=problem)
+    _progress.record_completed(lay, active, task_id=task_id, subject=subject,
+                               description=description, teammate=teammate, now=now)
     appended = []
     with store.FileLock(lay.signals):
-        timeline = files.read_timeline(lay)
-        prog = progress(active, timeline.records)
+        active = files.load_active(lay) or active     # the batch statuses may have changed
+        rec = _progress.load(lay, active.session_id)
+        done = {e.get("section") for e in rec["completed"].values() if e.get("section")}
+        prog = progress(active, done)
         due = prog.due()
         if not due:
             return Recorded([], prog)
@@ -205,7 +209,15 @@ def record_teammate_idle(project_dir, *, teammate: str | None, team: str | None 
             event["teammate"] = teammate[:256]
         if team:
             event["team"] = team[:256]
-        files.append_timeline(lay, event)
+        from gateway.state import fast
+
+        from . import progress as _progress
+
+        try:
+            view = fast.load_active_view(lay)
+        except store.StateError:
+            view = None
+        _progress.append_timeline(lay, event, view.session_id if view else None)
     return True
 
 

@@ -61,9 +61,21 @@ def status(project) -> dict:
             "current": None if cur is None else {"task": cur.number, "issue": cur.issue,
                                                  "title": store.safe_text(cur.title, 120)},
             "next_action": action,
-            "done_due": [d for d in (row.done_due if row else [])],
+            "done_due": workflow.merge_due(
+                list(row.done_due), workflow.newly_checked(row.current_task_number, spec))
+            if row else [],
             "saved_at": row.updated_at if row else None})
     return {"specs": out, "problems": problems}
+
+
+def label(issue) -> str:
+    """``#541`` or ``no issue``."""
+    return f"#{issue}" if isinstance(issue, int) else "no issue"
+
+
+def ref(issue, number) -> str:
+    """How `gateway spec start|done` names a task: its issue, else ``--task N``."""
+    return str(issue) if isinstance(issue, int) else f"--task {number}"
 
 
 def find(project, issue: int, spec_id: str | None = None):
@@ -81,28 +93,59 @@ def find(project, issue: int, spec_id: str | None = None):
     return hits[0]
 
 
-def run_step(project, step: str, issue: int, tracker: trackers.Tracker,
-             spec_id: str | None = None, session_id: str | None = None) -> dict:
-    """Run ``start`` or ``done`` for ``issue`` (see the module docstring). Raises
-    ``StepError``."""
+def find_task(project, number: int, spec_id: str | None = None):
+    """``(spec, task)`` of task ``number`` (its position in the task list) of the
+    implementation-phase spec (``spec_id`` when there are several). Raises ``StepError``."""
+    specs, _problems = workflow.find_specs(os.fspath(project))
+    cands = [s for s in specs if s.implementing and (spec_id is None or s.spec_id == spec_id)]
+    if not cands:
+        where = f"spec {spec_id}" if spec_id else "a spec in implementation"
+        raise StepError(f"there is no {where}", 2)
+    if len(cands) > 1:
+        raise StepError("several specs are in implementation ("
+                        + ", ".join(s.spec_id for s in cands[:5]) + "): give --spec", 2)
+    task = cands[0].task(number)
+    if task is None:
+        raise StepError(f"the spec has no task {number} (it has {len(cands[0].tasks)}): give "
+                        f"the task's position in its task list", 2)
+    return cands[0], task
+
+
+def run_step(project, step: str, issue: int | None, tracker: trackers.Tracker,
+             spec_id: str | None = None, session_id: str | None = None,
+             task_number: int | None = None) -> dict:
+    """Run ``start`` or ``done`` for ``issue`` -- or for task ``task_number``, which is how a
+    task without an issue number is named (the step is then only recorded: there is no issue
+    to move) -- see the module docstring. Raises ``StepError``."""
     if step not in ("start", "done"):
         raise ValueError(step)
     project = os.fspath(project)
-    spec, task = find(project, issue, spec_id)
+    if issue is None:
+        spec, task = find_task(project, task_number, spec_id)
+        issue = task.issue
+    else:
+        spec, task = find(project, issue, spec_id)
     cur = spec.current()
+    name = f"issue #{issue}" if issue is not None else f"task {task.number}"
     if step == "start" and (cur is None or cur.number != task.number):
-        now = f"task {cur.number} (#{cur.issue})" if cur else "no task: every box is checked"
-        raise StepError(f"issue #{issue} is task {task.number} of the spec; the current task "
-                        f"(the first unchecked one) is {now}: start tasks in order")
+        now = (f"task {cur.number} ({label(cur.issue)})" if cur
+               else "no task: every box is checked")
+        raise StepError(f"{name} is task {task.number} of the spec; the current task (the "
+                        f"first unchecked one) is {now}: start tasks in order (`gateway spec "
+                        f"start {ref(cur.issue, cur.number) if cur else ''}`)".rstrip())
     if step == "done" and not task.done:
-        raise StepError(f"task {task.number} (#{issue}) is not checked in "
+        raise StepError(f"task {task.number} ({label(issue)}) is not checked in "
                         f"{os.path.relpath(spec.path, project)}: check its box first, then "
                         f"run its done step")
-    try:
-        said = tracker.start(issue) if step == "start" else tracker.done(issue)
-    except trackers.TrackerError as e:
-        raise StepError(f"the {step} step of issue #{issue} did not happen: {e}; nothing was "
-                        f"recorded") from None
+    if issue is None:
+        said = "no issue number: the step is recorded (there is no issue to move)"
+    else:
+        try:
+            said = tracker.start(issue) if step == "start" else tracker.done(issue)
+        except trackers.TrackerError as e:
+            raise StepError(f"the {step} step of issue #{issue} did not happen: {e}; nothing "
+                            f"was recorded. Fix the tracker (or use --tracker none to record "
+                            f"the step only), then run it again") from None
     rel = os.path.relpath(spec.path, project)
     try:
         with workflow.open_store(project) as st:

@@ -499,6 +499,8 @@ class WorkflowStore:
             due = json.loads(stored[2]) if stored is not None else []
             if not isinstance(due, list):
                 due = []
+            if stored is not None:
+                due = merge_due(due, newly_checked(stored[0], spec))
             for n in numbers:
                 t = spec.task(n)
                 if t is None or t.issue is None or not t.done:
@@ -544,6 +546,26 @@ def _rel(project: str, path: str) -> str:
     return os.path.relpath(path, project)
 
 
+def newly_checked(stored_task: int | None, spec: Spec) -> list:
+    """Done steps that became due since a row was saved at task ``stored_task``: every task
+    from it up to the spec's current (first unchecked) task that is checked and has an issue.
+    However the box was checked -- an Edit the PostToolUse hook saw, a Bash `sed -i`, an editor
+    -- the next save (PreCompact, SessionEnd, a spec step) records its done step as due (seed
+    002's lost done step), and the restore and `gateway spec status` name it."""
+    if not isinstance(stored_task, int):
+        return []
+    cur = spec.current()
+    end = cur.number if cur is not None else len(spec.tasks) + 1
+    return [{"task": t.number, "issue": t.issue, "title": t.title[:200]}
+            for t in spec.tasks if stored_task <= t.number < end and t.done
+            and t.issue is not None]
+
+
+def merge_due(due, more) -> list:
+    have = {d.get("task") for d in due if isinstance(d, dict)}
+    return list(due) + [d for d in more if d["task"] not in have]
+
+
 def next_action_for(stored: WorkflowState | None, task_number: int) -> str:
     """``task_done`` when the stored state already says this task was started, else
     ``task_start``."""
@@ -566,17 +588,23 @@ def save_current(project_dir, session_id: str | None = None) -> tuple[WorkflowSt
     cur = spec.current()
     with open_store(project) as st:
         stored = st.get(spec.spec_id)
+        due = None
+        if stored is not None:
+            more = newly_checked(stored.current_task_number, spec)
+            due = merge_due(stored.done_due, more) if more else None
         row = st.save(spec_id=spec.spec_id, spec_path=_rel(project, spec.path),
                       task_number=cur.number, task_title=cur.title[:500],
                       next_action=next_action_for(stored, cur.number), issue=cur.issue,
-                      session_id=session_id)
+                      session_id=session_id, done_due=due)
     return row, problems
 
 
-def _cmd(step: str, issue) -> str:
-    """The gateway command of a step, as a prefix inside the parentheses ("" without an
-    issue)."""
-    return f"`gateway spec {step} {issue}`; " if isinstance(issue, int) else ""
+def _cmd(step: str, issue, number=None) -> str:
+    """The gateway command of a step, as a prefix inside the parentheses (a task without an
+    issue is named by its position, ``--task N``)."""
+    if isinstance(issue, int):
+        return f"`gateway spec {step} {issue}`; "
+    return f"`gateway spec {step} --task {number}`; " if isinstance(number, int) else ""
 
 
 def _issue(n) -> str:
@@ -626,18 +654,24 @@ def _instruction(row: WorkflowState, spec: Spec) -> str:
                              task.issue, int) else "."))
     saved = spec.task(row.current_task_number)
     cur = spec.current()
-    if saved is not None and saved.done and cur is not saved and not any(
-            d.get("task") == saved.number for d in row.done_due):
+    listed = {d.get("task") for d in row.done_due}
+    for d in newly_checked(row.current_task_number, spec):
+        if d["task"] in listed:
+            continue
+        lines.append(f"- DUE FIRST: task {d['task']} «{t(d['title'], 100)}» was checked after "
+                     f"the state was saved (its box flipped without the gateway seeing its done "
+                     f"step): run the task done step for {_issue(d['issue'])} now "
+                     f"(`gateway spec done {d['issue']}`).")
+        listed.add(d["task"])
+    if saved is not None and saved.done and cur is not saved and saved.number not in listed:
         lines.append(f"- Task {saved.number} «{t(saved.title, 100)}» was the current task when "
                      f"the state was saved and is checked now: if its done step has not run "
-                     f"({_issue(saved.issue)}), run it "
-                     + (f"(`gateway spec done {saved.issue}`) " if isinstance(saved.issue, int)
-                        else "") + "before anything else.")
+                     f"({_issue(saved.issue)}), run it before anything else.")
     if cur is None:
         lines.append("- Every task of the spec is checked: no task is left to start.")
         return "\n".join(lines)
     action = row.next_action if saved is cur else "task_start"
-    cmd = _cmd("start" if action == "task_start" else "done", cur.issue)
+    cmd = _cmd("start" if action == "task_start" else "done", cur.issue, cur.number)
     what = {"task_start": f"run the task start step ({cmd}the issue goes to In Progress) "
                           f"before implementing it",
             "task_done": f"it was started: finish implementing it, check its box in the spec, "

@@ -39,7 +39,8 @@ class CommandSpec:
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global",
                  "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats",
                  "subcommand_help", "effects", "output_flags", "tree_flags", "options_first",
-                 "plus_commands", "dry_run", "fix_flags")
+                 "plus_commands", "dry_run", "fix_flags", "state_op", "state_op_with",
+                 "registers", "surface_op", "delegate")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -101,6 +102,12 @@ class CommandSpec:
         self.dry_run = frozenset(data.get("dry_run", ()))
         # options that make a checker rewrite what it checks (prettier --write)
         self.fix_flags = frozenset(data.get("fix_flags", ()))
+        # the gateway's own workflow commands (rules/workflow.yaml)
+        self.state_op = data.get("state_op")
+        self.state_op_with = frozenset(data.get("state_op_with", ()))
+        self.registers = bool(data.get("registers", False))
+        self.surface_op = data.get("surface_op")
+        self.delegate = bool(data.get("delegate", False))
         subs = data.get("subcommands")
         self.subcommands = _SubSpecs(name, subs, self.shared) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")

@@ -11,7 +11,7 @@ import os
 from gateway.policy.errors import PolicyError
 
 MAX_RULES_FILE = 512 * 1024
-BUILTIN_FILES = ("default.yaml", "catalogue.yaml", "deny.yaml", "effects.yaml")
+BUILTIN_FILES = ("default.yaml", "catalogue.yaml", "deny.yaml", "effects.yaml", "workflow.yaml")
 LAYERS = ("builtin", "user", "project", "local")
 
 

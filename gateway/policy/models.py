@@ -147,7 +147,7 @@ class SharedOptions(_Strict):
         return self
 
 
-CHECKS = ("sed", "awk", "jq", "find", "rm", "yq", "compileall", "coverage-run", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
+CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm", "yq", "compileall", "coverage-run", "git-checkout", "git-switch", "git-stash-apply", "git-fetch",
           "git-restore", "git-reset", "git-config", "gh-api", "make", "go", "xxd", "tsc",
           "cargo", "pytest", "date", "tar", "zip", "unzip", "ln", "git-merge",
           "git-cherry-pick", "git-stash-push", "git-remote", "git-var",
@@ -253,6 +253,15 @@ class CommandEntry(_Strict):
     # the tool's `shared` options are not merged into this subcommand: another program
     # reads its options (`go tool cover` is cover, not go's build)
     own_options: bool = False
+    # the gateway's own workflow commands (rules/workflow.yaml, `effects: gateway`): the
+    # workflow state change a subcommand makes (only the Lead: GW807), the options without
+    # which it is a view, whether it registers the caller's role, the permission-surface
+    # rewrite it makes (GW835), and whether the Lead may run it in delegate mode (Phase B)
+    state_op: str | None = None
+    state_op_with: list[str] = []
+    registers: bool = False
+    surface_op: str | None = None
+    delegate: bool = False
     examples: Examples | None = None
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",

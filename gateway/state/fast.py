@@ -322,9 +322,10 @@ def load_role_marker(path) -> RoleView:
 # breezing-active.json (decisive fields only) and the gateway phase
 # --------------------------------------------------------------------------------------------
 
-class ActiveView(namedtuple("ActiveView", ("session_id", "impl_mode"))):
+class ActiveView(namedtuple("ActiveView", ("session_id", "impl_mode", "team"),
+                            defaults=(False,))):
     """session_id: str | None; impl_mode: str | None (None = unset = standard, seed 000
-    後方互換)."""
+    後方互換); team: bool (a team was initialised: team_name is set)."""
 
     __slots__ = ()
 
@@ -340,7 +341,8 @@ def check_active_view(obj) -> ActiveView:
     if mode is not None and (not isinstance(mode, str) or mode not in IMPL_MODES):
         raise ValueError('impl_mode: must be "standard" or "codex" (or absent)')
     sid = _str(obj.get("session_id"), "session_id", MAX_KEY, min_len=1, optional=True)
-    return ActiveView(sid, mode)
+    team = obj.get("team_name")
+    return ActiveView(sid, mode, isinstance(team, str) and bool(team))
 
 
 def load_active_view(project_dir) -> ActiveView | None:

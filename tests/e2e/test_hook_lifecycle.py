@@ -116,7 +116,7 @@ def test_a_team_run_through_every_hook(run_hook, project, env, tmp_path):
     assert "Context was compacted: you are the Lead. Do not implement tasks yourself." in text
     assert ("implementers are subagent_type claude-code-harness:codex-implementer, never "
             "claude-code-harness:task-worker") in text
-    assert f"The team's task list {tmp_path}/tasks/breezing-auth-feature is gone" in text
+    assert f"The team's task list {tmp_path}/tasks/breezing-auth-feature is not there" in text
     assert ("- Current task 1 of 13 «schema.ts に WorkflowStateTable 型定義を追加» (issue "
             "#541): next action task_start") in text
     # a resumed session is told how to continue

@@ -318,7 +318,8 @@ def test_phase_b_recorded_by_the_gateway_command(hook, proj, gateway_exe, hook_e
     assert silent(hook(event("SendMessage", {"to": "impl-1", "message": "go"}, proj)))
     assert silent(hook(bash("git status", proj, agent_id="agent-a")))  # not the Lead
     out = hook(bash("gateway breezing phase C", proj))  # the Lead may end phase B
-    assert b'"ask"' in out.stdout and b"GW840" in out.stdout, out.stdout  # gateway: not modelled
+    # catalogued (rules/workflow.yaml): no ask, no deny
+    assert b'"ask"' not in out.stdout and b'"deny"' not in out.stdout, out.stdout
     phase("C")
     assert silent(hook(bash("git status", proj)))
 

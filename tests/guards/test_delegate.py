@@ -97,13 +97,33 @@ def test_phase_b_lead_may_end_the_phase(guard, phase_b):
 
 
 @pytest.mark.parametrize("command", [
+    "gateway breezing status", "gateway breezing review REQUEST_CHANGES",
+    "gateway breezing batch", "gateway breezing next", "gateway resume", "gateway resume --yes",
+    "gateway breezing phase B"])
+def test_phase_b_lead_may_coordinate_through_the_gateway(guard, phase_b, command):
+    """rules/workflow.yaml marks the coordination steps `delegate: true`."""
+    assert no_objection(guard("Bash", {"command": command})), command
+
+
+def test_phase_b_lead_assigns_through_the_register_command_but_registers_no_role(guard, phase_b):
+    from gateway.state import fast
+
+    fast.update_session_roles(phase_b, lambda r: {**r, "agent-impl": fast.role_entry(
+        "implementer", (), marker="breezing-role-impl-1.json")})
+    assert no_objection(guard("Bash", {"command": "gateway breezing register implementer "
+                                                  "--owns 'src/**' --name impl-1"}))
+    v = guard("Bash", {"command": "gateway breezing register implementer --owns 'src/**'"})
+    assert denied(v, "GW820") and "assign a registered teammate" in v.message
+
+
+@pytest.mark.parametrize("command", [
     "gateway breezing phase C && rm -rf src", "gateway breezing phase C; ls",
-    "gateway breezing phase A", "gateway breezing phase B", "./gateway breezing phase C",
+    "gateway breezing verify", "gateway breezing start --range x --yes", "./gateway breezing phase C",
     "src/gateway breezing phase C", "gateway breezing phase C > out.txt",
     "X=1 gateway breezing phase C", "gateway breezing phase $P", "gateway state clean",
     "echo gateway breezing phase C",
 ])
-def test_phase_b_allows_only_the_exact_phase_c_command(guard, phase_b, command):
+def test_phase_b_allows_only_the_gateways_coordination_commands(guard, phase_b, command):
     v = guard("Bash", {"command": command})
     assert denied(v, "GW820"), (command, v.code, v.message)
 

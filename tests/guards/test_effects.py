@@ -206,7 +206,7 @@ def test_not_commit_or_push(command):
 
 
 @pytest.mark.parametrize("command,op", [
-    ("gateway state clean", "state clean"), ("gateway state clean --all", "state clean --all"),
+    ("gateway state clean", "state clean"), ("gateway state clean --all", "state clean"),
     ("gateway breezing phase B", "breezing phase B"),
     ("/opt/venv/bin/gateway breezing phase C", "breezing phase C"), ("gateway breezing phase C", "breezing phase C"),
     ("gateway hook pre-tool-use", "hook pre-tool-use")])
@@ -218,7 +218,10 @@ def test_gateway_state_operations(command, op):
     ("gateway breezing start --range x --yes", "breezing start"),
     ("gateway breezing abort", "breezing abort"), ("gateway breezing verify", "breezing verify"),
     ("gateway breezing finish --cleanup", "breezing finish"),
-    ("gateway spec done 541", "spec done"), ("gateway spec start 541", "spec start"),
+    ("gateway spec done 541", "spec done 541"), ("gateway spec start 541", "spec start 541"),
+    ("gateway crew new", "crew new"), ("gateway breezing batch", "breezing batch"),
+    ("gateway breezing review REQUEST_CHANGES", "breezing review REQUEST_CHANGES"),
+    ("gateway orch claim worker-1", "orch claim worker-1"),
     ("gateway resume --yes", "resume --yes"), ("gateway resume -y", "resume --yes")])
 def test_gateway_workflow_steps_are_state_operations(command, op):
     eff = analyze(command, CWD)
@@ -229,14 +232,16 @@ def test_gateway_workflow_steps_are_state_operations(command, op):
     "gateway breezing next", "gateway breezing verify --dry-run", "gateway crew plan p.md",
     "gateway crew validate-result r.md coder", "gateway crew status", "gateway orch status",
     "gateway orch info planner-x", "gateway orch resume --list", "gateway spec status",
-    "gateway resume", "gateway resume --json", "gateway breezing start --help"])
+    "gateway resume", "gateway resume --json", "gateway breezing start --help",
+    "gateway breezing phase", "gateway breezing status", "gateway resume --list",
+    "gateway orch resume planner-x"])
 def test_gateway_workflow_views_are_read_only(command):
     eff = analyze(command, CWD)
     assert eff.readonly, (command, eff.reasons())
 
 
-@pytest.mark.parametrize("command", ["gateway crew new", "gateway breezing frobnicate",
-                                     "gateway spec close 1"])
+@pytest.mark.parametrize("command", ["gateway breezing frobnicate", "gateway spec close 1",
+                                     "gateway crew new --bogus", "gateway serve"])
 def test_other_gateway_verbs_are_not_known_read_only(command):
     assert analyze(command, CWD).unknown
 

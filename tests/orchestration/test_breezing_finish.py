@@ -149,7 +149,7 @@ def team(proj, active, tasks_root, tmp_path):
                   'exit ${GO_EXIT:-0}\n')
     go.chmod(0o755)
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "GO_LOG": str(tmp_path / "go.log"),
-           "GATEWAY_TASKS_DIR": str(tasks_root.root), "HOME": str(tmp_path), "LANG": "C.UTF-8",
+           "GATEWAY_TASKS_DIR": str(tasks_root.root), "HOME": str(tmp_path), "LANG": "C.UTF-8", "GATEWAY_LANG": "ja",
            "TZ": "UTC", "GATEWAY_AUDIT_LOG": "off"}
     return proj, env, head
 
@@ -192,7 +192,12 @@ def test_cleanup_removes_the_state_in_the_seed_order_and_keeps_the_timeline(team
     assert p.returncode == 1 and "have not run for session" in p.stderr
     assert "breezing-active.json" in state_files(proj)            # nothing removed
     fin.complete(proj, env=env)
-    report = fin.cleanup(proj)
+    # seed 001: the Lead commits (step 5) before the cleanup (steps 6-7): not before
+    with pytest.raises(fin.FinishError) as e:
+        fin.cleanup(proj)
+    assert e.value.code == "not_committed" and "commit the implementation and Plans.md " \
+        "first" in str(e.value) and "breezing-active.json" in state_files(proj)
+    report = fin.cleanup(proj, no_commit=True)
     assert report["removed"] == [".claude/state/breezing-active.json",
                                  ".claude/state/review-result.json",
                                  ".claude/state/breezing-session-roles.json",
@@ -278,12 +283,19 @@ def test_the_command_end_to_end(team):
     assert lines[9:13] == ["   7. go.mod: go test ./...", f"      go is {env['PATH'].split(':')[0]}"
                            "/go", "      ✅ passed", "   ✅ 1 step(s) passed"]
     assert lines[13] == "4. Plans.md: cc:done 3, 4, 5"
+    p = subprocess.run([GATEWAY, "breezing", "finish", "--cleanup", "--project", str(proj)],
+                       capture_output=True, text=True, env=env)
+    assert p.returncode == 1 and "no commit since `gateway breezing finish`" in p.stderr
+    subprocess.run([*GIT, "-C", str(proj), "commit", "-qam", "docs: Plans.md done"],
+                   check=True)
     p = subprocess.run([GATEWAY, "breezing", "finish", "--cleanup", "--json", "--project",
                         str(proj)], capture_output=True, text=True, env=env)
     report = json.loads(p.stdout)
     assert p.returncode == 0 and report["task_count"] == 3 and report["retakes"] == 1
-    assert report["commits"] == [{"hash": head[:7], "subject": "feat: implement auth flow "
-                                                              "(login, middleware, session)"}]
+    assert report["commits"][1:] == [{"hash": head[:7], "subject": "feat: implement auth flow "
+                                                                  "(login, middleware, "
+                                                                  "session)"}]
+    assert report["commits"][0]["subject"] == "docs: Plans.md done"
     p = subprocess.run([GATEWAY, "breezing", "finish", "--project", str(proj)],
                        capture_output=True, text=True, env=env)
     assert p.returncode == 1 and "no breezing session" in p.stderr

@@ -71,7 +71,7 @@ PLANS = """# Plans.md
 def env(tmp_path):
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
-    e = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
+    e = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8", "GATEWAY_LANG": "ja",
          "CLAUDE_CONFIG_DIR": str(home / ".claude"), "GATEWAY_TASKS_DIR": str(tmp_path / "t"),
          "GATEWAY_AUDIT_LOG": "off"}
     return e
@@ -119,7 +119,8 @@ def test_agent_teams_not_enabled_prints_the_seed_message_and_removes_step0(proj,
     p = run(proj, env, "start", "--range", "全部やって")
     assert p.returncode == 1 and p.stdout == ""
     assert p.stderr == SEED_NOT_ENABLED + "\n\n(breezing-active.json was removed: early " \
-                                          "abort)\n"
+                                          "abort; run `gateway breezing start` again once it " \
+                                          "is fixed)\n"
     assert not active_file(proj).exists()
     p = run(proj, env, "start", "--range", "全部やって", "--json")
     out = json.loads(p.stdout)
@@ -162,7 +163,8 @@ def test_an_unreadable_settings_file_is_named(proj, env):
 def test_every_early_abort_removes_step0(app, env, args, code, err):
     p = run(app, env, "start", *args)
     assert p.returncode == code and err in p.stderr, p.stderr
-    assert p.stderr.rstrip().endswith("(breezing-active.json was removed: early abort)")
+    assert p.stderr.rstrip().endswith("(breezing-active.json was removed: early abort; run "
+                                      "`gateway breezing start` again once it is fixed)")
     assert not active_file(app).exists()
 
 

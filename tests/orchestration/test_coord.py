@@ -72,6 +72,7 @@ def test_bad_ids_never_reach_a_path(cs, bad):
 def test_the_seed_layout(cs, tmp_path):
     s = cs.create_session("ユーザー認証機能を実装して")
     t = cs.add_task(s.session_id, 1)
+    cs.claim_task(t.id, "agent-1")                         # a worker runs a claimed task
     r = cs.start_run(t.id, session_id=s.session_id)
     cs.append_log(r.id, "started\n")
     base = tmp_path / "agent-coord"
@@ -81,7 +82,8 @@ def test_the_seed_layout(cs, tmp_path):
     assert (base / "runs" / f"{r.id}.log").read_text() == "started\n"
     on_disk = json.loads((base / "tasks" / f"{t.id}.json").read_text())
     assert on_disk["plannerRunId"] == s.session_id and on_disk["taskType"] == "implementation"
-    assert on_disk["state"] == "READY" and on_disk["version"] == 0
+    assert on_disk["state"] == "RUNNING" and on_disk["version"] == 1 and \
+        on_disk["owner"] == "agent-1"
     assert json.loads((base / "planner-sessions" / f"{s.session_id}.json").read_text())[
         "generatedTasks"] == [t.id]
 
@@ -136,9 +138,35 @@ def test_done_cannot_be_revived_by_a_blind_reset(cs):
     for target in ("READY", "RUNNING", "BLOCKED", "CANCELLED", "NEEDS_CONTINUATION"):
         with pytest.raises(IllegalTransition) as e:
             cs.transition(t.id, target, expected_version=cs.get_task(t.id).version)
-        assert str(e.value) == (f"task {t.id} is DONE; it cannot become {target} (allowed "
-                                f"from DONE: none (a final state))")
+        assert str(e.value) == (f"task {t.id} is DONE, a final state: it does not change any "
+                                f"more (its feedback, reason and claim stay as they are). "
+                                f"Replan it as a new task if more work is needed")
     assert cs.get_task(t.id).state == "DONE"
+
+
+@pytest.mark.parametrize("final", ["DONE", "CANCELLED", "REPLACED_BY_REPLAN"])
+def test_final_tasks_never_change(cs, final):
+    """Issue 27 item 11: DONE -> DONE does not overwrite the Judge's feedback, a final task
+    takes no block reason, and no run starts for it."""
+    s = cs.create_session("x")
+    t = cs.add_task(s.session_id, 1)
+    cs.claim_task(t.id, "w")
+    if final == "DONE":
+        cs.complete_task(t.id, owner="w", feedback={"score": 1})
+    elif final == "CANCELLED":
+        cs.cancel_task(t.id, expected_version=1)
+    else:
+        cs.replace_task(t.id, [f"task-{s.session_id[8:16]}-2"], expected_version=1)
+    before = cs.get_task(t.id)
+    for attempt in (lambda: cs.complete_task(t.id, expected_version=before.version,
+                                             feedback={"score": 0}),
+                    lambda: cs.block_task(t.id, "MANUAL", expected_version=before.version),
+                    lambda: cs.transition(t.id, final, expected_version=before.version),
+                    lambda: cs.start_run(t.id)):
+        with pytest.raises(coord.CoordError):
+            attempt()
+    after = cs.get_task(t.id)
+    assert after == before and after.judgement_feedback == before.judgement_feedback
 
 
 def test_done_cannot_overwrite_cancelled(cs):
@@ -349,6 +377,11 @@ def test_a_claim_made_by_a_short_lived_command_lives_until_its_lease(tmp_path):
 def test_runs_start_running_and_finish_once(cs):
     s = cs.create_session("x")
     t = cs.add_task(s.session_id, 1)
+    with pytest.raises(coord.CoordError, match="is READY, not RUNNING"):
+        cs.start_run(t.id)                                  # issue 27: a run needs a claim
+    with pytest.raises(coord.NotFound):
+        cs.start_run(f"task-{s.session_id[8:16]}-9")
+    cs.claim_task(t.id, "w")
     r = cs.start_run(t.id, "codex", session_id=s.session_id)
     assert (r.status, r.finished_at, r.agent_type) == ("RUNNING", None, "codex")
     assert cs.get_run(r.id).status == "RUNNING"              # a crash here looks unfinished

@@ -150,7 +150,26 @@ def test_checkpoint_statuses(tmp_path, status, done):
                      {"task": "task_3", "status": "pending"}]}
     cp = crew.checkpoint(TWO, log, _results(tmp_path, 1, 2))
     assert ("2" in cp.done) is done
-    assert cp.resume_wave == (2 if done else 1)
+    if status == "partial":     # 手順 4g: the dependant of a partial task is skipped
+        assert cp.resume_wave is None and cp.cascaded == {"3": "dependency task_2 failed"}
+    else:
+        assert cp.resume_wave == (2 if done else 1)
+
+
+@pytest.mark.parametrize("status,retries,final", [("failure", 2, "failure"),
+                                                  ("timeout", 2, "partial"),
+                                                  ("failure", 1, None), ("timeout", 3, "partial")])
+def test_the_retry_limit_makes_a_failure_final_and_cascades(tmp_path, status, retries, final):
+    """Issue 27 item 9: at max_retries a failure is final (a timeout partial: 手順 6c), not run
+    again, and its dependants are skipped (手順 4g)."""
+    log = {"tasks": [{"task": "task_1", "status": "success"},
+                     {"task": "task_2", "status": status, "retries": retries}]}
+    cp = crew.checkpoint(TWO, log, _results(tmp_path, 1), max_retries=2)
+    if final is None:
+        assert cp.run == ["2", "3"] and cp.resume_wave == 1 and cp.final == {}
+    else:
+        assert cp.final == {"2": final} and cp.run == [] and cp.resume_wave is None
+        assert cp.cascaded == {"3": "dependency task_2 failed"}
 
 
 def test_no_log_runs_from_the_start(tmp_path):

@@ -322,7 +322,8 @@ def test_status_of_a_command_with_a_failure(crewproj):
     (crewproj / "config.yaml").write_text("max_cmd_duration_sec: 1800\n")
     st = crewstatus.status(crewproj, cmd, now=datetime(2026, 2, 7, 12, 0, 0))
     assert st["phase2_complete"] is True
-    assert st["resume"] == {"wave": 1, "of": 3, "run": ["2", "4", "5"], "done": ["1", "3"]}
+    assert st["resume"] == {"wave": 1, "of": 3, "run": ["2", "4", "5"], "done": ["1", "3"],
+                            "final": {}, "cascaded": {}, "max_retries": 2}
     assert st["summary"] == ("⚠️ Phase 2 completed with failures:\n"
                              "- Task 2 (coder): failure — 型エラー解消不能\n"
                              "- Task 4 (writer): skipped — dependency task_2 failed\n"
@@ -335,6 +336,50 @@ def test_status_of_a_command_with_a_failure(crewproj):
                                            "completeness: 60\nfailed_tasks: [2]\n---\n# x\n")
     st = crewstatus.status(crewproj, cmd, now=datetime(2026, 2, 7, 12, 0, 0))
     assert st["retrospect"]["mode"] == "full"
+
+
+def test_a_failure_at_the_retry_limit_is_final_and_its_dependants_are_skipped(crewproj):
+    """Issue 27 item 9: `crew status` honours max_retries and cascades (手順 4e-4g)."""
+    cmd = crewproj / "work" / "cmd_001"
+    (cmd / "execution_log.yaml").write_text(
+        LOG.replace('status: failure, error: "型エラー解消不能"',
+                    'status: failure, error: "型エラー解消不能", retries: 2')
+           .replace("task: task_4, status: skipped", "task: task_4, status: pending")
+           .replace("task: task_5, status: skipped", "task: task_5, status: pending"))
+    for n in (1, 3):
+        (cmd / "results" / f"result_{n}.md").write_text("x\n")
+    st = crewstatus.status(crewproj, cmd, now=datetime(2026, 2, 7, 12, 0, 0))
+    assert st["resume"]["run"] == [] and st["resume"]["wave"] is None
+    assert st["resume"]["final"] == {"2": "failure"}
+    assert st["resume"]["cascaded"] == {"4": "dependency task_2 failed",
+                                        "5": "dependency task_2 failed"}
+    assert [(t["task"], t["status"], t["error"]) for t in st["tasks"]][1:] == [
+        ("2", "failure", "型エラー解消不能"), ("3", "success", None),
+        ("4", "skipped", "dependency task_2 failed"), ("5", "skipped", "dependency task_2 failed")]
+    assert st["phase2_complete"] is True
+    assert st["summary"].startswith("⚠️ Phase 2 completed with failures:\n- Task 2 (coder): "
+                                    "failure — 型エラー解消不能\n- Task 4 (writer): skipped — "
+                                    "dependency task_2 failed")
+    (crewproj / "config.yaml").write_text("max_retries: 3\n")       # one more try allowed
+    st = crewstatus.status(crewproj, cmd, now=datetime(2026, 2, 7, 12, 0, 0))
+    assert st["resume"]["run"] == ["2", "4", "5"] and st["resume"]["final"] == {}
+
+
+def test_the_feedback_loop_text_once_it_was_used(crewproj, gateway_cli=None):
+    """Issue 27 item 13: after the loop was used the screen says so (not "not needed")."""
+    import subprocess
+    import sys
+    cmd = crewproj / "work" / "cmd_001"
+    (cmd / "execution_log.yaml").write_text(
+        LOG.replace("task: task_3, status: success", "task: task_3, status: partial")
+           .replace("task: task_1, status: success", "task: task_1, status: failure"))
+    (cmd / "plan_retry.md").write_text("# retry\n")
+    exe = os.path.join(os.path.dirname(sys.executable), "gateway")
+    p = subprocess.run([exe, "crew", "status", "cmd_001", "--project", str(crewproj)],
+                       capture_output=True, text=True)
+    assert "Feedback loop: already used (plan_retry.md exists); 60 % partial/failure again: " \
+        "aggregate and record it in report.md" in p.stdout, p.stdout
+    assert "not needed" not in p.stdout
 
 
 def test_half_failed_triggers_the_feedback_loop_once(crewproj):

@@ -100,7 +100,8 @@ def test_other_forms(p, text, expected):
     ("認証から決済まで", "no_match", "no task in Plans.md matches 「決済」 (the end of the range)"),
     ("ユーザー管理から認証まで", "reversed", "every task matching 「認証」 comes before the first "
                                       "task matching 「ユーザー管理」 in Plans.md: swap them"),
-    ("Header, Banner", "no_match", "no task in Plans.md matches 「Banner」"),
+    ("Banner, Toolbar", "no_match", "no task in Plans.md matches 「Banner」, 「Toolbar」: name "
+                                    "a task's title words or section number"),
     ("Header", "nothing_left", "no unfinished task in the range (「Header」を含む全タスク): "
                                "nothing to do"),
 ])
@@ -108,6 +109,14 @@ def test_ranges_that_cannot_be_used_are_named(p, text, code, message):
     with pytest.raises(rangesel.RangeError) as e:
         rangesel.select(p, rangesel.parse_range(text))
     assert (e.value.code, str(e.value)) == (code, message)
+
+
+def test_a_list_takes_the_names_that_have_tasks(p):
+    """Issue 27 item 13: one name without a task does not fail the whole list."""
+    sel = rangesel.select(p, rangesel.parse_range("Footer, Banner, Sidebar"))
+    assert [t.section for t in sel.tasks] == ["2.2", "2.3"]
+    assert ("no_match", "no task in Plans.md matches 「Banner」: the other names are taken") \
+        in sel.notes
 
 
 @pytest.mark.parametrize("text", ["", "   ", "「」"])

@@ -45,9 +45,10 @@ def test_team_gone_means_a_new_team_with_the_same_make_up(proj, active, tasks_ro
     active(impl_mode="codex")
     lines = _ctx(proj).context.split("\n")
     assert lines[2] == (f"- The team's task list {tasks_root.root}/breezing-auth-feature is "
-                        f"gone: create a new team, re-register the unfinished tasks of the 3 "
-                        f"mapped Plans.md task(s) (`gateway resume` lists them), spawn 2 "
-                        f"implementer(s) (claude-code-harness:codex-implementer) and 1 reviewer "
+                        f"not there. If the team is gone: re-register the unfinished tasks of "
+                        f"the 3 mapped Plans.md task(s) (`gateway resume` lists them, `gateway "
+                        f"resume --yes` records the new team), spawn 2 implementer(s) "
+                        f"(claude-code-harness:codex-implementer) and 1 reviewer "
                         f"(claude-code-harness:code-reviewer), then resume the cycle.")
     assert lines[3] == "- Retakes so far: 0 of 3; beyond that, escalate to the user."
 
@@ -72,7 +73,32 @@ def test_phase_b_keeps_the_lead_in_delegate_mode(proj, active, tasks_root):
     fast.set_phase(proj, "B")
     lines = _ctx(proj).context.split("\n")
     assert lines[2] == ("- Phase B (delegate): use only TaskCreate, TaskUpdate, TaskList, "
-                        "TaskGet and SendMessage; no Write, Edit or Bash of your own.")
+                        "TaskGet and SendMessage, and the gateway's coordination steps as one "
+                        "Bash command each (`gateway breezing status|review|batch|register|"
+                        "phase C`, `gateway resume`); no Write, Edit or other Bash of your own.")
+
+
+def test_phase_b_with_the_team_gone_tells_the_lead_what_it_can_do(proj, active, tasks_root):
+    """Issue 27 item 3: the restore names `gateway resume --yes`, which the delegate guard
+    lets the Lead run in Phase B, and the hooks' record of this session's task events."""
+    from gateway.orchestration import progress
+
+    a = active()
+    fast.set_phase(proj, "B")
+    progress.record_created(proj, files_load(proj), task_id="1", subject="4.1 x")
+    text = _ctx(proj).context
+    assert ("The hooks saw 1 task event(s) of this session: check TaskList first; if the "
+            "team's tasks are there, resume the cycle with the existing team. If the team is "
+            "gone: run `gateway resume --yes` (allowed in delegate mode: it keeps the completed "
+            "tasks, gives the unfinished ones new task ids and returns the session to Phase A)"
+            ) in text
+    assert a["session_id"] in text
+
+
+def files_load(proj):
+    from gateway.state import files
+
+    return files.load_active(proj)
 
 
 def test_a_session_still_in_preparation(proj, active):

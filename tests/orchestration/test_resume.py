@@ -147,7 +147,7 @@ def test_tasklist_gone_states_from_plans_markers(proj, active, tasks_root):
     assert lines[5:8] == ["✅ task-1 (4.1) ログイン機能の実装", "⏳ task-2 (4.2) 認証ミドルウェアの作成",
                           "⏳ task-3 (4.3) セッション管理"]
     assert lines[9] == (f"⚠️ TaskList ディレクトリ {tasks_root.root}/breezing-auth-feature "
-                        f"がありません: 状態は Plans.md のマーカーから復元しました")
+                        f"がありません: 状態は TaskCompleted の記録と Plans.md のマーカーから復元しました")
     assert [e.section for e in report.to_register()] == ["4.2", "4.3"]
 
 

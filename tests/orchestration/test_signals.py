@@ -291,3 +291,24 @@ def test_take_signals_with_warnings_skips_a_torn_line_and_keeps_it(proj):
     assert json.loads(lines[2])["consumed_at"] == "2026-02-06T03:20:00Z"
     again = []
     assert signals.take_signals(proj, SESSION, warnings=again) == [] and len(again) == 1
+
+
+def test_rotation_keeps_each_completion_of_the_session_once_and_stays_bounded(proj, active):
+    """The running session's completions survive the rotation (issue 27 item 8), but a task
+    completed again and again (a retake, a repeated hook) does not grow the file past 500
+    lines: the latest line of each task and teammate stays."""
+    active(plans_md_mapping={f"task-{i}": f"4.{i}" for i in range(1, 41)})
+    tl = proj / ".claude" / "state" / "breezing-timeline.jsonl"
+    with open(tl, "w", encoding="utf-8") as fh:        # another session's old lines
+        for i in range(450):
+            fh.write(json.dumps({"event": "task_completed", "task_id": f"old-{i}",
+                                 "timestamp": "2026-02-05T03:00:00Z",
+                                 "session_id": "earlier"}) + "\n")
+    for n in range(700):
+        signals.record_task_completed(proj, task_id=f"task-{n % 40 + 1}", teammate="impl-1",
+                                      now=f"2026-02-06T03:{n // 60 % 60:02d}:{n % 60:02d}Z")
+    lines = _timeline(proj)
+    assert len(lines) <= 500
+    mine = [x for x in lines if x.get("session_id") == SESSION]
+    assert {x["task_id"] for x in mine} == {f"task-{i}" for i in range(1, 41)}
+    assert all(x["session_id"] == SESSION for x in lines[-100:])

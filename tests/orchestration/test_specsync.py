@@ -212,6 +212,6 @@ def test_spec_status_command(project, fake_gh):
     assert p.stdout.split("\n")[:3] == [
         f"«セッション再開時にワークフロー状態が引き継がれない» ({SPEC_ID}): 1 of 13 tasks checked",
         "  DUE: task 1 (#541) is checked; its done step has not run: gateway spec done 541",
-        f"  current: task 2 (#542) «{T2}»: next action task_start"]
+        f"  current: task 2 (#542) «{T2}»: next action task_start (gateway spec start 542)"]
     out = json.loads(spec_cli(project, fake_gh, "status", "--json").stdout)
     assert out["specs"][0]["done_due"] == [{"task": 1, "issue": 541, "title": T1}]

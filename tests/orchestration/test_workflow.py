@@ -169,9 +169,9 @@ def test_restore_reports_a_task_checked_since_the_save(project):
         st.mark_started(SPEC_ID, 1)
     _check(project, 1)                      # checked after the last save (no new save)
     text, _ = workflow.restore(project)
-    assert ("- Task 1 «schema.ts に WorkflowStateTable 型定義を追加» was the current task when "
-            "the state was saved and is checked now: if its done step has not run (issue "
-            "#541), run it (`gateway spec done 541`) before anything else.") in \
+    assert ("- DUE FIRST: task 1 «schema.ts に WorkflowStateTable 型定義を追加» was checked "
+            "after the state was saved (its box flipped without the gateway seeing its done "
+            "step): run the task done step for issue #541 now (`gateway spec done 541`).") in \
         text.split("\n")
     # the new current task starts fresh: never "task_done" for a task nobody started
     assert "Current task 2 of 13" in text and "next action task_start" in text

@@ -43,7 +43,8 @@ def _decide(policy, command, project):
 
 def test_builtin_rules_load():
     m = merge(None, {"GATEWAY_USER_RULES": "/nonexistent"})
-    assert [layer for layer, _ in m.sources] == ["builtin"] * 4  # default, catalogue, deny, effects
+    # default, catalogue, deny, effects, workflow
+    assert [layer for layer, _ in m.sources] == ["builtin"] * 5
     assert "git" in m.policy["catalogue"]
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from .client import require_client, run_session
-from .mock_api import text
+from .mock_api import bash, text, tool_use, write
 
 pytestmark = pytest.mark.realclient
 
@@ -158,3 +158,105 @@ def test_progress_signals_reach_the_lead_on_its_next_prompt(tmp_path: Path) -> N
     assert "- partial_review_recommended: 2 of 3 tasks completed." in msgs
     consumed = json.loads((p.state / "breezing-signals.jsonl").read_text())
     assert consumed["consumed_at"]
+
+
+# --- issue 27 item 14: roles register where teams actually run (print mode) ------------------
+
+def _team(p: Project):
+    """An initialised team whose Lead is another session: the session under test is a
+    teammate without a role."""
+    p.active(impl_mode="standard")
+    (p.state / "breezing-session-roles.json").write_text(json.dumps(
+        {"lead-session": {"role": "lead", "owns": []}}))
+    (p.dir / "src").mkdir(exist_ok=True)
+
+
+def _results(res):
+    return [(r.is_error, r.text) for r in res.tool_results]
+
+
+def test_a_teammate_registers_through_the_command_in_print_mode(tmp_path: Path) -> None:
+    """The client refuses a role marker Write into .claude/state/ in print mode (a sensitive
+    file), so a teammate registers with `gateway breezing register`: PreToolUse allows the
+    catalogued command, it runs, and PostToolUse binds the role to the session -- after which
+    its owns decide, before which it may only read (GW821)."""
+    p = Project(tmp_path)
+    _team(p)
+    sid = "5f4e3d2c-1b0a-4c9d-8e7f-6a5b4c3d2e1f"
+    marker = str(p.state / "breezing-role-impl-1.json")
+    res = run_session(
+        CLAUDE, p.dir, home=p.home, prompt="register",
+        env_extra={**p.env, "PATH": f"{GATEWAY.parent}:{os.environ.get('PATH', '')}"},
+        extra_args=["--session-id", sid, "--permission-mode", "acceptEdits"],
+        script=[[write(str(p.dir / "src" / "early.py"), "x = 1\n")],
+                [write(marker, '{"role": "implementer", "owns": ["src/**"]}')],
+                [bash("gateway breezing register implementer --owns 'src/**' --name impl-1")],
+                [write(str(p.dir / "src" / "a.py"), "x = 1\n")],
+                [write(str(p.dir / "docs" / "x.md"), "# x\n")],
+                [text("done")]])
+    assert not res.timed_out and res.returncode == 0, res.describe()
+    got = _results(res)
+    assert len(got) == 5, res.describe()
+    # before it registers: a member of the team without a role (GW821)
+    assert got[0][0] and "gateway GW821" in got[0][1], got[0]
+    # the marker Write: not written by the client in print mode, nothing registered by it
+    assert got[1][0] and "which is a sensitive file" in got[1][1], got[1]
+    assert not os.path.exists(marker)
+    # the command channel works
+    assert not got[2][0] and "gateway: registration requested: implementer owning src/**" \
+        in got[2][1], got[2]
+    roles = json.loads((p.state / "breezing-session-roles.json").read_text())
+    assert roles[sid]["role"] == "implementer" and roles[sid]["owns"] == ["src/**"]
+    assert roles[sid]["marker"] == "breezing-role-impl-1.json"
+    # its owns decide now
+    assert not got[3][0] and (p.dir / "src" / "a.py").read_text() == "x = 1\n", got[3]
+    assert got[4][0] and "gateway GW803" in got[4][1], got[4]
+    assert not (p.dir / "docs" / "x.md").exists()
+
+
+def test_the_clients_task_events_and_spawn_are_recorded(tmp_path: Path) -> None:
+    """Issue 27: the Agent Teams events of the real client reach the gateway's hooks. The
+    Lead's TaskCreate fires TaskCreated (the task and the Plans.md section its subject names),
+    TaskUpdate to completed fires TaskCompleted (the progress record, the timeline), and an
+    Agent-tool teammate spawned as task-worker is registered as an implementer by
+    SubagentStart -- no Write into .claude/state/ needed. 2.1.330 keeps the session's tasks in
+    ~/.claude/tasks/<session id>/, which the gateway finds from the TaskCreated record."""
+    p = Project(tmp_path)
+    p.active(impl_mode="standard", plans_md_mapping={"task-1": "1"})
+    (p.dir / "Plans.md").write_text("# Plans.md\n\n1. 機能01の実装 `cc:TODO`\n", encoding="utf-8")
+    agents = p.dir / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "task-worker.md").write_text("---\nname: task-worker\ndescription: implements a "
+                                           "task\n---\nImplement the task.\n")
+    sid = "6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d"
+    env = {**p.env, "CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS": "1",
+           "CLAUDE_CODE_ENABLE_TODO_TOOLS": "1"}
+    env.pop("GATEWAY_TASKS_DIR")                       # the client's own task lists
+    res = run_session(
+        CLAUDE, p.dir, home=p.home, prompt="work", env_extra=env,
+        extra_args=["--session-id", sid],
+        script=[[tool_use("TaskCreate", {"subject": "1. 機能01の実装",
+                                         "description": "Plans.md 1"})],
+                [tool_use("TaskUpdate", {"taskId": "1", "status": "completed"})],
+                [tool_use("Agent", {"description": "implement", "prompt": "work",
+                                    "subagent_type": "task-worker"})],
+                [text("done")], [text("done")], [text("done")]])
+    assert not res.timed_out and res.returncode == 0, res.describe()
+    rec = json.loads((p.state / "gateway-breezing-progress.json").read_text())
+    assert rec["created"]["1"]["section"] == "1" and rec["completed"]["1"]["section"] == "1"
+    assert rec["lists"] == [sid]
+    timeline = [json.loads(x) for x in (p.state / "breezing-timeline.jsonl").read_text()
+                .splitlines()]
+    assert [(e["event"], e["task_id"], e["subject"]) for e in timeline] == [
+        ("task_completed", "1", "1. 機能01の実装")]
+    roles = json.loads((p.state / "breezing-session-roles.json").read_text())
+    (agent_id, entry), = roles.items()
+    assert entry["role"] == "implementer" and entry["agent_type"] == "task-worker"
+    assert entry["owns"] == [] and entry["marker"] == f"breezing-role-{agent_id}.json"
+    st = subprocess.run([str(GATEWAY), "breezing", "status", "--json"], cwd=p.dir,
+                        capture_output=True, text=True,
+                        env={**os.environ, "HOME": str(p.home),
+                             "CLAUDE_CONFIG_DIR": str(p.home / ".claude"), **env})
+    status = json.loads(st.stdout)
+    assert status["completed"] == 1 and status["unfinished"] == [] and \
+        status["task_list"] == str(p.home / ".claude" / "tasks" / sid)

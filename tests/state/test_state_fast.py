@@ -134,7 +134,9 @@ def test_active_view(tmp_path):
     p = _state(tmp_path) / layout.ACTIVE
     p.write_text('{"session_id": "breezing-1", "impl_mode": "codex"}')
     v = fast.load_active_view(tmp_path)
-    assert v == ("breezing-1", "codex") and v.is_codex
+    assert v == ("breezing-1", "codex", False) and v.is_codex and not v.team
+    p.write_text('{"session_id": "breezing-1", "team_name": "t"}')
+    assert fast.load_active_view(tmp_path).team
     p.write_text('{"session_id": "breezing-1"}')
     assert not fast.load_active_view(tmp_path).is_codex
     for bad in ('{"impl_mode": "CODEX"}', '{"impl_mode": ["codex"]}', '"codex"',
@@ -269,7 +271,7 @@ def test_active_view_agrees_with_model_when_model_accepts(data):
     ok_m, mod = _accepts(lambda: models.BreezingActive.model_validate(data))
     ok_f, fst = _accepts(lambda: fast.check_active_view(data))
     if ok_m:
-        assert ok_f and fst == (mod.session_id, mod.impl_mode), data
+        assert ok_f and fst[:2] == (mod.session_id, mod.impl_mode), data
     if not ok_f:
         assert not ok_m
 

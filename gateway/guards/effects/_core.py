@@ -87,7 +87,7 @@ class Effects:
         out += [f"{g} changes the repository" for g in self.git]
         out += self.commit_push_maybe + self.surface_ops
         if include_gateway:
-            out += [f"gateway {op} changes the breezing state" for op in self.gateway_ops]
+            out += [f"gateway {op} changes the workflow state" for op in self.gateway_ops]
         out += self.unknown
         return list(dict.fromkeys(out))
 
@@ -1062,7 +1062,7 @@ def _argv(eff, words, env):
     if kind == "gateway":
         from gateway.guards.effects.programs import _gateway
 
-        return _gateway(eff, words, env, trusted_program(word, model))
+        return _gateway(eff, words, env, trusted_program(word, model), spec)
     if not trusted_program(word, model) and not project_tool(word, model):
         eff.unknown.append(f"{word!r} runs a program that is not a system command (its "
                            "effects are not visible)")

@@ -28,68 +28,43 @@ from gateway.paths import lexical, real
 
 # --- the gateway itself -----------------------------------------------------------------------
 
-_WORKFLOW_VIEWS = frozenset({("breezing", "next"), ("crew", "plan"), ("crew", "validate-result"),
-                             ("crew", "status"), ("spec", "status")})
-
-
-def _gateway(eff, words, env, trusted=True):
+def _gateway(eff, words, env, trusted=True, spec=None):
+    """The gateway's own command, as its catalogue entry (rules/workflow.yaml) describes each
+    subcommand: a view reads, `state_op` changes the workflow state (only the Lead: GW807),
+    `surface_op` rewrites the settings; a subcommand or option the entry does not list is
+    unknown. A registration (`registers`) is the role guard's (gateway.guards.role)."""
     if not _literal(eff, words[1:], "gateway"):
         eff.gateway_ops.append("(computed arguments)")
         return
     argv = [w.value for w in words[1:]]
     before = (len(eff.gateway_ops), len(eff.surface_ops), len(eff.unknown))
-    _gateway_verb(eff, argv)
+    _gateway_verb(eff, argv, spec)
     if not trusted and (len(eff.gateway_ops), len(eff.surface_ops), len(eff.unknown)) == before:
         eff.unknown.append(f"{words[0].value!r} is not the installed gateway")
 
 
-def _gateway_verb(eff, argv):
-    if not argv or argv[0] in ("-h", "--help", "-V", "--version"):
+def _gateway_verb(eff, argv, spec):
+    from gateway.guards.workflowcmd import resolve
+
+    if spec is None:
+        eff.unknown.append("gateway: the rules do not describe it")
         return
-    verb = argv[0]
-    rest = argv[1:]
-    if verb in ("check", "explain"):
+    if not argv or (len(argv) == 1 and argv[0] in spec.info_flags):
         return
-    if verb == "rules" and (not rest or rest[0] in ("show", "validate", "-h", "--help")):
+    got = resolve(spec, argv)
+    if got is None:
+        eff.unknown.append(f"gateway {argv[0]} is not known to be read-only")
         return
-    if verb == "state":
-        if not rest or rest[0] in ("show", "validate", "-h", "--help"):
-            return
-        if rest[0] == "clean":
-            eff.gateway_ops.append("state clean" + (" --all" if "--all" in rest else ""))
-            return
-        if rest[0] == "repair":
-            eff.gateway_ops.append("state repair")
-            return
-    if verb == "breezing" and rest[:1] == ["phase"]:
-        phase = [a for a in rest[1:] if not a.startswith("-")]
-        if not phase or any(a in ("-h", "--help") for a in rest):
-            return
-        eff.gateway_ops.append("breezing phase " + phase[0])
+    if got.help:
         return
-    if verb == "hook":
-        eff.gateway_ops.append("hook " + " ".join(rest[:1]))
+    if not options_known(eff, got.spec, parse_options(got.spec, got.rest), got.rest):
         return
-    if any(a in ("-h", "--help") for a in rest):
+    if got.spec.surface_op:
+        eff.surface_ops.append(got.spec.surface_op)
         return
-    sub = rest[0] if rest else ""
-    # the workflow commands (docs/breezing.md, crew-cli.md, orch.md, spec-sync.md): views are
-    # read-only; steps that change the workflow state are the Lead's state operations
-    if (verb, sub) in _WORKFLOW_VIEWS or verb == "orch" or (
-            verb == "breezing" and sub == "verify" and "--dry-run" in rest) or (
-            verb == "resume" and not {"--yes", "-y"} & set(rest)):
-        return
-    if (verb == "breezing" and sub in ("start", "abort", "verify", "finish")) or (
-            verb == "spec" and sub in ("start", "done")):
-        eff.gateway_ops.append(f"{verb} {sub}")
-        return
-    if verb == "resume":
-        eff.gateway_ops.append("resume --yes")
-        return
-    if verb in ("install", "uninstall"):
-        eff.surface_ops.append(f"gateway {verb} rewrites the Claude Code settings (hooks)")
-        return
-    eff.unknown.append(f"gateway {verb} is not known to be read-only")
+    op = got.state_op
+    if op:
+        eff.gateway_ops.append(op)
 
 
 # --- commands whose effect depends on their arguments -----------------------------------------

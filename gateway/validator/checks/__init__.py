@@ -16,6 +16,8 @@ from gateway.validator.checks._common import PHASE, revision_secret  # noqa: F40
 
 #: check name (the catalogue's `check:`) -> (module, function)
 _CHECKS = {
+    "gateway-verify": ("gateway", "verify"),
+    "gateway-spec-step": ("gateway", "spec_step"),
     "sed": ("programs", "sed"),
     "awk": ("programs", "awk"),
     "jq": ("programs", "jq"),
