@@ -318,7 +318,8 @@ def _rules(project, env, unusable=(), settings_errors=()) -> list:
     except PolicyError as exc:
         first = "; ".join(exc.errors[:3]) + (f" (and {len(exc.errors) - 3} more)"
                                              if len(exc.errors) > 3 else "")
-        out.append(Check("fail", f"the rules cannot be loaded, so every command asks: {first}",
+        out.append(Check("fail", f"the rules cannot be loaded, so every call asks (GW891, "
+                         f"GW901) until they are fixed: {first}",
                          "fix the file(s) named; `gateway rules validate` re-checks them"))
     errors = [e for e in settings_errors if not any(e.startswith(f"{p}:") for p in unusable)]
     if errors:
