@@ -306,13 +306,22 @@ def screen(p: Prepared) -> str:
     return "\n".join(lines)
 
 
+#: Why the spawn steps name no permission mode: the seed asked for bypassPermissions
+#: (teammates cannot answer a dialog), but Claude Code ignores the Agent tool's `mode` since
+#: 2.1.212 (subagents inherit the Lead's mode), and the roles are kept by the gateway's
+#: PreToolUse guards, which run in every mode.
+SPAWN_MODE_NOTE = ("no permission mode is given: teammates inherit the Lead's (Claude Code "
+                   "ignores the Agent tool's `mode` since 2.1.212) and the gateway's PreToolUse "
+                   "guards keep each role in every mode")
+
+
 def _spawn_steps(mode: str, n: int) -> list[str]:
-    return [f"spawn {n} implementer(s) at once: subagent_type {IMPLEMENTER_AGENT[mode]}, "
-            f"mode bypassPermissions; spawn prompt: write .claude/state/breezing-role-impl-{{N}}"
+    return [f"spawn {n} implementer(s) at once: subagent_type {IMPLEMENTER_AGENT[mode]}; "
+            f"spawn prompt: write .claude/state/breezing-role-impl-{{N}}"
             f".json = {{\"role\": \"implementer\", \"owns\": []}} first (N = 1..{n})",
-            f"spawn 1 reviewer: subagent_type {REVIEWER_AGENT}, mode bypassPermissions; spawn "
+            f"spawn 1 reviewer: subagent_type {REVIEWER_AGENT}; spawn "
             f"prompt: write .claude/state/breezing-role-reviewer.json = {{\"role\": "
-            f"\"reviewer\"}} first",
+            f"\"reviewer\"}} first ({SPAWN_MODE_NOTE})",
             "`gateway breezing phase B` (delegate mode: the Lead only coordinates)"]
 
 
@@ -343,7 +352,7 @@ def as_json(p: Prepared) -> dict:
     nxt = []
     if p.discuss:
         nxt.append(f"Phase 0: spawn the Planner ({PLANNER_AGENT}) and the Critic "
-                   f"({CRITIC_AGENT}) with mode bypassPermissions; at most "
+                   f"({CRITIC_AGENT}) ({SPAWN_MODE_NOTE}); at most "
                    f"{MAX_DISCUSS_ROUNDS} rounds; show the refined plan, then shut both down")
     nxt.append("show the confirmation screen and ask the user")
     nxt.append(f"yes: {confirm_command(p)} (add --planner-max-parallel N from Phase 0); no: "
