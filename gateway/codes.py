@@ -743,10 +743,14 @@ CODES = {
               "they deny; the message names the path and the repair, which `gateway state "
               "validate` prints too (see docs/state.md).",
               ".claude/state/breezing-session-roles.json cut off half-way"),
-    "GW891": ("guard:rules", "deny", "the rules cannot be loaded (guards)",
-              "The protected paths come from the rules; when they cannot be loaded, file "
-              "writes and Bash are denied. Run `gateway rules validate`.",
-              ".claude/gateway.yaml with a syntax error"),
+    "GW891": ("guard:rules", "ask", "the rules cannot be loaded (guards)",
+              "The protected paths, secrets and the catalogue come from the rules; when they "
+              "cannot be loaded (a syntax error, a failing `examples:` entry, an unreadable "
+              "file) nothing can be checked, so every call asks (the dialog; a refusal in -p) "
+              "until they are fixed, and PermissionRequest allows nothing (GW901). While a "
+              "team's roles or codex mode are in force, whose rules cannot be applied either, "
+              "calls are denied. Run `gateway rules validate`; `gateway doctor` says the "
+              "same.", ".claude/gateway.yaml with a syntax error"),
     "GW892": ("guard:input", "deny", "malformed PreToolUse input",
               "The hook input is not a JSON object of the expected shape (no tool_name, a "
               "Write without file_path, a Bash call without a command). The guards cannot "

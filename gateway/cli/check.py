@@ -15,6 +15,9 @@ from gateway.decision import ALLOW, ASK, DENY, Verdict
 from gateway.policy.errors import PolicyError
 
 EXIT_ALLOW, EXIT_ASK, EXIT_DENY, EXIT_CONFIG = 0, 10, 11, 3
+#: The permission modes Claude Code sends (gateway.validator.modes.KNOWN), as it spells them.
+_MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions",
+          "delegate")
 _EXIT = {ALLOW: EXIT_ALLOW, DENY: EXIT_DENY}
 EPILOG = """\b
 Exit codes: 0 allow, 10 ask (or, for the PreToolUse dry run, no decision: the client's own
@@ -340,10 +343,12 @@ def run_batch(stream, cwd, project, tool_name, use_settings, mode=None) -> int:
 @click.option("--agent-type", default=None, help="The agent_type of the call (recorded on "
               "registration).")
 @click.option("--permission-mode", default=None, metavar="MODE",
+              type=click.Choice(_MODES, case_sensitive=True),
               help="The payload's permission_mode, for every decision: default, acceptEdits "
                    "(edits inside the project allowed), plan (nothing that writes is allowed), "
-                   "auto, dontAsk, bypassPermissions, delegate (older clients); an unknown "
-                   "mode is judged as plan.")
+                   "auto, dontAsk, bypassPermissions, delegate (older clients). Spelled as "
+                   "Claude Code spells it; another value is an error (a payload's unknown mode "
+                   "is judged as plan).")
 @click.option("--guards", "force_guards", is_flag=True,
               help="Run the PreToolUse hook too: its guards, its asks for reads of secrets, "
                    "its early allow (implied by --input, --agent-id and --session-id).")

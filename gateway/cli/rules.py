@@ -23,7 +23,7 @@ def show(project, as_json) -> int:
         m = merge(_project(project))
     except PolicyError as exc:
         click.echo("gateway: the rules cannot be loaded, so there is no effective policy to "
-                   "show; until it is fixed the hooks allow nothing (GW901, GW891):", err=True)
+                   "show; until it is fixed every call asks (GW891, GW901):", err=True)
         for line in exc.errors:
             click.echo(f"  {line}", err=True)
         click.echo("Fix the file(s) above; `gateway rules validate` re-checks them.", err=True)

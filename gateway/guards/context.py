@@ -99,9 +99,9 @@ class Request:
                 self._policy = runtime.get_policy(self.project, self.env)
             except PolicyError as exc:
                 first = exc.errors[0] if exc.errors else "unknown problem"
-                raise GuardError("GW891", f"the rules cannot be loaded, so protected paths "
-                                 f"cannot be checked: {first}. Run `gateway rules validate`",
-                                 "guard:rules") from None
+                raise GuardError("GW891", f"the rules cannot be loaded, so nothing can be "
+                                 f"checked and every call asks until they are fixed: {first}. "
+                                 "Run `gateway rules validate`", "guard:rules") from None
         return self._policy
 
     def input_dict(self) -> dict:

@@ -24,7 +24,7 @@ The verdict is DENY, ASK with a code other than GW800 (the hook's "ask"), ALLOW 
 only), or "no decision" (ASK with GW800).
 """
 
-from gateway.decision import ALLOW, DENY, Verdict
+from gateway.decision import ALLOW, ASK, DENY, Verdict
 from gateway.guards import codex, delegate, files, member, reads, role
 from gateway.guards.context import GuardError, Request, check_path_length, load_state
 
@@ -39,9 +39,14 @@ def evaluate(payload, env=None, *, record=False, project=None) -> Verdict:
         req = Request(payload, env, project)
         verdict = _evaluate(req, record)
     except GuardError as exc:
-        verdict = Verdict(DENY, exc.phase, exc.code, exc.rule, exc.message)
+        # broken rules (GW891) ask: a human may still approve what nothing can be checked
+        # for; when a team's roles or codex mode are in force, whose rules the guards could
+        # not apply either, they deny
+        asks = exc.code == "GW891" and not _team_rules(req)
+        decision = ASK if asks else DENY
+        verdict = Verdict(decision, exc.phase, exc.code, exc.rule, exc.message)
         if req is not None:
-            req.step(exc.phase, "deny", exc.code, exc.message)
+            req.step(exc.phase, "ask" if asks else "deny", exc.code, exc.message)
     except RecursionError:
         verdict = Verdict(DENY, "guard:error", "GW893", "", "the input nests too deeply")
     except Exception as exc:  # never allow on an error: the guards deny
@@ -52,6 +57,15 @@ def evaluate(payload, env=None, *, record=False, project=None) -> Verdict:
         verdict.trace = req.trace
         verdict.command = req.subject
     return verdict
+
+
+def _team_rules(req) -> bool:
+    """Are a team's rules in force for this call (a registered role, a breezing session)?
+    Unknown (no state read yet) counts as yes."""
+    state = getattr(req, "team_state", None) if req is not None else None
+    if state is None:
+        return True
+    return state.role is not None or state.active is not None
 
 
 def record_registration(payload, env=None) -> Verdict | None:
@@ -87,6 +101,7 @@ def _evaluate(req, record):
         return req.deny("guard:state", "GW890", f"the breezing state cannot be read, so the "
                         f"guards cannot decide: {exc}. Run the repair in your own terminal: "
                         "inside Claude Code every tool call is denied until it is fixed")
+    req.team_state = state
     req.step("guard:state", "info", "", state.describe())
     verdict = (delegate.check(req, state) or role.check_spawn(req, state)
                or member.check_tool(req, state))

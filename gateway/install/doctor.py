@@ -70,12 +70,14 @@ def run(project, env=None, probe=True, claude=None) -> list:
     regs = _registrations(project, env, checks, unusable, settings_errors)
     checks.extend(_coverage(specs, regs, unusable))
     seen = set()
+    ran = []
     for reg in regs:
         key = json.dumps(reg.handler, sort_keys=True)
         if key in seen:
             continue
         seen.add(key)
-        checks.append(_runs(reg, project, env, probe))
+        ran.append((reg, _runs(reg, project, env, probe)))
+    checks.extend(_grouped(ran))
     checks.extend(_rules(project, env, unusable, settings_errors))
     checks.extend(_sandbox(project, env, probe, claude))
     checks.append(_audit(env))
@@ -189,6 +191,21 @@ def _probe_payload(reg, project) -> dict:
     return payload
 
 
+def _grouped(ran) -> list:
+    """The handlers' checks, one line per distinct finding: when the hooks' environment is
+    gone every handler fails with the same sentence, said once with the hooks it concerns
+    (issue 25: the same FAIL eight times)."""
+    groups = {}
+    for reg, check in ran:
+        groups.setdefault((check.status, check.title, check.fix), []).append(reg.event)
+    out = []
+    for (status, title, fix), events in groups.items():
+        if len(events) > 1:
+            title = f"{title} [the same for {len(events)} hooks: {', '.join(events)}]"
+        out.append(Check(status, title, fix))
+    return out
+
+
 def _runs(reg, project, env, probe) -> Check:
     h = reg.handler
     if h.get("type") == "http":
@@ -211,7 +228,7 @@ def _runs(reg, project, env, probe) -> Check:
         gone = [p for p in parsed.paths if not os.path.isabs(p) or not os.path.isdir(p)]
         if gone or not parsed.paths:
             where = gone[0] if gone else "(none)"
-            return Check("fail", f"`{shown}` (registered in {_short(reg.path)}) runs the "
+            return Check("fail", f"the hook registered in {_short(reg.path)} runs the "
                          f"gateway from {where}, which is gone or not an absolute directory: "
                          "the hook cannot start (was its virtual environment removed or "
                          "moved?)", f"reinstall gateway, then gateway install --scope "
@@ -319,7 +336,8 @@ def _rules(project, env, unusable=(), settings_errors=()) -> list:
     except PolicyError as exc:
         first = "; ".join(exc.errors[:3]) + (f" (and {len(exc.errors) - 3} more)"
                                              if len(exc.errors) > 3 else "")
-        out.append(Check("fail", f"the rules cannot be loaded, so every command asks: {first}",
+        out.append(Check("fail", f"the rules cannot be loaded, so every call asks (GW891, "
+                         f"GW901) until they are fixed: {first}",
                          "fix the file(s) named; `gateway rules validate` re-checks them"))
     errors = [e for e in settings_errors if not any(e.startswith(f"{p}:") for p in unusable)]
     if errors:

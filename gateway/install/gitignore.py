@@ -32,9 +32,15 @@ def excludes_file(cwd, env) -> str:
     return os.path.join(base, "git", "ignore")
 
 
-def ensure_ignored(settings_path, env=None) -> str:
+#: The note, in an install's record folder, that this install added LINE (uninstall takes
+#: it out again when no other install's note remains).
+NOTE = "git-excludes.json"
+
+
+def ensure_ignored(settings_path, env=None, record_dir=None) -> str:
     """Make git ignore `settings_path` (a project's .claude/settings.local.json) if it does
-    not already; the sentence to tell the user, or "" when nothing was needed."""
+    not already; the sentence to tell the user, or "" when nothing was needed. When LINE is
+    added, `record_dir` (the install's record folder) notes it for uninstall."""
     env = dict(os.environ if env is None else env)
     project = os.path.dirname(os.path.dirname(settings_path))
     inside = _git(["rev-parse", "--is-inside-work-tree"], project, env)
@@ -56,8 +62,66 @@ def ensure_ignored(settings_path, env=None) -> str:
         if LINE not in text.splitlines():
             with open(path, "a", encoding="utf-8") as fh:
                 fh.write(("" if not text or text.endswith("\n") else "\n") + LINE + "\n")
+            if record_dir:
+                _note(record_dir, path, created=not text)
     except OSError as exc:
         return (f"{settings_path} is not ignored by git and {path} cannot be written "
                 f"({exc.strerror or exc}): add {LINE} to your git excludes yourself")
     return (f"git now ignores .claude/settings.local.json: added {LINE} to {path}, as Claude "
             "Code does for this file")
+
+
+def _note(record_dir, path, created):
+    import json
+
+    from gateway.install.jsonfile import write_atomic
+
+    os.makedirs(record_dir, mode=0o700, exist_ok=True)
+    write_atomic(os.path.join(record_dir, NOTE),
+                 (json.dumps({"file": path, "line": LINE, "created": created}) + "\n")
+                 .encode("utf-8"))
+
+
+def release(settings_path, env=None, record_dir=None, records_root=None) -> str:
+    """Uninstall's half of ensure_ignored: when this install added LINE, take it out of
+    the excludes file again, unless another local install's note still relies on it or
+    the line is gone already (the file is removed when it held only that line and install
+    created it). The sentence to tell the user, or ""."""
+    import json
+
+    if not record_dir:
+        return ""
+    note_path = os.path.join(record_dir, NOTE)
+    try:
+        with open(note_path, encoding="utf-8") as fh:
+            note = json.load(fh)
+        path = note["file"]
+        created = bool(note.get("created"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    try:
+        os.unlink(note_path)
+    except OSError:
+        pass
+    if records_root and os.path.isdir(records_root):
+        for other in os.listdir(records_root):
+            if os.path.exists(os.path.join(records_root, other, NOTE)):
+                return ""  # another project's local install still relies on the line
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines(keepends=True)
+    except OSError:
+        return ""
+    kept = [x for x in lines if x.rstrip("\r\n") != LINE]
+    if len(kept) == len(lines):
+        return ""
+    try:
+        if not kept and created:
+            os.unlink(path)
+        else:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write("".join(kept))
+    except OSError as exc:
+        return (f"could not take {LINE} out of {path} ({exc.strerror or exc}); remove it "
+                "yourself if nothing else needs it")
+    return f"took {LINE} out of {path} again (install had added it)"

@@ -189,7 +189,7 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     res.changed = (new != loaded.data) or not loaded.exists
     if not res.changed:
         return res
-    new_text = jsonfile.dumps(new, loaded.style)
+    new_text = _keep_layout(loaded, new)
     res.diff = _diff(path, _text(loaded.raw), new_text)
     if dry_run:
         return res
@@ -211,10 +211,29 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     if scope == "local" and not settings_file:
         from gateway.install import gitignore
 
-        note = gitignore.ensure_ignored(path, env)
+        note = gitignore.ensure_ignored(path, env, backup.folder(path, env))
         if note:
             res.notes.append(note)
     return res
+
+
+def _keep_layout(loaded, new) -> str:
+    """The new file's text: when only the top-level "hooks" member differs, the old text
+    with just that member replaced (the rest keeps the user's layout, inline arrays and
+    all: gateway.install.splice); else the whole file in its detected style."""
+    old = loaded.data if loaded.exists else None
+    if isinstance(old, dict) and isinstance(new, dict) and loaded.raw and \
+            {k: v for k, v in old.items() if k != "hooks"} == \
+            {k: v for k, v in new.items() if k != "hooks"}:
+        from gateway.install import splice
+
+        text = _text(loaded.raw)
+        bom = text.startswith(jsonfile.BOM)
+        out = splice.replace_member(text[1:] if bom else text, "hooks", new.get("hooks"),
+                                    new, loaded.style)
+        if out is not None:
+            return (jsonfile.BOM if bom else "") + out
+    return jsonfile.dumps(new, loaded.style)
 
 
 def uninstall(scope="project", project=None, settings_file=None, dry_run=False,
@@ -225,7 +244,8 @@ def uninstall(scope="project", project=None, settings_file=None, dry_run=False,
     res.dry_run = dry_run
     loaded = jsonfile.load(path)
     if not loaded.exists:
-        res.notes.append(f"{path} does not exist; nothing to uninstall")
+        res.notes.append(f"{path} does not exist; nothing to uninstall"
+                         + _elsewhere(scope, project, settings_file, env))
         return res
     merge.check_shape(loaded.data, path)
     record = backup.read_record(path, env)
@@ -241,7 +261,8 @@ def uninstall(scope="project", project=None, settings_file=None, dry_run=False,
     new, more = configure.uninstall(new, original, scope, project, path, env, res.notes)
     res.changes += more
     if not res.changes:
-        res.notes.append(f"no gateway hooks in {path}")
+        res.notes.append(f"no gateway hooks in {path}" + _elsewhere(scope, project,
+                                                                   settings_file, env))
         if not dry_run and record is not None:
             backup.drop_record(path, env)
         return res
@@ -254,7 +275,7 @@ def uninstall(scope="project", project=None, settings_file=None, dry_run=False,
         new_raw = record.original
         res.restored = True
     else:
-        new_raw = jsonfile.dumps(new, loaded.style).encode("utf-8")
+        new_raw = _keep_layout(loaded, new).encode("utf-8")
     res.diff = _diff(path, _text(loaded.raw), "" if delete else _text(new_raw))
     if dry_run:
         res.removed_file = delete
@@ -273,11 +294,39 @@ def uninstall(scope="project", project=None, settings_file=None, dry_run=False,
         jsonfile.write_atomic(path, new_raw)
         if res.restored:
             _restore_mode(path, record.mode)
+    if scope == "local" and not settings_file:
+        from gateway.install import gitignore
+
+        note = gitignore.release(path, env, backup.folder(path, env), backup.state_root(env))
+        if note:
+            res.notes.append(note)
     backup.drop_record(path, env)
     from gateway.sandbox import install as sandbox_install
 
     sandbox_install.write_record(path, None, env)
     return res
+
+
+def _elsewhere(scope, project, settings_file, env) -> str:
+    """Where else the gateway's hooks are, with the command that takes them out: "" when
+    no other scope's settings file holds them."""
+    if settings_file:
+        return ""
+    found = []
+    for other in SCOPES:
+        if other == scope:
+            continue
+        try:
+            other_path = settings_path(other, project, env)
+            data = jsonfile.load(other_path)
+        except (InstallError, OSError):
+            continue
+        if data.exists and isinstance(data.data, dict) and merge.owned(data.data):
+            found.append((other, other_path))
+    if not found:
+        return ""
+    return "; the gateway's hooks are in " + ", ".join(
+        f"{p} (`gateway uninstall --scope {o}`)" for o, p in found)
 
 
 def _restore_mode(path, original) -> None:

@@ -348,16 +348,25 @@ def screen(p: Prepared, env=None) -> str:
     return "\n".join(lines)
 
 
+#: Why the spawn steps name no permission mode: the seed asked for bypassPermissions
+#: (teammates cannot answer a dialog), but Claude Code ignores the Agent tool's `mode` since
+#: 2.1.212 (subagents inherit the Lead's mode), and the roles are kept by the gateway's
+#: PreToolUse guards, which run in every mode.
+SPAWN_MODE_NOTE = ("no permission mode is given: teammates inherit the Lead's (Claude Code "
+                   "ignores the Agent tool's `mode` since 2.1.212) and the gateway's PreToolUse "
+                   "guards keep each role in every mode")
+
+
 def _spawn_steps(mode: str, n: int) -> list[str]:
-    return [f"spawn {n} implementer(s) at once: subagent_type {IMPLEMENTER_AGENT[mode]}, "
-            f"mode bypassPermissions (an Agent-tool teammate is registered by the gateway's "
-            f"SubagentStart hook); a teammate that runs as a session of its own registers "
-            f"first with one Bash command: `gateway breezing register implementer --name "
-            f"impl-{{N}}` (N = 1..{n}); then assign each its files: `gateway breezing register "
+    return [f"spawn {n} implementer(s) at once: subagent_type {IMPLEMENTER_AGENT[mode]} (an "
+            f"Agent-tool teammate is registered by the gateway's SubagentStart hook); a "
+            f"teammate that runs as a session of its own registers first with one Bash "
+            f"command: `gateway breezing register implementer --name impl-{{N}}` "
+            f"(N = 1..{n}); then assign each its files: `gateway breezing register "
             f"implementer --owns GLOB --name impl-{{N}}`",
-            f"spawn 1 reviewer: subagent_type {REVIEWER_AGENT}, mode bypassPermissions; as a "
-            f"session of its own it registers with `gateway breezing register reviewer --name "
-            f"reviewer`",
+            f"spawn 1 reviewer: subagent_type {REVIEWER_AGENT}; as a session of its own it "
+            f"registers with `gateway breezing register reviewer --name reviewer` "
+            f"({SPAWN_MODE_NOTE})",
             "`gateway breezing phase B` (delegate mode: the Lead only coordinates; `gateway "
             "breezing status` shows the progress and what is next)"]
 
@@ -389,7 +398,7 @@ def as_json(p: Prepared) -> dict:
     nxt = []
     if p.discuss:
         nxt.append(f"Phase 0: spawn the Planner ({PLANNER_AGENT}) and the Critic "
-                   f"({CRITIC_AGENT}) with mode bypassPermissions; at most "
+                   f"({CRITIC_AGENT}) ({SPAWN_MODE_NOTE}); at most "
                    f"{MAX_DISCUSS_ROUNDS} rounds; show the refined plan, then shut both down")
     nxt.append("show the confirmation screen and ask the user")
     nxt.append(f"yes: {confirm_command(p)} (add --planner-max-parallel N from Phase 0); no: "

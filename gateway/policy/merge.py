@@ -214,7 +214,7 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
     if model.catalogue is not None:
         for name, entry in model.catalogue.items():
             data = entry.model_dump(by_alias=True, exclude_none=True)
-            _collect_examples(m, layer, name, data)
+            _collect_examples(m, layer, name, data, path=path)
             p["catalogue"][name] = data
             m.provenance[f"catalogue:{name}"] = origin
     if model.effects is not None:  # built-in and user layers only (_LOOSENING)
@@ -287,15 +287,16 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
     return errors
 
 
-def _collect_examples(m: Merged, layer: str, name: str, data: dict, prefix: str = ""):
+def _collect_examples(m: Merged, layer: str, name: str, data: dict, prefix: str = "",
+                      path: str = ""):
     ex = data.pop("examples", None) or {}
     label = f"catalogue:{(prefix + ' ' + name).strip()}"
     for cmd in ex.get("allow", []):
-        m.examples.append((label, "catalogue", cmd, True, layer))
+        m.examples.append((label, "catalogue", cmd, True, layer, path))
     for cmd in ex.get("ask", []):
-        m.examples.append((label, "catalogue", cmd, False, layer))
+        m.examples.append((label, "catalogue", cmd, False, layer, path))
     for sub, sdata in (data.get("subcommands") or {}).items():
-        _collect_examples(m, layer, sub, sdata, (prefix + " " + name).strip())
+        _collect_examples(m, layer, sub, sdata, (prefix + " " + name).strip(), path)
 
 
 def merge(project_dir: str | None, env=None) -> Merged:

@@ -26,6 +26,8 @@ def check(merged) -> None:
     errors = []
     for origin, kind, command, expected, *rest in merged.examples:
         layer = rest[0] if rest and rest[0] in snapshots else None
+        if len(rest) > 1 and rest[1] and kind == "catalogue":
+            origin = f"{rest[1]}: {origin}"  # the file that wrote it
         if layer not in policies:
             policies[layer] = Policy(snapshots[layer])
         policy = policies[layer]

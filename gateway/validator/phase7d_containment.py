@@ -4,6 +4,9 @@ PHASE = "7D"
 
 
 def run(ctx, label: str, count: int):
-    what = f"{count} path argument(s) inside the project" if count else "no path arguments"
-    return ctx.allow(PHASE, "GW700", f"{label.split(':', 1)[-1]} is a known command; {what}",
-                     rule=label)
+    # the reason is the catalogue entry (every option and argument it allows); the paths
+    # are only what is left to check, never a reason in themselves
+    where = (f"its {count} path argument(s) stay inside the project" if count
+             else "it names no path")
+    return ctx.allow(PHASE, "GW700", f"{label.split(':', 1)[-1]} is in the catalogue with "
+                     f"all its options and arguments allowed; {where}", rule=label)

@@ -198,3 +198,13 @@ def test_batch_line_cwd_must_be_a_directory_and_is_relative_to_cwd(project, tmp_
         "ask", "GW904", f"the line's cwd is not a directory here: '{tmp_path / 'gone'}'")
     assert [(o["decision"], o["code"]) for o in out][1:] == [("allow", "GW700"),
                                                               ("allow", "GW700")]
+
+
+@pytest.mark.parametrize("mode", ["acceptedits", "bogus", "Plan", ""])
+def test_an_unknown_permission_mode_is_an_error(mode):
+    # issue 25: `--permission-mode acceptedits` was silently judged as default
+    r = CliRunner().invoke(cli, ["check", "--permission-mode", mode, "ls"])
+    assert r.exit_code == 2, r.output
+    assert "'acceptEdits'" in r.output and "is not one of" in r.output
+    r = CliRunner().invoke(cli, ["check", "--permission-mode", "acceptEdits", "ls"])
+    assert r.exit_code == 0, r.output

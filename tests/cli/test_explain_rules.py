@@ -81,7 +81,7 @@ def test_rules_show_with_broken_rules_says_what_to_do(tmp_path):
     result = CliRunner().invoke(cli, ["rules", "show", "--project", str(tmp_path)])
     assert (result.exit_code, result.output) == (3, (
         "gateway: the rules cannot be loaded, so there is no effective policy to show; until "
-        "it is fixed the hooks allow nothing (GW901, GW891):\n"
+        "it is fixed every call asks (GW891, GW901):\n"
         f"  {f}:1: always_ask: Input should be a valid list\n"
         "Fix the file(s) above; `gateway rules validate` re-checks them.\n"))
 

@@ -844,3 +844,99 @@ def test_project_install_touches_no_git_excludes(tmp_path, real_hooks, monkeypat
     _git("init", "-q", cwd=proj, env=dict(os.environ))
     ops.install("project", str(proj))
     assert not (home / ".config" / "git" / "ignore").exists()
+
+
+def _local_env(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], "XDG_STATE_HOME": str(tmp_path / "s")}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    return env, home / ".config" / "git" / "ignore"
+
+
+def _repo(tmp_path, name, env):
+    proj = tmp_path / name
+    proj.mkdir()
+    _git("init", "-q", cwd=proj, env=env)
+    return proj
+
+
+def test_uninstall_takes_out_the_excludes_line_install_added(tmp_path, real_hooks,
+                                                              monkeypatch):
+    """Issue 25: `install --scope local` left its line in ~/.config/git/ignore after
+    uninstall. It goes again once no other local install relies on it; a file install
+    created goes with it."""
+    env, target = _local_env(tmp_path, monkeypatch)
+    a, b = _repo(tmp_path, "a", env), _repo(tmp_path, "b", env)
+    ops.install("local", str(a))
+    ops.install("local", str(b))  # git ignores it already: b adds nothing
+    assert target.read_text().splitlines() == ["**/.claude/settings.local.json"]
+    res = ops.uninstall("local", str(b))
+    assert target.exists() and not any("took" in n for n in res.notes), res.notes
+    res = ops.uninstall("local", str(a))
+    assert any("took **/.claude/settings.local.json out of" in n for n in res.notes), res.notes
+    assert not target.exists()
+
+
+def test_uninstall_keeps_an_excludes_line_that_was_there_before(tmp_path, real_hooks,
+                                                                  monkeypatch):
+    env, target = _local_env(tmp_path, monkeypatch)
+    target.parent.mkdir(parents=True)
+    target.write_text("*.swp\n**/.claude/settings.local.json\n")  # Claude Code's own
+    a = _repo(tmp_path, "a", env)
+    ops.install("local", str(a))
+    ops.uninstall("local", str(a))
+    assert target.read_text() == "*.swp\n**/.claude/settings.local.json\n"
+    # added by install to a file the user had: only the line goes
+    target.write_text("*.swp\n")
+    ops.install("local", str(a))
+    assert target.read_text() == "*.swp\n**/.claude/settings.local.json\n"
+    ops.uninstall("local", str(a))
+    assert target.read_text() == "*.swp\n"
+
+
+def test_uninstall_in_the_wrong_scope_names_the_right_one(tmp_path, real_hooks, monkeypatch):
+    """Issue 25: with the hooks in settings.local.json, `gateway uninstall` said only "no
+    gateway hooks in .claude/settings.json"."""
+    env, _target = _local_env(tmp_path, monkeypatch)
+    proj = _repo(tmp_path, "p", env)
+    ops.install("local", str(proj))
+    res = ops.uninstall("project", str(proj))
+    assert any("settings.local.json (`gateway uninstall --scope local`)" in n
+               for n in res.notes), res.notes
+    r = CliRunner().invoke(cli, ["uninstall", "--project", str(proj)])
+    assert "--scope local" in r.output, r.output
+    (proj / ".claude" / "settings.json").write_text("{}\n")
+    res = ops.uninstall("project", str(proj))
+    assert any("no gateway hooks in" in n and "--scope local" in n for n in res.notes)
+
+
+def test_install_keeps_the_files_layout_inline_arrays_included(tmp_path, gw):
+    """Issue 25: install reflowed `"allow": ["Bash(tox:*)", "Read"]` onto five lines;
+    getting-started promises the file keeps its formatting. Only the hooks member is
+    written; uninstall gives the bytes back."""
+    path = tmp_path / "settings.json"
+    text = ('{\n  "permissions": {\n    "allow": ["Bash(tox:*)", "Read"],\n'
+            '    "deny": []\n  },\n  "model": "sonnet"\n}\n')
+    path.write_text(text)
+    install(path, gw)
+    now = path.read_text()
+    assert now.startswith('{\n  "permissions": {\n    "allow": ["Bash(tox:*)", "Read"],\n'
+                          '    "deny": []\n  },\n  "model": "sonnet",\n  "hooks": {\n'), now
+    assert json.loads(now)["hooks"]["PermissionRequest"]
+    uninstall(path)
+    assert path.read_text() == text
+    # a file whose hooks the user changed since: still only the hooks member is rewritten
+    install(path, gw)
+    data = json.loads(path.read_text())
+    data["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": "echo"}]}]
+    path.write_text(path.read_text().replace('  "hooks": {\n', '  "hooks": {\n    "Stop": '
+                                             '[{"hooks": [{"type": "command", "command": '
+                                             '"echo"}]}],\n', 1))
+    assert json.loads(path.read_text()) == data
+    uninstall(path)
+    assert '"allow": ["Bash(tox:*)", "Read"],' in path.read_text()
+    assert json.loads(path.read_text())["hooks"] == {"Stop": data["hooks"]["Stop"]}

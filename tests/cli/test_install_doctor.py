@@ -185,3 +185,26 @@ def test_command_that_does_not_start_fails(project, tmp_path):
     ops.install("project", str(project), gateway_path=str(crash))
     bad = find(doctor.run(str(project)), "fail", "does not start")
     assert bad and "exit 1: Traceback: ImportError" in bad[0].title
+
+
+def test_a_gone_environment_is_one_finding_not_one_per_hook(project, tmp_path):
+    """Issue 25: with the hooks' virtual environment gone, doctor printed the same FAIL
+    line for each of the eight hooks. It says it once, with the hooks it concerns."""
+    from gateway import launch
+    from gateway.hooks import runner
+    from gateway.install import entries
+
+    gone = tmp_path / "old-venv" / "lib" / "python3.11" / "site-packages"
+    prefix = launch.prefix(sys.executable, [str(gone)])
+    hooks = {}
+    for name in runner.events():
+        event = "".join(w.capitalize() for w in name.split("-"))
+        hooks.setdefault(event, []).append(
+            {"hooks": [{"type": "command", "command": entries.command_string(prefix, name)}]})
+    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    checks = doctor.run(str(project), probe=False)
+    bad = find(checks, "fail", "which is gone")
+    assert len(bad) == 1, statuses(checks)
+    assert f"[the same for {len(runner.events())} hooks: " in bad[0].title
+    out = CliRunner().invoke(cli, ["doctor", "--project", str(project), "--no-probe"]).output
+    assert out.count("which is gone") == 1, out

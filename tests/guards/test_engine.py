@@ -391,12 +391,13 @@ def test_missing_state_is_no_state(guard, proj):
 
 # --- broken rules, internal errors ---------------------------------------------------------
 
-def test_broken_project_rules_deny(guard, proj):
+def test_broken_project_rules_ask(guard, proj):
+    # issue 25: a broken rules file asks (the human may approve), it does not deny every call
     with open(os.path.join(proj, ".claude", "gateway.yaml"), "w") as fh:
         fh.write("protected_paths: [unclosed\n")
     v = guard("Write", write(proj, "src/app.py"))
-    assert denied(v, "GW891"), (v.code, v.message)
-    assert "gateway rules validate" in v.message
+    assert (v.decision.name, v.code) == ("ASK", "GW891"), (v.code, v.message)
+    assert "gateway rules validate" in v.message and "every call asks" in v.message
 
 
 def test_internal_error_denies(guard, proj, monkeypatch):

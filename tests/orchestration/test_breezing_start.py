@@ -332,3 +332,17 @@ def test_next_is_the_claim_order(proj, env, active, tasks_root):
                                               "a task that is not completed\n")
     write_json(str(d / "task-1.json"), {"id": "task-1", "status": "completed"})
     assert json.loads(run(proj, env, "next", "--json").stdout)["next"] == "task-2"
+
+
+def test_the_screens_name_no_permission_mode_and_say_why(app, env):
+    # issue 25: the screen told the Lead to spawn teammates with `mode bypassPermissions`
+    # without saying why; the client ignores the Agent tool's mode (2.1.212) and the guards
+    # keep the roles in every mode
+    p = run(app, env, "start", "--range", "認証機能からユーザー管理まで", "--json")
+    out = json.loads(p.stdout)
+    assert "bypassPermissions" not in json.dumps(out)
+    assert "teammates inherit the Lead's" in out["next"][0]
+    p = run(app, env, "start", "--range", "ログイン", "--yes", "--codex")
+    assert p.returncode == 0, p.stderr
+    assert "bypassPermissions" not in p.stdout
+    assert "teammates inherit the Lead's" in p.stdout and "2.1.212" in p.stdout

@@ -3,7 +3,7 @@ the hook commands with real payloads, and `gateway rules validate`.
 
 A FIFO, device, directory or dangling link at a rules or settings path, an oversized file, or
 YAML whose aliases expand without bound is a located error that fails closed -- the
-PermissionRequest hook allows nothing (GW901/GW903), the PreToolUse guards deny (GW891) --
+PermissionRequest hook allows nothing (GW901/GW903), the PreToolUse guards ask (GW891) --
 and never a hang (every process here has a timeout; a hang is a failure) or "absent"."""
 
 import json
@@ -122,7 +122,8 @@ def test_a_rules_path_that_is_not_a_small_regular_file_fails_closed(exe, env, pr
                                                           f"{problem}")
     out, audit = pre_tool_use_write(exe, env, proj)
     assert audit["code"] == "GW891" and f"{path}: {problem}" in audit["message"]
-    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    # ask, not deny (issue 25): nothing can be checked, a human may still approve
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "ask"
     r = rules_validate(exe, env)
     assert r.returncode == 3
     assert r.stderr == f"{path}: {problem}\n1 problem(s)\n"
@@ -228,3 +229,39 @@ def test_aliases_stay_refused_in_a_project_layer(exe, env, proj):
         fh.write("always_ask: &a [make]\nsubcommand_ask: *a\n")
     r = rules_validate(exe, env)
     assert r.returncode == 3 and "YAML aliases are not allowed in this layer" in r.stderr
+
+
+def test_a_failing_example_in_the_user_rules_asks_and_every_screen_says_so(exe, env, proj):
+    """Issue 25: one failing `examples:` entry in ~/.config/gateway/rules.yaml made
+    PreToolUse deny every call, even a Read of README.md; doctor said "every command asks"
+    and codes.md that only writes and Bash are denied. Now all three say: every call asks
+    until the file is fixed, and the message names the file."""
+    path = user_rules(env)
+    with open(path, "w") as fh:
+        fh.write('catalogue:\n  frob:\n    args: text\n    examples:\n      allow: ["frob x"]\n'
+                 '      ask: ["frob y"]\n')
+    read = {"session_id": "s", "cwd": proj, "hook_event_name": "PreToolUse",
+            "tool_name": "Read", "tool_input": {"file_path": os.path.join(proj, "README.md")}}
+    for payload in (read, dict(read, tool_name="Bash", tool_input={"command": "ls"})):
+        out, audit = _hook(exe, env, "pre-tool-use", payload)
+        hso = json.loads(out)["hookSpecificOutput"]
+        assert hso["permissionDecision"] == "ask", hso
+        assert hso["permissionDecisionReason"].startswith("gateway GW891: the rules cannot "
+                                                          "be loaded, so nothing can be "
+                                                          "checked and every call asks")
+        assert f"{path}: catalogue:frob: example 'frob y'" in hso["permissionDecisionReason"]
+    out, audit = permission_request(exe, env, proj)
+    assert out == "" and audit["code"] == "GW901"
+    doctor = subprocess.run([exe, "doctor"], env=env, capture_output=True, text=True,
+                            timeout=TIMEOUT, cwd=proj)
+    assert "the rules cannot be loaded, so every call asks (GW891, GW901)" in doctor.stdout
+    explain = subprocess.run([exe, "explain", "GW891"], env=env, capture_output=True,
+                             text=True, timeout=TIMEOUT)
+    assert "every call asks" in explain.stdout and "ask" in explain.stdout
+    # with a team's breezing session in force the guards cannot apply its rules: deny
+    state = os.path.join(proj, ".claude", "state")
+    os.makedirs(state, exist_ok=True)
+    with open(os.path.join(state, "breezing-active.json"), "w") as fh:
+        json.dump({"session_id": "s", "impl_mode": "standard"}, fh)
+    out, _audit = _hook(exe, env, "pre-tool-use", read)
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
