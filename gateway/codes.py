@@ -479,6 +479,14 @@ CODES = {
               "`$=x`, `${(e)x}`, `$x:h`, `$x[1]`, `$#x` are zsh parameter forms, `&|` "
               "disowns, a parenthesis in a word is a glob alternation.",
               "echo x >! .claude/settings.local.json   (with SHELL=/bin/zsh)"),
+    "GW786": ("5", "ask", "a removal that loses work no commit holds",
+              "In acceptEdits rm and rmdir inside the project are edits the human accepted, "
+              "but only for what can be brought back: files the repository's HEAD commit or "
+              "index holds as they are (git checkout restores them), or files the project's "
+              "git ignores (build outputs, caches). An untracked or changed file below an "
+              "operand, a project without a git repository, or a git that cannot answer "
+              "asks: the removal cannot be undone, and the client's Bash sandbox stops "
+              "nothing inside the project.", "rm -rf src   (src/new.py not committed)"),
     "GW782": ("6", "ask", "a contained script that is not the HEAD commit's",
               "A script under the project's containment directories (scripts/, "
               ".claude/hooks/) runs without a dialog only when it is code a human has seen: "

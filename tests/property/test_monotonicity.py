@@ -12,7 +12,7 @@ import json
 import os
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from gateway.decision import ALLOW, ASK, DENY
@@ -40,6 +40,10 @@ def test_one_dangerous_token_in_an_allowed_command(pjudge, data, n):
     base = pjudge(r.text())
     assert base.decision is ALLOW, f"{r.text()!r}: the generator's base is {show(base)}"
     token = data.draw(S.dangerous_token())
+    # a here-document with a quoted delimiter on cat or tee is data (issue 25: `cat > notes.md
+    # <<'EOF'` is the edit it is), not a construct the gateway cannot read
+    assume(not (token.text.startswith(("<<'", '<<"'))
+                and any(c.argv[0] in ("cat", "tee") for c in cmds)))
     token.text = fill(token.text, pjudge.project)
     text = data.draw(S.insert(r, token))
     expect_token(pjudge(text), token, text)

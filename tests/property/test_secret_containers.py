@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 
 from gateway.settings import SettingsRules
 from gateway.validator.pipeline import validate
-
 from tests.property.test_secret_grammar import env_names, near_misses
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)

@@ -20,7 +20,7 @@ BACKUPS = ("~", ".bak", ".orig", ".old", ".swp")
 
 def _case(draw, name):
     flips = draw(st.lists(st.booleans(), min_size=len(name), max_size=len(name)))
-    return "".join(c.upper() if f else c for c, f in zip(name, flips))
+    return "".join(c.upper() if f else c for c, f in zip(name, flips, strict=True))
 
 
 @st.composite
@@ -31,7 +31,7 @@ def env_names(draw):
     assume(not any(w in TEMPLATES for w in words))
     kind = draw(st.sampled_from(["env", "envrc", "prefix", "rcprefix", "suffix", "plain"]))
     seps = [draw(SEP) for _ in words]
-    tail = "".join(s + w for s, w in zip(seps, words))
+    tail = "".join(s + w for s, w in zip(seps, words, strict=True))
     name = {"env": ".env", "envrc": ".envrc", "prefix": ".env" + tail,
             "rcprefix": ".envrc" + tail, "suffix": words[0] + ".env",
             "plain": "env." + ".".join(words)}[kind]

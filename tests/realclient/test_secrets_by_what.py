@@ -9,6 +9,7 @@ the same module for docs/client-behaviour.md: its Read of ~/.claude/.credentials
 from __future__ import annotations
 
 import io
+import json
 import tarfile
 from pathlib import Path
 
@@ -33,7 +34,7 @@ MARKERS = (TOKEN, AWS, LOCAL, TARRED, "sk-PRODMARKER456", "sk-MARKER123")
 def _seed(project: Path, home: Path):
     (home / ".claude").mkdir(exist_ok=True)
     (home / ".claude" / ".credentials.json").write_text(
-        '{"claudeAiOauth": {"accessToken": "%s"}}\n' % TOKEN)
+        json.dumps({"claudeAiOauth": {"accessToken": TOKEN}}) + "\n")
     (project / "deploy").mkdir(exist_ok=True)
     (project / "deploy" / "settings.ini").write_text(
         f"[default]\naws_access_key_id = AKIAIOSFODNN7ZZZZZZZ\naws_secret_access_key = {AWS}\n")

@@ -78,7 +78,7 @@ def test_concurrent_first_calls_answer_right_and_compile_once(scratch, rules):
         header = json.loads(fh.readline())
     assert header["kind"] == "policy"
     assert [s[0] for s in header["sources"]] == (
-        ["builtin"] * 4 + ["user"] + (["project"] if rules else []))
+        ["builtin"] * 5 + ["user"] + (["project"] if rules else []))
 
 
 def test_first_calls_with_kills_leave_a_working_cache(scratch):

@@ -155,12 +155,19 @@ HOOKS = {
                                   "teammate_name": "impl-1"}],
     "teammate-idle": [lambda p: {"teammate_name": "impl-1", "team_name": "t"}],
     "user-prompt-submit": [lambda p: {"prompt": "continue"}],
+    "task-created": [lambda p: {"task_id": "5", "task_subject": "export",
+                                "task_description": "export the users"}],
+    "subagent-start": [lambda p: {"agent_id": "agent-9", "agent_type":
+                                  "claude-code-harness:task-worker"}],
+    "session-end": [lambda p: {"reason": "other"}],
 }
 
 EVENT_NAMES = {"pre-tool-use": "PreToolUse", "post-tool-use": "PostToolUse",
                "permission-request": "PermissionRequest", "pre-compact": "PreCompact",
                "session-start": "SessionStart", "task-completed": "TaskCompleted",
-               "teammate-idle": "TeammateIdle", "user-prompt-submit": "UserPromptSubmit"}
+               "teammate-idle": "TeammateIdle", "user-prompt-submit": "UserPromptSubmit",
+               "task-created": "TaskCreated", "subagent-start": "SubagentStart",
+               "session-end": "SessionEnd"}
 
 #: CLI verb -> argument lists (each run with the project as cwd and CLAUDE_PROJECT_DIR).
 #: `hook` is the hooks above; `serve` prints its settings (it would otherwise serve forever).
@@ -168,6 +175,10 @@ CLI = {
     ("adapter",): [["adapter", "gemini", "--print-config"]],
     ("bench",): [["bench", "--only", "growth", "--runs", "5"]],
     ("breezing", "abort"): [["breezing", "abort"]],
+    ("breezing", "batch"): [["breezing", "batch"]],
+    ("breezing", "register"): [["breezing", "register", "implementer", "--name", "impl-3"]],
+    ("breezing", "review"): [["breezing", "review", "request_changes"]],
+    ("breezing", "status"): [["breezing", "status"]],
     ("breezing", "finish"): [["breezing", "finish", "--timeout", "5"],
                              ["breezing", "finish", "--cleanup"]],
     ("breezing", "next"): [["breezing", "next"]],
@@ -190,7 +201,12 @@ CLI = {
     ("hook",): [],
     ("install",): [["install", "--scope", "local", "--dry-run"]],
     ("log",): [["log"]],
+    ("orch", "claim"): [["orch", "claim", "w9"]],
     ("orch", "info"): [["orch", "info", SID]],
+    ("orch", "new"): [["orch", "new", "another instruction"]],
+    ("orch", "task"): [["orch", "task", SID, "--acceptance", "works"]],
+    ("orch", "transition"): [["orch", "transition", "task-unknown-1", "done", "--owner",
+                              "w9"]],
     ("orch", "resume"): [["orch", "resume", "--list"]],
     ("orch", "status"): [["orch", "status"]],
     ("resume",): [["resume"], ["resume", "--yes"]],

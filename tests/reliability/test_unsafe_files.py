@@ -60,8 +60,10 @@ def _state(proj, name):
 
 def _hook(event, kind):
     def run(proj, env):
+        i = 8 if kind == "complete_first" else 9
+        what = "complete" if kind == "complete_first" else kind
         p = subprocess.run(harness.hook_argv(event), env=env, capture_output=True, timeout=60,
-                           input=json.dumps(load.payload(kind, proj, 9)).encode())
+                           input=json.dumps(load.payload(what, proj, i)).encode())
         return p.stdout.decode()
     return run
 
@@ -121,9 +123,9 @@ def _project(root):
     with open(_state(proj, "breezing-active.json"), "w") as fh:
         json.dump({"session_id": "S1", "plans_md_mapping": {str(i): f"2.{i}"
                                                             for i in range(9, 13)}}, fh)
-    with open(_state(proj, "breezing-timeline.jsonl"), "w") as fh:
-        fh.write('{"event": "task_completed", "task_id": "9", "timestamp": '
-                 '"2026-02-06T03:10:00Z", "session_id": "S1"}\n')
+    # task 9 completed first, recorded as the hook records it (the progress record counts,
+    # not the timeline's lines)
+    assert _hook("task-completed", "complete_first")(proj, env) == ""
     assert harness.burst("pre-compact", [load.payload("compact", proj, 0)], env)[0].out == b""
     cs = coord.CoordStore(proj)
     cs.create_session("x", session_id=SID)

@@ -221,7 +221,24 @@ def auto(proj):
                                      "git reset --hard", "git checkout .", "git push",
                                      "tox -e py311"])
 def test_auto_allow_never_runs_a_removal_or_unknown_program_unseen(auto, mode, command):
+    # work no commit holds: a changed file and a new one (a removal of what HEAD holds is an
+    # edit in acceptEdits, below)
+    (auto / "src" / "a.py").write_text("a = 2\n")
+    (auto / "src" / "new.py").write_text("b = 1\n")
     assert code(hook(auto, command, mode)) == "GW862"
+
+
+@pytest.mark.parametrize("mode,want", [("default", "GW862"), ("dontAsk", "GW862"),
+                                       ("plan", "GW862"), ("acceptEdits", "GW700"),
+                                       ("auto", "GW700")])
+@pytest.mark.parametrize("command", ["rm -rf src", "rm src/a.py"])
+def test_auto_allow_and_a_removal_of_committed_files(auto, mode, want, command):
+    # issue 25: in acceptEdits removing what the HEAD commit holds (git checkout brings it
+    # back) or what git ignores is an edit, as the client itself runs it; the sandbox's
+    # auto-allow changes nothing for it. In the other modes it needs a human.
+    assert code(hook(auto, command, mode)) == want
+    (auto / "src" / "new.py").write_text("b = 1\n")
+    assert code(hook(auto, "rm -rf src", mode)) == "GW862"
 
 
 @pytest.mark.parametrize("mode", ["default", "acceptEdits", "auto", "dontAsk"])
@@ -269,6 +286,7 @@ def test_a_user_allow_rule_is_honoured_under_the_sandbox(auto):
                                 "unlink src/a.py"]),
        mode=st.sampled_from(["default", "acceptEdits", "auto"]))
 def test_a_removal_anywhere_in_the_line_is_asked(auto, prefix, op, destroy, mode):
+    (auto / "src" / "a.py").write_text("a = 2\n")       # work no commit holds
     for cmd in (prefix + op + destroy, destroy + op + prefix):
         decision, _ = hook(auto, cmd, mode)
         assert decision in ("ask", "deny"), cmd

@@ -11,7 +11,13 @@ remove, each operand:
   the project itself or a directory above it;
 * neither a secret nor anything the guards protect, and for -r a tree that holds neither
   (the permission surface, .git, the gateway's state: the guards' Surface, walked below);
-* a named operand only (a glob is expanded before: gateway.validator.globs).
+* a named operand only (a glob is expanded before: gateway.validator.globs);
+* nothing it removes is work no commit holds: every file below the operands is either what
+  the repository's HEAD commit (or the index) holds, so `git checkout` brings it back, or
+  ignored by the project's git (build outputs, caches: `rm -rf build dist`, `__pycache__`).
+  An untracked or modified file, a project without a repository, or a git that cannot
+  answer asks (GW786): that removal cannot be undone, and the client's Bash sandbox (issue
+  23) stops nothing inside the project.
 
 Anything else asks, as rm always did.
 """
@@ -48,8 +54,11 @@ def rm(ctx, spec, words, cwd):
         verdict = _operand(ctx, label, t, cwd, tree)
         if verdict is not None:
             return verdict, [], []
+    verdict = unrecoverable(ctx, label, targets, cwd)
+    if verdict is not None:
+        return verdict, [], []
     ctx.step(PHASE, "info", "", f"{label} removes {len(targets)} path(s) inside the project "
-             "that hold nothing protected: an edit")
+             "that hold nothing protected and nothing no commit holds: an edit")
     return None, targets, targets
 
 
@@ -96,3 +105,51 @@ def _operand(ctx, label, target, cwd, tree):
             return ctx.ask("5", "GW503" if kind == "secret" else "GW507",
                            f"{label} -r {target!r} removes {path!r} ({kind})", rule=rule)
     return None
+
+
+def unrecoverable(ctx, label, targets, cwd):
+    """The ask (GW786) when what the operands remove cannot be brought back from the
+    repository: `git status` (hardened, checks/_gitquery.py) names an untracked or changed
+    file below them; None when it names none (tracked and unchanged, or ignored)."""
+    from gateway.validator.checks import _gitquery
+    from gateway.validator.trusted_code import _work_tree
+
+    project = ctx.roots.project_real
+    found = _work_tree(os.path.join(project, "."))
+    why = None
+    if found is None:
+        why = "the project has no git repository, so nothing brings the files back"
+    else:
+        top, git_dir = found
+        if not (project == top or project.startswith(top.rstrip("/") + "/")):
+            why = "the project has no git repository of its own"
+    if why is None:
+        rels = []
+        for t in targets:
+            rel = os.path.relpath(physical(t, cwd), top)
+            if rel.startswith("..") or "\n" in rel:
+                why = f"{t!r} is not inside the repository's work tree"
+                break
+            rels.append(rel)
+    if why is None:
+        out = _gitquery.run(top, git_dir, ["status", "--porcelain=v1", "-z",
+                                           "--untracked-files=all", "--ignored=no",
+                                           "--no-renames", "--", *rels],
+                            globals_=("--literal-pathspecs",))
+        if out is None:
+            why = "git could not say whether they are committed"
+        else:
+            for entry in out.split(b"\0"):
+                if len(entry) > 3 and entry[:2] != b" D" and entry[:2] != b"D ":
+                    name = entry[3:].decode("utf-8", "replace")
+                    state = "untracked" if entry[:2] == b"??" else "changed since the " \
+                        "last commit"
+                    why = f"{name!r} is {state}"
+                    break
+    if why is None:
+        return None
+    shown = " ".join(targets[:3]) + (" ..." if len(targets) > 3 else "")
+    return ctx.ask("5", "GW786", f"{label} {shown}: {why}: the removal cannot be "
+                   "undone (acceptEdits allows removing what a commit holds or git ignores). "
+                   "Commit the work first, or approve the removal",
+                   rule=f"catalogue:{label}")

@@ -100,6 +100,11 @@ def _find_delete(ctx, words, cwd, cands):
                        f"{'y' if len(written) == 1 else 'ies'}; in "
                        f"{modes.normalize(ctx.mode)} mode edits are the human's (acceptEdits "
                        "allows them inside the project)", rule="catalogue:find:edit"), [], []
+    from gateway.validator.checks.removal import unrecoverable
+
+    verdict = unrecoverable(ctx, "find -delete", written, cwd)
+    if verdict is not None:
+        return verdict, [], []
     ctx.step(PHASE, "info", "", f"find -delete removes {len(written)} listed entr"
              f"{'y' if len(written) == 1 else 'ies'}: each is judged as a written path")
     return None, cands + written, written
