@@ -113,7 +113,7 @@ class Roots:
     """The directories that count as inside: the project and any allowed extra directories,
     each in lexical and real form."""
 
-    __slots__ = ("project", "project_real", "extra", "env", "_own")
+    __slots__ = ("project", "project_real", "extra", "env", "own_paths", "_own")
 
     def __init__(self, project: str, allowed_dirs=()):
         self.project = posixpath.normpath(project)
@@ -124,19 +124,20 @@ class Roots:
             d = posixpath.normpath(d)
             extra.append((d, real(d)))
         self.extra = tuple(extra)
-        # the request's environment, set by the validator: is_protected then counts the
-        # gateway's own files (gateway.ownpaths, computed once when first needed)
+        # the request's environment and gateway.ownpaths.own_paths, set by the validator
+        # (gateway.validator.context: this module sits below ownpaths and does not import
+        # it): is_protected then counts the gateway's own files, computed once when first
+        # needed
         self.env = None
+        self.own_paths = None
         self._own = None
 
     def own(self) -> list:
         """The gateway's own files (gateway.ownpaths) for this request; [] without env."""
-        if self.env is None:
+        if self.env is None or self.own_paths is None:
             return []
         if self._own is None:
-            from gateway.ownpaths import own_paths
-
-            self._own = own_paths(self, self.env)
+            self._own = self.own_paths(self, self.env)
         return self._own
 
     def lexically_inside(self, lex: str) -> bool:

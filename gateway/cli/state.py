@@ -122,12 +122,12 @@ def repair(project):
       gateway state repair
       gateway state repair --project ~/src/app
     """
-    from gateway.state import cleanup, files
+    from gateway.state import files
     from gateway.state.store import StateError
 
     root = _project(project)
     try:
-        res = cleanup.repair(root)
+        res = files.repair(root)
     except StateError as exc:
         click.echo(f"gateway: {exc}", err=True)
         sys.exit(EXIT_PROBLEM)

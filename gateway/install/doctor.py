@@ -16,24 +16,10 @@ import subprocess
 from urllib.parse import urlparse
 
 from gateway.install import InstallError, entries, jsonfile, merge, ops
+from gateway.install.check import Check
 
 MANAGED = ("/etc/claude-code/managed-settings.json",
            "/Library/Application Support/ClaudeCode/managed-settings.json")
-
-
-class Check:
-    __slots__ = ("status", "title", "fix")
-
-    def __init__(self, status, title, fix=""):
-        self.status = status  # "ok", "warn", "fail" or "info"
-        self.title = title
-        self.fix = fix
-
-    def as_dict(self) -> dict:
-        return {"status": self.status, "title": self.title, "fix": self.fix}
-
-    def __repr__(self) -> str:
-        return f"Check({self.status!r}, {self.title!r})"
 
 
 class Registration:

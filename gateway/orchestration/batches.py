@@ -22,7 +22,7 @@ from gateway.state.models import BreezingActive
 from . import plans as _plans
 from . import progress as _progress
 from . import registration
-from .signals import task_key
+from .sections import task_key
 
 __all__ = ["BatchError", "register_next", "next_ids"]
 

@@ -47,8 +47,7 @@ from gateway.state.layout import (
 from . import plans as _plans
 from . import review as _review
 from . import verify
-from .resume import completion_sections
-from .signals import task_key
+from .sections import completion_sections, task_key
 
 __all__ = ["FINISH_RECORD", "FinishError", "complete", "build_report", "render", "cleanup",
            "CLEANUP_ORDER", "teammate_label"]

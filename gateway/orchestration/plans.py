@@ -347,7 +347,7 @@ def complete_session(project_dir, plans_path=None) -> list[PlanTask]:
     completion, never while the team works. Raises ``PlansError``."""
     from gateway.state import fast, files, store
 
-    from .resume import completion_sections
+    from .sections import completion_sections
 
     project = os.fspath(project_dir)
     try:

@@ -32,7 +32,7 @@ from gateway.state import files, store
 from gateway.state.fast import now_iso
 from gateway.state.layout import TIMELINE_KEEP_LINES, TIMELINE_MAX_LINES, layout
 
-from .signals import task_key
+from .sections import completed_sections, completion_sections, task_key
 
 __all__ = ["FILE", "load", "record_completed", "record_created", "section_of", "team_list",
            "session_sections", "batch_sections", "Snapshot", "snapshot", "append_timeline",
@@ -91,8 +91,6 @@ def batch_sections(active) -> dict:
 def session_sections(active) -> list:
     """Every Plans.md section of the session: finished before a resume, mapped, and waiting
     in a batch not registered yet."""
-    from .resume import completion_sections
-
     out = completion_sections(active)
     for secs in batch_sections(active).values():
         out += secs
@@ -265,8 +263,6 @@ def snapshot(project_dir, active, team=None) -> Snapshot:
     tasklist.TeamList, or None) and the mapping. A section is done when a TaskCompleted of
     this session was recorded for it, or the team's task list shows its task completed.
     Raises ``StateError``."""
-    from .resume import completed_sections
-
     rec = load(project_dir, active.session_id)
     sections = session_sections(active)
     done = {s: {"by": None, "at": None, "task_id": None, "source": "an earlier session"}

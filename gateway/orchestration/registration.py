@@ -34,7 +34,7 @@ from collections.abc import Iterable
 
 from . import graph as _graph
 from . import plans as _plans
-from .signals import task_key
+from .sections import task_key
 
 __all__ = ["RegistrationError", "Entry", "Finding", "Registration", "build", "overlap",
            "active_form", "claim_next", "V1_MAX_OWNS", "V1_MAX_ITEMS"]

@@ -47,7 +47,7 @@ from gateway.state.models import BreezingActive
 
 from . import plans as _plans
 from . import tasklist
-from .signals import task_key
+from .sections import COMPLETED_FIELD, completed_sections, completion_sections, task_key
 
 __all__ = ["ResumeError", "Entry", "Report", "inspect", "screen", "as_json", "apply",
            "next_team_name", "completed_sections", "completion_sections", "NOT_FOUND",
@@ -71,27 +71,6 @@ EXIT_NOT_FOUND = 1
 EXIT_BROKEN = 3
 ICON = {"completed": "✅", "in_progress": "⏸", "pending": "⏳"}
 STALE_FILES = (SESSION_ROLES, ROLE_MARKER_GLOB, PHASE)
-#: breezing-active.json field (kept by the Lead's metadata model as an extra) listing the
-#: Plans.md sections completed by the teams of earlier sessions: they are no longer in
-#: plans_md_mapping after a resume, but Phase C must still mark them cc:done.
-COMPLETED_FIELD = "completed_sections"
-
-
-def completed_sections(active) -> list[str]:
-    """Sections completed before the last resume (``completed_sections``), in order."""
-    raw = (active.model_extra or {}).get(COMPLETED_FIELD) if active is not None else None
-    if not isinstance(raw, list):
-        return []
-    return [str(x) for x in raw if isinstance(x, (str, int)) and not isinstance(x, bool)]
-
-
-def completion_sections(active) -> list[str]:
-    """Every Plans.md section Phase C marks cc:done: those completed before a resume, then
-    the mapped ones (duplicates removed, order kept)."""
-    out = completed_sections(active) + list(active.plans_md_mapping.values())
-    return list(dict.fromkeys(out))
-
-
 class ResumeError(Exception):
     """Nothing can be resumed. ``exit_code``: 1 no session, 3 a broken state; ``code`` for
     machines."""

@@ -38,6 +38,8 @@ from gateway.state import files, store
 from gateway.state.fast import now_iso, parse_iso
 from gateway.state.layout import layout
 
+from .sections import task_key
+
 __all__ = ["PARTIAL_REVIEW", "NEXT_BATCH", "IDLE_DEDUP_SECONDS", "task_key",
            "record_task_completed", "record_teammate_idle", "progress", "take_signals",
            "describe", "Progress"]
@@ -49,17 +51,6 @@ SUBJECT_LIMIT = 200
 DESCRIPTION_LIMIT = 100          # upstream keeps the first 100 characters
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9_.#:-]{1,64}")
-
-
-def task_key(task_id) -> str:
-    """A task id for comparison: without a ``task-`` or ``#`` prefix, digits as a number."""
-    s = str(task_id).strip()
-    low = s.lower()
-    for prefix in ("task-", "task_", "#"):
-        if low.startswith(prefix):
-            s = s[len(prefix):]
-            break
-    return str(int(s)) if s.isdigit() else s
 
 
 def safe_id(value) -> str:

@@ -17,7 +17,7 @@ A command word is routed by the data alone:
 This module is on the hook path: standard library only, no pydantic, no YAML.
 """
 
-from gateway.policy.compiled import CommandSpec
+from gateway.policy.spec import CommandSpec
 
 
 class Model:

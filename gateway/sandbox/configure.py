@@ -27,11 +27,11 @@ class Choice:
 
 
 def _project(scope, project, env):
-    from gateway.install import ops
+    from gateway.install.project import find_project
 
     if project:
         return os.path.abspath(project)
-    return ops.find_project(env=env)
+    return find_project(env=env)
 
 
 def generate(scope, project, env, choice):

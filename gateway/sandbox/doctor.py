@@ -8,7 +8,7 @@ from gateway.sandbox import selftest
 
 def checks(project, env, probe=True, claude=None, policy=None) -> list:
     """[Check] about the OS floor for `project`."""
-    from gateway.install.doctor import Check
+    from gateway.install.check import Check
     from gateway.sandbox import posture as posture_mod
 
     out = []

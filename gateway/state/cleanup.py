@@ -33,8 +33,6 @@ from .layout import (
     CLEAN_ALL,
     CLEAN_DEFAULT,
     KNOWN_FILES,
-    PHASE,
-    SESSION_ROLES,
     STATE_DIR,
     check_state_dir,
     is_role_marker_name,
@@ -243,20 +241,20 @@ def check_dir_access(sd: StateDir) -> StateError | None:
     return None
 
 
-def repair(project_dir) -> Result:
+def repair(project_dir, loaders) -> Result:
     """``gateway state repair``: remove only what is broken (see the module docstring); the
-    breezing session continues."""
-    from . import files  # pydantic models: the full checks of the two gateway files
-
+    breezing session continues. `loaders`: [(file name, load)], the full checks of the
+    gateway's own state files (their pydantic models: gateway.state.files.repair passes
+    them; this module sits below that one and does not import it)."""
     res = Result()
     with StateDir(project_dir) as sd:
         if sd.fd is not None:
-            _repair_state_dir(sd, res, files)
+            _repair_state_dir(sd, res, loaders)
     _repair_stores(layout(project_dir), res)
     return res
 
 
-def _repair_state_dir(sd: StateDir, res: Result, files) -> None:
+def _repair_state_dir(sd: StateDir, res: Result, loaders) -> None:
     """The state directory's part of ``repair``."""
     names = sd.names()
     for name in sd.stale_temp_files():
@@ -276,8 +274,7 @@ def _repair_state_dir(sd: StateDir, res: Result, files) -> None:
                 res.removed.append((sd.full(name), "lock file that was not a regular file"))
         except StateError as e:
             res.problems.append(e)
-    for name, load in ((SESSION_ROLES, files.load_session_roles),
-                       (PHASE, files.load_phase)):
+    for name, load in loaders:
         if name not in names:
             continue
         try:

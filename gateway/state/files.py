@@ -388,6 +388,15 @@ def clean(project_dir, all: bool = False) -> list[str]:   # noqa: A002 - mirrors
     return res.paths
 
 
+def repair(project_dir):
+    """``gateway state repair`` (gateway.state.cleanup.repair), with the full checks of the
+    session roles and phase files: one of them that does not load is removed."""
+    from . import cleanup
+
+    return cleanup.repair(project_dir, ((SESSION_ROLES, load_session_roles),
+                                        (PHASE, load_phase)))
+
+
 class CheckResult(NamedTuple):
     file: str          # path relative to the project dir
     ok: bool

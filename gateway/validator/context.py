@@ -42,7 +42,11 @@ class Context:
 
             env = os.environ
         self.env = env
-        self.roots.env = env  # is_protected counts the gateway's own files (gateway.ownpaths)
+        # is_protected counts the gateway's own files (gateway.ownpaths)
+        from gateway.ownpaths import own_paths
+
+        self.roots.env = env
+        self.roots.own_paths = own_paths
 
     def step(self, phase: str, status: str, code: str = "", message: str = "") -> None:
         self.trace.append(Step(phase, status, code, message))
