@@ -102,7 +102,7 @@ def verify_cmd(pkg_manager, pytest_cmd, timeout, dry_run, project, as_json):
     """
     from gateway.orchestration import review, verify
     from gateway.state import files
-    from gateway.state.layout import prepare_state_dir
+    from gateway.state.statedir import prepare_state_dir
     from gateway.state.store import StateError
 
     root = root_of(project)

@@ -320,7 +320,7 @@ def _append(lay, event):
     from gateway.state.models import parse_event
 
     data = files._as_record(event, parse_event)
-    from gateway.state.layout import prepare_state_dir
+    from gateway.state.statedir import prepare_state_dir
 
     prepare_state_dir(lay.project_dir)
     store.append_jsonl(lay.timeline, data)

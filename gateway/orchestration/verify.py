@@ -42,7 +42,8 @@ import threading
 import time
 
 from gateway.state import fast, store
-from gateway.state.layout import layout, prepare_state_dir
+from gateway.state.layout import layout
+from gateway.state.statedir import prepare_state_dir
 
 __all__ = ["RECORD", "STEPS", "Step", "Planned", "plan", "run", "load_record",
            "package_manager", "test_counts", "VerifyError"]

@@ -62,7 +62,7 @@ def check_coord_dir(project: str, subs=()) -> bool:
     """``agent-coord/`` (and ``subs`` below it) of ``project``: False when it does not exist,
     True when it is a real directory reached without a link. Raises ``StateUnsafe`` naming
     the path (the sentence ``gateway state validate`` and the store's own refusals give)."""
-    from .store import StateError, StateUnsafe
+    from .errors import StateError, StateUnsafe
 
     path = os.path.join(project, COORD_DIR)
     for sub in ("",) + tuple(subs):

@@ -27,9 +27,9 @@ from .layout import (
     SESSION_ROLES,
     check_state_dir,
     layout,
-    prepare_state_dir,
     repair_hint,
 )
+from .statedir import prepare_state_dir
 from .store import StateInvalid, StateMissing
 
 ROLES = ("lead", "implementer", "reviewer")

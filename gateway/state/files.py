@@ -53,7 +53,6 @@ from .layout import (  # noqa: F401
     check_state_dir,
     is_role_marker_name,
     layout,
-    prepare_state_dir,
     repair_hint,
 )
 from .models import (
@@ -67,6 +66,7 @@ from .models import (
     parse_event,
     parse_signal,
 )
+from .statedir import prepare_state_dir
 from .store import (
     DELETE,
     JsonlLineError,

@@ -127,7 +127,7 @@ class StateLayout:
         except FileNotFoundError:
             return []
         except OSError as exc:      # a file or no permission: never "no files"
-            from .store import StateError
+            from .errors import StateError
 
             raise StateError(self.dir, f"cannot be listed: {exc.strerror}",
                              "run `gateway state validate` for the repair",
@@ -216,24 +216,6 @@ def check_state_dir(project_dir) -> bool:
     return True
 
 
-def prepare_state_dir(project_dir) -> str:
-    """The state directory, created (mode 0700) when absent; raises like ``check_state_dir``,
-    and when ``.claude`` is a symbolic link (no state is ever created through one). Opening
-    the state for a write removes the temp files of writers that died (``temps.sweep``)."""
-    base = os.fspath(project_dir)
-    if check_state_dir(base):
-        state = os.path.join(base, STATE_DIR)
-    else:
-        prepare_check(base)
-        from .store import ensure_dir
-
-        state = ensure_dir(os.path.join(base, STATE_DIR))
-    from . import temps
-
-    temps.sweep(state)
-    return state
-
-
 def prepare_check(project_dir) -> None:
     """Raise ``StateUnsafe`` when a state directory that does not exist yet would be created
     through a link (``.claude`` is a symbolic link)."""
@@ -245,13 +227,13 @@ def prepare_check(project_dir) -> None:
 
 
 def _unsafe(path, problem, repair, noun="state directory"):
-    from .store import StateUnsafe
+    from .errors import StateUnsafe
 
     return StateUnsafe(path, problem, repair, noun=noun)
 
 
 def _unusable(path, problem, repair, noun="state directory"):
-    from .store import StateError
+    from .errors import StateError
 
     return StateError(path, problem, repair, noun=noun)
 

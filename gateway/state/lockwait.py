@@ -175,7 +175,7 @@ def _poll(fd: int, op: int, until: float) -> bool:
 def refusal(lock_path: str, timeout: float, waited: float, capped: bool, pid, since) -> tuple:
     """``(problem, repair)`` of a wait that ran out: what was waited for, how long, who took
     the lock last (the pid its exclusive holder writes into it) and what to do."""
-    from .store import _pid_alive
+    from .errors import _pid_alive
 
     if pid is not None:
         state = {True: "running", False: "no longer running", None: "state unknown"}[

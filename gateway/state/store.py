@@ -44,11 +44,37 @@ from __future__ import annotations
 
 import _thread
 import errno
-import fcntl
 import json
 import os
 import stat
-import time
+
+# The errors, directories and locks live below this module (gateway.state.errors and
+# gateway.state.locks, which gateway.state.temps and lockwait read too); every name stays
+# importable from here.
+from .errors import (  # noqa: F401
+    StateCorrupt,
+    StateError,
+    StateInvalid,
+    StateLocked,
+    StateMissing,
+    StateTooLarge,
+    StateUnsafe,
+    _default_repair,
+    _pid_alive,
+    safe_text,
+)
+from .locks import (  # noqa: F401
+    _LOCK_REPAIR,
+    DEFAULT_LOCK_TIMEOUT,
+    DIR_MODE,
+    FILE_MODE,
+    FileLock,
+    _fsync_dir,
+    _held,
+    ensure_dir,
+    lock_path_for,
+    open_lock_file,
+)
 
 __all__ = [
     "StateError", "StateMissing", "StateCorrupt", "StateInvalid", "StateTooLarge", "StateUnsafe",
@@ -62,314 +88,11 @@ __all__ = [
     "update_jsonl", "stale_temp_files", "stale_temp_names", "safe_text",
 ]
 
-DEFAULT_LOCK_TIMEOUT = 20.0         # seconds; a hook waits less: gateway.state.lockwait
 MAX_JSON_BYTES = 1 << 20            # 1 MiB: state JSON files are a few KiB
 MAX_JSONL_BYTES = 8 << 20           # 8 MiB: the timeline is rotated at 500 lines
 MAX_LINE_BYTES = 64 << 10           # one JSONL record
 MAX_DEPTH = 64                      # JSON nesting; the schemas need < 6
-FILE_MODE = 0o600
-DIR_MODE = 0o700
 _TEMP_MARK = ".tmp-"
-
-
-# --------------------------------------------------------------------------------------------
-# Errors
-# --------------------------------------------------------------------------------------------
-
-def _default_repair(path: str) -> str:
-    return (f"run `gateway state validate` to see every problem, then fix {path} by hand or, "
-            f"after checking what it holds, remove it (`gateway state clean` removes the breezing "
-            f"session files)")
-
-
-class StateError(Exception):
-    """A state file cannot be used. ``str(err)`` is a complete, user-facing sentence naming the
-    file, the problem and the repair; guards can use it verbatim as a deny reason.
-
-    Attributes: ``path`` (str), ``problem`` (str), ``repair`` (str).
-    """
-
-    def __init__(self, path, problem: str, repair: str | None = None, *,
-                 noun: str = "state file"):
-        self.path = os.fspath(path)
-        self.problem = problem
-        self.repair = repair if repair is not None else _default_repair(self.path)
-        super().__init__(f"{noun} {self.path}: {problem}. To repair: {self.repair}")
-
-
-class StateMissing(StateError):
-    """The file does not exist (often a legitimate "no session" state; callers decide)."""
-
-    def __init__(self, path, problem: str = "does not exist", repair: str | None = None):
-        super().__init__(path, problem, repair if repair is not None else
-                         "nothing to repair if no session is running; otherwise re-create it "
-                         "through the workflow step that writes it")
-
-
-class StateCorrupt(StateError):
-    """The bytes are not valid (UTF-8 / JSON / JSONL / empty / truncated)."""
-
-
-class StateInvalid(StateCorrupt):
-    """Valid JSON, but it does not match the file's schema (raised by gateway.state.files)."""
-
-
-class StateTooLarge(StateCorrupt):
-    """The file exceeds its size limit; it is not read at all."""
-
-
-class StateUnsafe(StateError):
-    """Not a regular file: a symlink, FIFO, directory or device. Never followed or read."""
-
-
-class StateLocked(StateError):
-    """The file's lock could not be taken within the timeout."""
-
-    def __init__(self, path, problem: str, repair: str | None = None, holder_pid: int | None = None):
-        self.holder_pid = holder_pid
-        super().__init__(path, problem, repair)
-
-
-# --------------------------------------------------------------------------------------------
-# Small helpers
-# --------------------------------------------------------------------------------------------
-
-def safe_text(value, limit: int = 80) -> str:
-    """Render untrusted text (keys, values from a state file) for a message that may reach a
-    terminal or a model: non-printable characters (controls, escapes, bidi overrides, line
-    separators) are escaped and the length is capped."""
-    s = str(value)
-    cut = len(s) > limit
-    s = s[:limit]
-    if not s.isprintable():
-        s = "".join(c if c.isprintable() else repr(c)[1:-1] for c in s)
-    return s + ("…" if cut else "")
-
-
-def _fsync_dir(directory: str) -> None:
-    try:
-        fd = os.open(directory or ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def ensure_dir(directory) -> str:
-    """Create ``directory`` (and parents) with mode 0700 if missing. Returns it as str.
-
-    Raises ``StateUnsafe`` when ``directory`` is a symbolic link or something other than a
-    directory (nothing is ever created through a link) -- for the project's store
-    directories (``.claude/state``, ``agent-coord``) also when a directory of the store above
-    it is (``anchors.guard``: the guards' check and sentence) -- and ``StateError`` when it
-    cannot be created (permissions)."""
-    directory = os.fspath(directory)
-    from .anchors import guard
-
-    guard(directory)        # a store of the project: never through a link (the guards' check)
-    try:
-        st = os.lstat(directory)
-    except FileNotFoundError:
-        try:
-            os.makedirs(directory, mode=DIR_MODE, exist_ok=True)
-            st = os.lstat(directory)
-        except OSError as e:
-            raise StateError(directory, f"cannot create the directory: {e.strerror}",
-                             "check that every parent of it is a directory you may write",
-                             noun="state directory") from None
-    except OSError as e:
-        raise StateError(directory, f"cannot be examined: {e.strerror}",
-                         "check the permissions of its parent directories",
-                         noun="state directory") from None
-    if stat.S_ISLNK(st.st_mode):
-        raise StateUnsafe(directory, "is a symbolic link; state is never written through one",
-                          f"remove the link {directory}", noun="state directory")
-    if not stat.S_ISDIR(st.st_mode):
-        raise StateUnsafe(directory, "is not a directory",
-                          f"look at what {directory} holds, then remove it",
-                          noun="state directory")
-    return directory
-
-
-def _pid_alive(pid: int) -> bool | None:
-    if pid <= 0:
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return None
-    return True
-
-
-def lock_path_for(path) -> str:
-    """The lock file used for ``path``: ``<dir>/.<name>.lock``."""
-    path = os.fspath(path)
-    d, name = os.path.split(path)
-    return os.path.join(d, "." + name + ".lock")
-
-
-_LOCK_REPAIR = ("`gateway state repair` removes it (it is only a lock file; the breezing "
-                "session continues)")
-
-
-def open_lock_file(lock_path, *, create: bool = True, dir_fd: int | None = None) -> int:
-    """Open a lock file for ``flock``: never through a symbolic link, never blocking (a FIFO),
-    a regular file only. With ``create=False`` nothing is created: ``gateway state validate``
-    checks an existing lock file with exactly what ``FileLock`` does before it locks.
-    Raises ``StateUnsafe`` (not a regular file), ``StateMissing`` (absent, ``create=False``)
-    or ``StateError`` (permissions)."""
-    lock_path = os.fspath(lock_path)
-    name = lock_path if dir_fd is None else os.path.basename(lock_path)
-    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_CREAT if create
-                                                                        else 0)
-    try:
-        fd = os.open(name, flags, FILE_MODE, dir_fd=dir_fd)
-    except FileNotFoundError:
-        if create:
-            raise StateError(lock_path, "cannot create the lock file: a parent directory is "
-                                        "missing", "check the state directory") from None
-        raise StateMissing(lock_path) from None
-    except OSError as e:
-        if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO, errno.ENOTDIR):
-            raise StateUnsafe(lock_path, f"lock file is not a regular file ({e.strerror})",
-                              _LOCK_REPAIR) from None
-        raise StateError(lock_path, f"cannot open lock file: {e.strerror}",
-                         "check the permissions of the state directory and of the lock "
-                         "file") from None
-    try:
-        mode = os.fstat(fd).st_mode
-    except OSError:
-        mode = 0
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise StateUnsafe(lock_path, "lock file is not a regular file", _LOCK_REPAIR)
-    return fd
-
-
-# --------------------------------------------------------------------------------------------
-# Locks
-# --------------------------------------------------------------------------------------------
-
-_held: dict[tuple[int, int, str], list] = {}   # (pid, thread, lockpath) -> [fd, shared, depth]
-
-
-class FileLock:
-    """``with FileLock(path, timeout=20.0, shared=False): ...``
-
-    Locks ``path`` through ``lock_path_for(path)`` with ``flock``, waiting asleep in the kernel
-    (``gateway.state.lockwait``). Raises ``StateLocked`` after ``timeout`` seconds
-    (``timeout=0`` tries once; ``GATEWAY_LOCK_WAIT`` overrides it; a hook process stops
-    waiting in time to answer before Claude Code's hook timeout). The exclusive holder writes
-    ``"<pid> <epoch>"`` into the lock file so a waiter that times out can name it. Re-entrant within one thread;
-    asking for exclusive while holding shared raises ``RuntimeError`` (that would self-deadlock).
-    """
-
-    __slots__ = ("path", "lock_path", "timeout", "shared", "dir_fd", "_key")
-
-    def __init__(self, path, timeout: float = DEFAULT_LOCK_TIMEOUT, shared: bool = False, *,
-                 dir_fd: int | None = None):
-        self.path = os.fspath(path)
-        self.lock_path = lock_path_for(self.path)
-        self.timeout = timeout
-        self.shared = shared
-        self.dir_fd = dir_fd   # the lock file is opened by name in this directory (no links)
-        self._key = None
-
-    def __enter__(self) -> FileLock:
-        key = (os.getpid(), _thread.get_ident(), os.path.abspath(self.lock_path))
-        entry = _held.get(key)
-        if entry is not None:
-            if entry[1] and not self.shared:
-                raise RuntimeError(f"FileLock({self.path}): exclusive requested while this thread "
-                                   f"holds it shared")
-            entry[2] += 1
-            self._key = key
-            return self
-        fd = self._acquire()
-        _held[key] = [fd, self.shared, 1]
-        self._key = key
-        return self
-
-    def __exit__(self, *exc) -> None:
-        key, self._key = self._key, None
-        entry = _held.get(key)
-        if entry is None:
-            return
-        entry[2] -= 1
-        if entry[2] == 0:
-            del _held[key]
-            try:
-                fcntl.flock(entry[0], fcntl.LOCK_UN)
-            finally:
-                os.close(entry[0])
-
-    def _open(self) -> int:
-        if self.dir_fd is None:
-            ensure_dir(os.path.dirname(self.lock_path) or ".")
-        return open_lock_file(self.lock_path, create=True, dir_fd=self.dir_fd)
-
-    def _same_file(self, fd: int) -> bool:
-        try:
-            if self.dir_fd is None:
-                now = os.stat(self.lock_path, follow_symlinks=False)
-            else:
-                now = os.stat(os.path.basename(self.lock_path), dir_fd=self.dir_fd,
-                              follow_symlinks=False)
-        except FileNotFoundError:
-            return False
-        return os.fstat(fd).st_ino == now.st_ino
-
-    def _acquire(self) -> int:
-        from . import lockwait
-
-        started = time.monotonic()
-        until, capped = lockwait.deadline(lockwait.configured(self.timeout))
-        while True:
-            fd = self._open()
-            try:
-                got = lockwait.acquire(fd, not self.shared, until)
-            except BaseException:
-                os.close(fd)
-                raise
-            if not got:
-                os.close(fd)
-                self._raise_locked(time.monotonic() - started, capped)
-            # The lock file might have been replaced/removed between open and flock.
-            if not self._same_file(fd):
-                os.close(fd)
-                continue
-            if not self.shared:     # a fixed-width record: no truncation (a journal commit)
-                try:
-                    os.pwrite(fd, f"{os.getpid()} {time.time():.3f}".ljust(39).encode() + b"\n",
-                              0)
-                except OSError:
-                    pass
-            return fd
-
-    def _raise_locked(self, waited: float = 0.0, capped: bool = False):
-        from . import lockwait
-
-        pid = since = None
-        try:
-            fd = open_lock_file(self.lock_path, create=False, dir_fd=self.dir_fd)
-            try:
-                parts = os.pread(fd, 100, 0).split()
-            finally:
-                os.close(fd)
-            pid, since = int(parts[0]), float(parts[1])
-        except (OSError, ValueError, IndexError, StateError):
-            pass
-        problem, repair = lockwait.refusal(self.lock_path, lockwait.configured(self.timeout),
-                                           waited, capped, pid, since)
-        raise StateLocked(self.path, problem, repair, holder_pid=pid)
 
 
 # --------------------------------------------------------------------------------------------

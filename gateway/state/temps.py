@@ -6,7 +6,7 @@ renames it over ``<name>``; a writer killed in between (kill -9, a crash, a full
 it behind. Nothing else ever removed them: after 120 kill -9 trials the orchestrator store
 held 1,659. Now every store removes its own when it is opened for a write:
 
-* the state directory ``.claude/state/`` in ``layout.prepare_state_dir`` (every registration,
+* the state directory ``.claude/state/`` in ``statedir.prepare_state_dir`` (every registration,
   signal, timeline line, phase, review result and the SQLite workflow store open it);
 * the orchestrator store ``agent-coord/`` at the first write of a ``CoordStore``;
 * and every atomic write those of its own file, while it holds the file's lock.
@@ -53,7 +53,7 @@ def name_for(target: str, pid: int, suffix: str) -> str:
 
 
 def _alive(pid: int):
-    from .store import _pid_alive
+    from .errors import _pid_alive
 
     return _pid_alive(pid)
 
@@ -102,7 +102,8 @@ def sweep(directory, only: str | None = None, owned=None) -> list:
     their paths. ``only``: just those of that target name; ``owned(target) -> bool``: which
     targets are the store's (default: every name). Never raises: what cannot be removed now
     is left for the next write, ``validate`` and ``repair``."""
-    from .store import FileLock, StateError
+    from .errors import StateError
+    from .locks import FileLock
 
     directory = os.fspath(directory)
     try:
