@@ -24,9 +24,10 @@ Each input is judged in every permission mode the hooks know of that the tables 
 are written for) by both real decision functions, fed the raw JSON payload a client sends:
 gateway.hooks.permission_request.decide and gateway.hooks.pre_tool_use.decide. One output line
 per (input, mode, hook): source, tool, input, cwd, mode, hook, decision, code, message.
-Temporary paths in messages are replaced by placeholders ({PROJECT}, {ROOT}, {HOME}), so two
-runs on one machine compare equal when, and only when, every decision, code and message is the
-same. `--compare A B` prints every difference (and exits 1 when there is one).
+Temporary paths in messages are replaced by placeholders ({PROJECT}, {ROOT}, {HOME}), and the
+checkout's own path by {CHECKOUT} (a message may name the gateway's own rules), so two runs of
+two checkouts on one machine compare equal when, and only when, every decision, code and
+message is the same. `--compare A B` prints every difference (and exits 1 when there is one).
 """
 
 import argparse
@@ -146,7 +147,7 @@ def run(root, only=None):
                 "committed": make_committed_project(os.path.join(root, "committed")),
                 "everyday": build(os.path.join(root, "everyday"))}
     names = sorted(((p, "{PROJECT}") for p in projects.values()), key=lambda x: -len(x[0]))
-    names += [(os.path.join(root, "home"), "{HOME}"), (root, "{ROOT}")]
+    names += [(os.path.join(root, "home"), "{HOME}"), (root, "{ROOT}"), (ROOT, "{CHECKOUT}")]
 
     def clean(text):
         for path, name in names:
