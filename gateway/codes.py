@@ -382,7 +382,7 @@ CODES = {
               "scripts/x && git commit -qm x && git stash` leaves the pull request's script in "
               "the working tree). Run them as separate commands: each is judged on the state "
               "it meets.", "git fetch origin pull/1/head:pr && git checkout pr"),
-    # --- Phase 7: build, test and package tools (checks/build.py) ---------------------------
+    # --- Phase 7: build, test and package tools (checks/buildtools/) ---------------------------
     "GW760": ("7C", "ask", "build option that runs a program, fetches or writes elsewhere",
               "An option that every subcommand of a build tool accepts (the catalogue lists it "
               "once, under the tool's `shared` options) runs another program, fetches code "

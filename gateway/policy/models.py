@@ -151,7 +151,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           "git-restore", "git-reset", "git-config", "gh-api", "make", "go", "xxd", "tsc",
           "cargo", "pytest", "date", "tar", "zip", "unzip", "ln", "git-merge",
           "git-cherry-pick", "git-stash-push", "git-remote", "git-var",
-          # build, test and package tools (checks/build.py)
+          # build, test and package tools (checks/buildtools/)
           "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
           "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "git-clean",
           "go-cover", "cargo-clean", "go-generate")
@@ -226,7 +226,7 @@ class CommandEntry(_Strict):
     # options every subcommand accepts: one place for them, merged into each subcommand
     shared: SharedOptions | None = None
     # a formatter's (or fixer's) file types, as base-name globs: what it rewrites below the
-    # directories it is given (checks/build.py)
+    # directories it is given (checks/buildtools/)
     formats: list[str] = []
     # what the effects analysis (both hooks) derives from this entry; absent: the command is
     # not known to be read-only (see EFFECTS)

@@ -55,7 +55,7 @@ def test_words_are_re_findalls(text):
     assert _words(text) == re.findall(r"[a-z][a-z0-9_-]*", text)
 
 
-# --- gateway.validator.checks.build._jsonc: tsconfig's JSON with comments and trailing commas
+# --- gateway.validator.checks.buildtools._jsonc: tsconfig's JSON with comments and trailing commas
 
 _jvalues = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6)
@@ -93,7 +93,7 @@ def _jsonc_text(draw, value):
 def test_jsonc_reads_what_was_written(data):
     import json
 
-    from gateway.validator.checks.build import _jsonc_clean
+    from gateway.validator.checks.buildtools import _jsonc_clean
 
     value = data.draw(_jvalues)
     text = data.draw(_jsonc_text(value))

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from gateway.guards.effects._core import _words
 from gateway.paths import fnmatchcase
-from gateway.validator.checks.build import _ini_list
+from gateway.validator.checks.buildtools import _ini_list
 from gateway.validator.checks.programs import _awk_name
 
 _odd = ["\u0130", "\u0131", "\u017f", "\u212a", "\u00df", "\ufb00", "\u00e9", "\u0301",

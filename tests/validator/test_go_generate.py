@@ -120,7 +120,7 @@ def directive_args(draw):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(args=directive_args())
 def test_the_split_is_the_one_go_generate_makes(tmp_path_factory, args):
-    from gateway.validator.checks.build import _generate_words
+    from gateway.validator.checks.buildtools import _generate_words
 
     root = str(tmp_path_factory.mktemp("gogen"))
     log = os.path.join(root, "argv.log")

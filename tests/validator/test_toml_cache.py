@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gateway.validator.checks import build, tomlcache
+from gateway.validator.checks import buildtools as build
+from gateway.validator.checks import tomlcache
 
 
 @pytest.fixture()

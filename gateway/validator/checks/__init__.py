@@ -6,7 +6,7 @@ Each check returns (verdict or None, path candidates, written candidates). Anyth
 does not understand is refused: these are allowlists, not blocklists.
 
 One module per family (programs: sed, awk, jq; tools: find, make, xxd, date; git: git and
-gh; build: go, cargo, npm, pip, pytest, the formatters and linters, tsc),
+gh; buildtools/: go, cargo, npm, pip, pytest, the formatters and linters, tsc, one module each),
 imported when a command first needs its check.
 """
 
@@ -47,10 +47,28 @@ _CHECKS = {
     "yq": ("everyday", "yq"),
     "compileall": ("everyday", "compileall"),
     "coverage-run": ("everyday", "coverage_run"),
-    **{n: ("build", n.replace("-", "_")) for n in (  # build, test and package tools
-        "go", "tsc", "cargo", "pytest", "npm", "npm-script", "npm-exec", "pkg-run", "pip",
-        "downloads", "go-generate", "formatter", "mypy", "eslint", "js-test", "gofmt", "pyright", "venv",
-        "bare-install", "go-cover", "cargo-clean")},
+    # build, test and package tools: one module per family (checks/buildtools/)
+    "go": ("buildtools.go", "go"),
+    "tsc": ("buildtools.js", "tsc"),
+    "cargo": ("buildtools.cargo", "cargo"),
+    "pytest": ("buildtools.pytest", "pytest"),
+    "npm": ("buildtools.npm", "npm"),
+    "npm-script": ("buildtools.npm", "npm_script"),
+    "npm-exec": ("buildtools.npm", "npm_exec"),
+    "pkg-run": ("buildtools.python", "pkg_run"),
+    "pip": ("buildtools.python", "pip"),
+    "downloads": ("buildtools.npm", "downloads"),
+    "go-generate": ("buildtools.go", "go_generate"),
+    "formatter": ("buildtools.formatters", "formatter"),
+    "mypy": ("buildtools.mypy", "mypy"),
+    "eslint": ("buildtools.js", "eslint"),
+    "js-test": ("buildtools.js", "js_test"),
+    "gofmt": ("buildtools.go", "gofmt"),
+    "pyright": ("buildtools.mypy", "pyright"),
+    "venv": ("buildtools.python", "venv"),
+    "bare-install": ("buildtools.npm", "bare_install"),
+    "go-cover": ("buildtools.go", "go_cover"),
+    "cargo-clean": ("buildtools.cargo", "cargo_clean"),
 }
 
 

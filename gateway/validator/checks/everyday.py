@@ -6,7 +6,7 @@ does (checks/__init__.py); anything not understood asks.
 """
 
 from gateway.validator.checks._common import PHASE
-from gateway.validator.checks.build import _refuse, formatter, generic
+from gateway.validator.checks.buildtools import _refuse, formatter, generic
 
 # --- yq ------------------------------------------------------------------------------------
 

@@ -1,0 +1,512 @@
+"""go: the go command (build, test, run, install, vet, generate, tool cover, work), its flags,
+GOFLAGS and the go env file, the binaries it writes, go generate's directives, gofmt.
+
+Part of gateway.validator.checks.buildtools (see its docstring)."""
+
+import os
+import posixpath
+
+from gateway.paths import is_within, lexical
+from gateway.validator.checks._common import PHASE
+from gateway.validator.checks.buildtools._shared import (
+    ConfigError,
+    Surface,
+    _after,
+    _ancestors,
+    _ask,
+    _home,
+    _inside,
+    _read,
+    _refuse,
+    _secret_args,
+    _shared_unsafe,
+    _side_output,
+    _surface_verdict,
+    generic,
+)
+
+# --- go --------------------------------------------------------------------------------------
+
+_GO_VALUES_OK = {"-mod": ("readonly", "vendor"), "-buildmode": ("default", "exe", "pie"),
+                 "-covermode": ("set", "count", "atomic"), "-buildvcs": ("true", "false", "auto")}
+#: -ldflags / -gcflags: the linker's and compiler's own options that only change the output
+_LDFLAGS_OK = ("-s", "-w", "-X", "-buildid")
+_GCFLAGS_OK = ("-N", "-l", "-m", "-B", "-C", "-d=checkptr", "-race", "-S", "-e", "-std",
+               "-wb")
+
+
+def _go_words(spec, words, test=False):
+    """go's flags: whole words, one or two dashes, -name=value or -name VALUE (the value
+    flags of the entry); for go test, -test.name is -name. Returns (flags, positionals,
+    args after -args) with flags as (name, value, word)."""
+    flags = []
+    pos = []
+    rest = None
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w == "--":
+            pos.extend(words[i:])
+            break
+        if w.startswith("-") and len(w) > 1:
+            body = w.lstrip("-")
+            name, eq, value = body.partition("=")
+            if test and name.startswith("test."):
+                name = name[5:]
+            name = "-" + name
+            if test and name == "-args":
+                rest = list(words[i:])
+                break
+            if not eq and name in spec.value_flags and i < len(words):
+                value = words[i]
+                i += 1
+                eq = "="
+            flags.append((name, value if eq else None, w))
+            continue
+        pos.append(w)
+    return flags, pos, rest
+
+
+def _go_inner_flags(which, value):
+    """Why -ldflags/-gcflags VALUE is not safe, or "" (each word an allowed option of the
+    linker or compiler, optionally after pattern=)."""
+    import shlex
+
+    if "=" in value.split(" ", 1)[0] and not value.startswith("-"):
+        value = value.split("=", 1)[1]  # -gcflags=all=-N -l
+    try:
+        parts = shlex.split(value)
+    except ValueError:
+        return "its value cannot be split into words"
+    allowed = _LDFLAGS_OK if which == "-ldflags" else _GCFLAGS_OK
+    k = 0
+    while k < len(parts):
+        p = parts[k]
+        name = p.split("=", 1)[0]
+        if name not in allowed:
+            return f"{p!r} is not among the options allowed there ({', '.join(allowed)})"
+        if name == "-X" and "=" not in p:
+            k += 1  # -X importpath.name=value
+        k += 1
+    return ""
+
+
+def _go_flags_verdict(ctx, spec, flags, label, source=""):
+    """Judge go's flags against the entry (command line or GOFLAGS). Returns (verdict,
+    written, outputdir)."""
+    shared = _shared_unsafe(spec)
+    code = "GW761" if source else None
+    where = f" (from {source})" if source else ""
+    written = []
+    outdir = None
+    for name, value, _word in flags:
+        if name in spec.unsafe_flags:
+            return ctx.ask(PHASE, code or ("GW760" if name in shared else "GW704"),
+                           f"{label} {name}{where}: runs another program, fetches code or "
+                           "writes outside the places the command names",
+                           rule=f"catalogue:{spec.name}:{name}"), [], None
+        if spec.safe_flags is not None and name not in spec.safe_flags:
+            return ctx.ask(PHASE, code or "GW704", f"{label} {name}{where} is not among its "
+                           "known options", rule=f"catalogue:{spec.name}"), [], None
+        if name in _GO_VALUES_OK and value is not None and value not in _GO_VALUES_OK[name]:
+            why = ("fetches and adds modules the project does not pin" if name == "-mod"
+                   else "writes other outputs")
+            return ctx.ask(PHASE, code or "GW760", f"{label} {name}={value}{where}: {why}",
+                           rule=f"catalogue:{spec.name}:{name}"), [], None
+        if name in ("-ldflags", "-gcflags") and value is not None:
+            why = _go_inner_flags(name, value)
+            if why:
+                return ctx.ask(PHASE, code or "GW760", f"{label} {name}{where}: {why} (the "
+                               "linker's and compiler's other options run programs or write "
+                               "files)", rule=f"catalogue:{spec.name}:{name}"), [], None
+        if name in spec.write_flags:
+            if value is None:
+                return ctx.ask(PHASE, "GW704", f"{label} {name} without a file"), [], None
+            if name == "-outputdir":
+                outdir = value
+            written.append((name, value))
+    return None, written, outdir
+
+
+def _goflags(ctx):
+    """(text, where) of GOFLAGS: the environment's, else the go env file's."""
+    value = ctx.env.get("GOFLAGS")
+    if value:
+        return value, "GOFLAGS in the environment"
+    path = ctx.env.get("GOENV")
+    if path == "off":
+        return "", ""
+    if not path:
+        base = ctx.env.get("XDG_CONFIG_HOME") or (
+            posixpath.join(_home(ctx), ".config") if _home(ctx) else None)
+        if not base:
+            return "", ""
+        path = posixpath.join(base, "go", "env")
+    text = _read(path)
+    if text is None:
+        raise ConfigError(f"the go env file {path} cannot be read")
+    for line in text.splitlines():
+        key, eq, val = line.strip().partition("=")
+        if eq and key.strip() == "GOFLAGS":
+            return val.strip(), f"GOFLAGS in {path}"
+    return "", ""
+
+
+def _go_module(start, project):
+    """(module root, module path) of the go.mod at or above `start` (inside the project)."""
+    for d in _ancestors(start):
+        text = _read(posixpath.join(d, "go.mod"))
+        if text:
+            for line in text.splitlines():
+                parts = line.split()
+                if len(parts) >= 2 and parts[0] == "module":
+                    return d, parts[1].strip('"')
+            return d, ""
+        if d == project or not is_within(d, project):
+            break
+    return None, ""
+
+
+def _go_binary_names(ctx, pos, cwd):
+    """The file names `go build` (one main package, no -o) writes into the working
+    directory: after the first .go file, or the package's last import path element."""
+    files = [p for p in pos if p.endswith(".go")]
+    if files:
+        return [posixpath.basename(files[0])[:-3]]
+    pkgs = [p for p in pos]
+    if len(pkgs) > 1 or any("..." in p for p in pkgs):
+        return []  # several packages: built and discarded
+    target = pkgs[0] if pkgs else "."
+    names = set()
+    if target.startswith((".", "/")):
+        d = lexical(target, cwd)
+        root, mod = _go_module(d, ctx.roots.project)
+        if root is not None and d == root and mod:
+            names.add(_last_element(mod))
+        names.add(posixpath.basename(d.rstrip("/")) or d)
+    else:
+        names.add(_last_element(target))
+    return sorted(n for n in names if n)
+
+
+def _last_element(importpath):
+    parts = [p for p in importpath.split("/") if p]
+    if len(parts) > 1 and parts[-1].startswith("v") and parts[-1][1:].isdigit():
+        parts = parts[:-1]  # example.com/x/v2 builds x
+    return parts[-1] if parts else ""
+
+
+def _go_environment(ctx, spec, label, cwd, test=False):
+    """go's configuration from outside the command line: GOFLAGS (environment or go env
+    file) judged against `spec` like the command line, and a go.work above the project.
+    Returns (verdict, written, outputdir) of the GOFLAGS."""
+    try:
+        goflags, where = _goflags(ctx)
+    except ConfigError as exc:
+        return _ask(ctx, "GW761", label, str(exc)), [], None
+    written, outdir = [], None
+    if goflags:
+        gflags, gpos, _ = _go_words(spec, goflags.split(), test)
+        if gpos:
+            return _ask(ctx, "GW761", label, f"{where} holds {gpos[0]!r}, which is not a "
+                        "flag"), [], None
+        verdict, written, outdir = _go_flags_verdict(ctx, spec, gflags, label, where)
+        if verdict is not None:
+            return verdict, [], None
+    return _go_work(ctx, label, cwd), written, outdir
+
+
+def go(ctx, spec, words, cwd):
+    """go build/test/run/vet/list/fmt/...: every option against the entry's allowlist (the
+    build flags are the entry's shared options), -mod, -buildmode, -ldflags and -gcflags by
+    value, GOFLAGS (environment or go env file) judged like the command line; packages are
+    import paths or directories and .go files inside the project; pkg@version downloads;
+    the binary `go build` writes into the working directory, go test -c's test binary and
+    the profiles are writes."""
+    sub = spec.name.split()[-1]
+    label = spec.name
+    test = sub == "test"
+    flags, pos, rest = _go_words(spec, words, test)
+    verdict, written, outdir = _go_flags_verdict(ctx, spec, flags, label)
+    if verdict is not None:
+        return _refuse(verdict)
+    verdict, gwritten, goutdir = _go_environment(ctx, spec, label, cwd, test)
+    if verdict is not None:
+        return _refuse(verdict)
+    written += gwritten
+    outdir = outdir or goutdir
+    cands = []
+    program_args = []
+    if sub == "run":
+        # go run [flags] package|files... [arguments]: the arguments are the program's
+        k = 0
+        if pos and pos[0].endswith(".go"):
+            while k < len(pos) and pos[k].endswith(".go"):
+                k += 1
+        else:
+            k = min(1, len(pos))
+        pos, program_args = pos[:k], pos[k:]
+    for p in pos:
+        if "@" in p and sub not in ("doc", "version", "env"):
+            return _refuse(_ask(ctx, "GW764", f"{label} {p}", "downloads a module to build "
+                                "or run it", rule=f"catalogue:{label}"))
+        if p.startswith(("/", ".")) or p.endswith(".go") or sub == "version":
+            cands.append(p.replace("/...", "") if p.endswith("/...") else p)
+    verdict = _secret_args(ctx, label, program_args + (rest or []), cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    if test and rest:
+        tflags, _tpos, _ = _go_words(spec, [w for w in rest if w.startswith("-test.")], True)
+        verdict, twritten, _ = _go_flags_verdict(ctx, spec, tflags, f"{label} -args")
+        if verdict is not None:
+            return _refuse(verdict)
+        written += twritten
+    writes = []
+    for name, value in written:
+        if name == "-o" or name == "-outputdir":
+            writes.append(value)
+        else:
+            writes.append(value)
+            if outdir and not value.startswith("/"):
+                writes.append(posixpath.join(outdir, value))
+    names = []
+    if not any(n == "-o" for n, _ in written):
+        if sub == "build":
+            names = _go_binary_names(ctx, pos, cwd)
+        elif test and any(n == "-c" for n, _v, _w in flags):
+            names = [n + ".test" for n in _go_binary_names(ctx, pos or ["."], cwd)]
+    later = [lambda n=n: _side_output(ctx, label, n, f"the binary {n!r}", cwd) for n in names]
+    if sub == "fmt":
+        later.append(lambda: _gofmt_tree(ctx, label, pos or ["."], cwd))
+    return None, cands + writes, writes, _after(later)
+
+
+#: Bounds of the //go:generate scan: files looked at, bytes per file, directives judged.
+_GENERATE_MAX_FILES = 2000
+_GENERATE_MAX_BYTES = 1 << 20
+_GENERATE_MAX_DIRECTIVES = 64
+
+
+def _generate_files(ctx, label, pos, cwd):
+    """([.go file], verdict): the files go generate scans for the packages `pos` (relative
+    directories, `dir/...`, or .go files inside the project). A superset: every .go file of
+    a `...` tree, build constraints, nested modules, testdata and vendor included (go skips
+    some of them: more directives are judged, never fewer)."""
+    files = []
+    for p in pos or ["."]:
+        if not (p.startswith((".", "/")) or p.endswith(".go")) or "@" in p:
+            return [], _ask(ctx, "GW770", f"{label} {p}", "an import path: the files whose "
+                            "directives would run are not looked up", rule=f"catalogue:{label}")
+        tree = p.endswith("/...") or p == "..."
+        base = lexical(p[:-4] if p.endswith("/...") else ("." if p == "..." else p), cwd)
+        if not _inside(ctx, base):
+            return [], None  # phase 5 asks for the path outside the project
+        if p.endswith(".go"):
+            files.append(base)
+            continue
+        if not os.path.isdir(base):
+            continue  # no such package: go generate fails, nothing runs
+        for d, dirs, names in os.walk(base) if tree else [(base, [], os.listdir(base))]:
+            dirs[:] = sorted(x for x in dirs if not os.path.islink(os.path.join(d, x)))
+            files.extend(os.path.join(d, n) for n in sorted(names) if n.endswith(".go"))
+            if len(files) > _GENERATE_MAX_FILES:
+                return [], _ask(ctx, "GW770", label, f"more than {_GENERATE_MAX_FILES} Go "
+                                "files to scan for //go:generate lines",
+                                rule=f"catalogue:{label}")
+    return files, None
+
+
+def _generate_words(line):
+    """The words of a //go:generate line as go generate splits them, or None when the line
+    uses what is not modelled: $ expansions, escapes in quoted strings, `-command` aliases."""
+    words = []
+    rest = line.strip()
+    while rest:
+        if rest[0] == '"':
+            end = rest.find('"', 1)
+            if end < 0 or "\\" in rest[1:end]:
+                return None
+            words.append(rest[1:end])
+            rest = rest[end + 1:]
+            if rest and rest[0] not in " \t":
+                return None
+        else:
+            cut = min([i for i in (rest.find(" "), rest.find("\t")) if i >= 0] or [len(rest)])
+            if '"' in rest[:cut]:
+                return None
+            words.append(rest[:cut])
+            rest = rest[cut:]
+        rest = rest.lstrip(" \t")
+    if not words or any("$" in w for w in words) or words[0] == "-command":
+        return None
+    return words
+
+
+def go_generate(ctx, spec, words, cwd):
+    """go generate runs the commands of the //go:generate lines of the packages' files: the
+    project's own commands, as make runs the Makefile's. Each directive is judged as itself
+    (in its package's directory) and decides; `-n` only prints them. A line the model does
+    not split exactly ($ expansions, escapes, -command aliases), more than 64 directives, or
+    an import path asks."""
+    label = spec.name
+    flags, pos, _rest = _go_words(spec, words)
+    verdict, _written, _outdir = _go_flags_verdict(ctx, spec, flags, label)
+    if verdict is not None:
+        return _refuse(verdict)
+    verdict, _w, _o = _go_environment(ctx, spec, label, cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    cands = [p[:-4] if p.endswith("/...") else p for p in pos if p != "..."]
+    if any(name == "-n" for name, _v, _w in flags):
+        return None, cands, [], None  # prints the commands; runs none
+    files, verdict = _generate_files(ctx, label, pos, cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    directives = []
+    for path in files:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(_GENERATE_MAX_BYTES + 1)
+        except OSError as exc:
+            return _refuse(_ask(ctx, "GW770", label, f"{path} cannot be read for its "
+                                f"//go:generate lines ({exc.strerror})"))
+        if len(data) > _GENERATE_MAX_BYTES:
+            return _refuse(_ask(ctx, "GW770", label, f"{path} is larger than "
+                                f"{_GENERATE_MAX_BYTES >> 20} MB"))
+        for n, raw in enumerate(data.split(b"\n"), 1):
+            if not raw.startswith(b"//go:generate"):
+                continue
+            line = raw[len(b"//go:generate"):].rstrip(b"\r").decode("utf-8", "replace")
+            if line and line[0] not in " \t":
+                continue  # //go:generated... is not a directive
+            where_ = f"{os.path.relpath(path, cwd)}:{n}"
+            argv = _generate_words(line)
+            if argv is None:
+                return _refuse(_ask(ctx, "GW770", label, f"the directive at {where_} "
+                                    f"({line.strip()!r}) uses $ expansions, escapes or "
+                                    "-command aliases, which are not modelled",
+                                    rule=f"catalogue:{label}"))
+            directives.append((argv, os.path.dirname(path), where_))
+            if len(directives) > _GENERATE_MAX_DIRECTIVES:
+                return _refuse(_ask(ctx, "GW770", label, f"more than "
+                                    f"{_GENERATE_MAX_DIRECTIVES} //go:generate lines",
+                                    rule=f"catalogue:{label}"))
+
+    def judge_directives():
+        from gateway.decision import ALLOW
+        from gateway.validator.segment import judge_argv
+
+        for argv, d, where_ in directives:
+            if argv[:2] == ["go", "generate"]:
+                return _ask(ctx, "GW770", label, f"the directive at {where_} runs go "
+                            "generate again", rule=f"catalogue:{label}")
+            text = " ".join(argv)
+            ctx.step(PHASE, "info", "", f"{label}: {where_} runs {text!r}: judging it")
+            v = judge_argv(ctx, list(argv), d, text, (), 2)
+            if v.decision is not ALLOW:
+                return ctx.ask(PHASE, v.code, f"{label} runs {text!r} ({where_}): "
+                               f"{v.message}", rule=v.rule or f"catalogue:{label}") \
+                    if v.decision.name == "ASK" else v
+        return None
+
+    return None, cands, [], judge_directives
+
+
+def _go_flag_words(spec, words):
+    """Go's flag package: one or two dashes, -name=value or -name VALUE (the entry's value
+    flags), and the options end at the first word that is not one (or at `--`). Returns
+    (flags as (name, value, word), positionals)."""
+    flags = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "--":
+            return flags, list(words[i + 1:])
+        if not w.startswith("-") or w == "-":
+            break
+        i += 1
+        name, eq, value = w.lstrip("-").partition("=")
+        name = "-" + name
+        if not eq and name in spec.value_flags and i < len(words):
+            value, eq = words[i], "="
+            i += 1
+        flags.append((name, value if eq else None, w))
+    return flags, list(words[i:])
+
+
+def go_cover(ctx, spec, words, cwd):
+    """`go tool cover`: reads a coverage profile and prints (-func) or writes (-html with
+    -o) a report, or annotates one source file (-mode, -var). The profile and the source are
+    read (paths, secrets asked); -o is a write; -html without -o opens a browser. To find the
+    packages' sources it runs `go list`, which reads GOFLAGS: judged as for go list."""
+    label = spec.name
+    flags, pos = _go_flag_words(spec, words)
+    names = [n for n, _v, _w in flags]
+    for name, value, word in flags:
+        if spec.safe_flags is None or name not in spec.safe_flags:
+            return _refuse(ctx.ask(PHASE, "GW704", f"{label} {word} is not among its known "
+                                   "options", rule=f"catalogue:{label}"))
+        if name in spec.value_flags and value is None:
+            return _refuse(ctx.ask(PHASE, "GW704", f"{label} {word} without a value",
+                                   rule=f"catalogue:{label}"))
+    if "-html" in names and "-o" not in names:
+        return _refuse(ctx.ask(PHASE, "GW704", f"{label} -html without -o opens a web "
+                               "browser", rule=f"catalogue:{label}:-html"))
+    go = ctx.policy.command("go")
+    listing = go.subcommands.get("list") if go is not None and go.subcommands else None
+    if listing is None:
+        return _refuse(ctx.ask(PHASE, "GW704", f"{label}: runs go list, which the catalogue "
+                               "does not describe", rule=f"catalogue:{label}"))
+    verdict, _w, _o = _go_environment(ctx, listing, label, cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    written = [v for n, v, _w in flags if n in spec.write_flags]
+    reads = [v for n, v, _w in flags if n in ("-func", "-html")]
+    return None, reads + written + pos, written
+
+
+def _go_work(ctx, label, cwd):
+    """A go.work above the project puts modules from elsewhere into the build."""
+    if ctx.env.get("GOWORK") == "off":
+        return None
+    if ctx.env.get("GOWORK"):
+        p = lexical(ctx.env["GOWORK"], cwd)
+        if not _inside(ctx, p):
+            return _ask(ctx, "GW762", label, f"GOWORK names {p}, outside the project")
+        return None
+    for d in _ancestors(cwd):
+        if os.path.exists(posixpath.join(d, "go.work")) and not _inside(ctx, d):
+            return _ask(ctx, "GW762", label, f"{posixpath.join(d, 'go.work')} (outside the "
+                        "project) makes modules from elsewhere part of the build")
+    return None
+
+
+def _gofmt_tree(ctx, label, pkgs, cwd):
+    """go fmt rewrites the .go files of the packages it names (./... skips directories
+    starting with . or _ and testdata)."""
+    for p in pkgs:
+        recurse = p.endswith("...")
+        top = p[:-3].rstrip("/") or "." if recurse else p
+        if not top.startswith((".", "/")):
+            continue  # an import path: a package of the module or the standard library
+        surface = Surface(ctx, ("*.go",), skip=("testdata",), dot_dirs=False,
+                          recurse=recurse, follow=False)
+        verdict = _surface_verdict(ctx, label, surface, [top], cwd)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+def gofmt(ctx, spec, words, cwd):
+    """gofmt prints; with -w it rewrites the .go files it is given and every .go file below
+    the directories (dot directories included)."""
+    verdict, args, cands, written = generic(ctx, spec, words)
+    if verdict is not None:
+        return _refuse(verdict)
+    if not args.has("-w"):
+        return None, cands, written
+    targets = list(args.positionals)
+    surface = Surface(ctx, spec.formats or ("*.go",), follow=False)
+    return None, cands, written, _after([lambda: _surface_verdict(ctx, "gofmt -w", surface,
+                                                                  targets, cwd)])
