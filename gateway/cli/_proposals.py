@@ -254,7 +254,7 @@ def _why_not(verdict) -> str:
 
 
 def _flat(rests) -> dict:
-    from gateway.validator import argv as argvmod
+    from gateway.shell import argv as argvmod
 
     flags = set()
     most = 0
@@ -278,7 +278,7 @@ _NOT_CODE = {"tox": frozenset(("-e",)), "nox": frozenset(("-e",))}
 
 def refusal(name, rests) -> str:
     """Why no rule may be proposed for what was seen, or ""."""
-    from gateway.validator import argv as argvmod
+    from gateway.shell import argv as argvmod
 
     if name.lower() in _RUNTIMES or name.lower().startswith(("python", "ruby", "perl")):
         return f"{name} runs whatever file or text it is given: no rule is proposed"

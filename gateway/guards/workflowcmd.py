@@ -55,7 +55,7 @@ class Resolved:
 def resolve(spec, argv):
     """``Resolved`` for ``argv`` (the words after `gateway`) under the gateway's entry
     ``spec``, or None when a word names no listed subcommand."""
-    from gateway.validator import argv as argvmod
+    from gateway.shell import argv as argvmod
 
     label = "gateway"
     words = list(argv)

@@ -163,7 +163,7 @@ class GitSubcommand:
         """The first option in `args` (as git resolves it) that no form whose first word
         fits lists, or None (the arguments fail the forms otherwise: operands, a first
         word)."""
-        from gateway.validator import argv as argvmod
+        from gateway.shell import argv as argvmod
 
         words = list(args)
         forms = [f for f in self.forms if f.first is None]
@@ -228,7 +228,7 @@ class GitForm:
     def parse(self, args):
         """The arguments read with this form's option arities, whatever the options are
         (for the files a use outside every form still names)."""
-        from gateway.validator import argv as argvmod
+        from gateway.shell import argv as argvmod
 
         words = list(args)
         if self.first is not None and words and words[0] in self.first:
@@ -238,11 +238,11 @@ class GitForm:
 
     def match(self, args):
         """The arguments (after the subcommand) parsed as this form reads them
-        (gateway.validator.argv.Args, the first word left out), or None when they are not
+        (gateway.shell.argv.Args, the first word left out), or None when they are not
         this form: a first word not listed, an option not listed (a long option written
         shorter is resolved against the complete list, as git does, when there is one), a
         required option missing, too many or too few operands."""
-        from gateway.validator import argv as argvmod
+        from gateway.shell import argv as argvmod
 
         if self.safe is None:
             return None

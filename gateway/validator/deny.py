@@ -10,7 +10,7 @@ import os
 import posixpath
 
 from gateway.paths import fnmatchcase
-from gateway.validator import argv as argvmod
+from gateway.shell import argv as argvmod
 from gateway.validator.phase7a_command import peel_wrapper
 
 PHASE = "7B"

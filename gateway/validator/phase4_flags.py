@@ -7,7 +7,7 @@ its arguments belong to the script and are not interpreter flags. `python3 -m MO
 accepted for the policy's safe modules and judged as that module's command.
 """
 
-from gateway.validator.argv import long_matches
+from gateway.shell.argv import long_matches
 
 PHASE = "4"
 

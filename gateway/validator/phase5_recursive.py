@@ -36,7 +36,7 @@ What each kind means (the options are taken from the parse of the arguments):
 import os
 
 from gateway.paths import fnmatchcase, is_secret, resolve
-from gateway.validator import argv as argvmod
+from gateway.shell import argv as argvmod
 
 PHASE = "5"
 WALK_LIMIT = 20000  # entries per command; more is "not proven clean", never "clean"
@@ -137,7 +137,7 @@ def _modelled(glob):
 
 
 def plan(kind, args, positionals):
-    """The Walk for a command of `kind` with parsed `args` (gateway.validator.argv.Args)
+    """The Walk for a command of `kind` with parsed `args` (gateway.shell.argv.Args)
     and its path positionals, or None when the command does not descend into directories."""
     return _PLANS[kind](args, positionals)
 

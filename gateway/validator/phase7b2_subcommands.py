@@ -10,7 +10,7 @@ one pathspec).
 
 import posixpath
 
-from gateway.validator import argv as argvmod
+from gateway.shell import argv as argvmod
 
 PHASE = "7B2"
 

@@ -10,7 +10,7 @@ options (-C/tmp, --output=/x) and the value of every key=value argument (of=/dev
 import os
 
 from gateway.paths import is_within, physical, real, resolve
-from gateway.validator import argv as argvmod
+from gateway.shell import argv as argvmod
 from gateway.validator import checks, phase5_recursive
 from gateway.validator.checks._common import git_excludes
 from gateway.validator.phase7b2_subcommands import invocation

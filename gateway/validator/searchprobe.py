@@ -364,7 +364,7 @@ def _grep_like(kind, search, files, cwd, env, roots, multi):
 
 def _rg_config(search, cwd, env, multi):
     """(the ripgrep configuration's arguments parsed like the command's, its path or "")."""
-    from gateway.validator import argv as argvmod
+    from gateway.shell import argv as argvmod
 
     path = env.get("RIPGREP_CONFIG_PATH") or ""
     if not path:
@@ -414,7 +414,7 @@ def _git_words(words):
     """(options as argv.Option, positionals before `--`, has_pattern_option) as git grep
     reads `words`: options until the first word that is not one (its parser stops there;
     `(` and `)` are options), then the pattern (unless -e/-f) and revisions or paths."""
-    from gateway.validator.argv import Option
+    from gateway.shell.argv import Option
 
     opts = []
     i = 0

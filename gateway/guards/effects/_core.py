@@ -1167,7 +1167,7 @@ def _handler(kind):
 def options_known(eff, spec, args, words) -> bool:
     """Record as unknown an option of `args` (parsed from `words`) the entry marks unsafe
     or does not list in its allowlist; True when every option is described as safe."""
-    from gateway.validator import argv as argvmod
+    from gateway.shell import argv as argvmod
 
     label = spec.name
     checked = argvmod.Args()
@@ -1191,7 +1191,7 @@ def options_known(eff, spec, args, words) -> bool:
 
 def parse_options(spec, words):
     """The words parsed as the entry reads them (output flags take a value too)."""
-    from gateway.validator import argv as argvmod
+    from gateway.shell import argv as argvmod
 
     return argvmod.parse(words, spec.value_flags | spec.output_flags, spec.long_options,
                          spec.optional_flags, spec.options_first, spec.plus_commands)
@@ -1202,7 +1202,7 @@ def _flags(eff, argv, env, spec):
     (write_flags, output_flags), the positional paths it writes (writes/edit, the whole tree
     with a tree_flag), and every option not described as safe (unsafe_flags, outside the
     safe_flags allowlist) unknown."""
-    from gateway.validator import argv as argvmod
+    from gateway.shell import argv as argvmod
 
     label = spec.name
     words = argv[1:]
@@ -1269,7 +1269,7 @@ def _split(argv, value_flags=frozenset()):
     """(options [(name, value)], positionals) in getopt style; `--` ends options. A long
     option is also taken by any prefix of it, as getopt_long does (`--target` is
     --target-directory, `--out` is --output): the prefix of a value flag takes its value."""
-    from gateway.validator import argv as argvmod
+    from gateway.shell import argv as argvmod
 
     longs = [f for f in value_flags if f.startswith("--")]
     if longs:

@@ -195,7 +195,7 @@ def _form(forms, args):
 
 def _outputs(eff, forms, args, env, label):
     """The files a subcommand that is not in a read-only form writes: its `outputs`."""
-    from gateway.validator import argv as argvmod
+    from gateway.shell import argv as argvmod
 
     files, trees, cwd_unless, scopes, default = forms.outputs
     if not (files or trees or cwd_unless is not None or default):

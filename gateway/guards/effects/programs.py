@@ -371,7 +371,7 @@ def _uniq(eff, argv, env, spec):
 def _xxd(eff, argv, env, spec):
     # xxd's options are words before the first file (-ps is one option); the second file
     # is written (`xxd in -x` writes a file named -x)
-    from gateway.validator.argv import xxd_parse
+    from gateway.shell.argv import xxd_parse
 
     _names, pos, bad = xxd_parse(argv[1:])
     if not bad and len(pos) >= 2 and pos[1] != "-":

@@ -13,7 +13,7 @@ import os
 import posixpath
 
 from gateway.paths import resolve
-from gateway.validator import argv as argvmod
+from gateway.shell import argv as argvmod
 from gateway.validator.checks._common import PHASE, _unsafe
 
 #: Archives larger than this are not opened to list their members (extraction asks).

@@ -19,7 +19,7 @@ The options are judged as for any entry (safe_flags, positionals) first.
 import os
 import shlex
 
-from gateway.validator import argv as argvmod
+from gateway.shell import argv as argvmod
 from gateway.validator.checks._common import PHASE
 
 

@@ -15,7 +15,7 @@ resolved against git's complete option list (the catalogue's `options`).
 import os
 
 from gateway.paths import is_autorun, is_protected, is_secret, is_within, lexical, physical, real
-from gateway.validator import argv as argvmod
+from gateway.shell import argv as argvmod
 from gateway.validator.checks import _gitquery as gq
 from gateway.validator.checks._common import _unsafe
 

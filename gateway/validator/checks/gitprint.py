@@ -16,7 +16,7 @@ submodule's) tracks a secret.
 import os
 
 from gateway.paths import is_secret
-from gateway.validator import argv as argvmod
+from gateway.shell import argv as argvmod
 from gateway.validator.checks import _gitquery as gq
 from gateway.validator.checks.git import _DIFF_NAMES, PHASE, _Repo, _unknown, stale
 

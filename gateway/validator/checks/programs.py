@@ -1,7 +1,7 @@
 """Program texts: sed, awk and jq programs are judged, not just their options."""
 
+from gateway.shell import argv as argvmod
 from gateway.shell.words import is_name as _awk_name  # awk's variable names are bash's
-from gateway.validator import argv as argvmod
 from gateway.validator.checks._common import _program, _unsafe
 
 # --- sed ---------------------------------------------------------------------------------

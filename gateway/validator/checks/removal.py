@@ -25,7 +25,7 @@ Anything else asks, as rm always did.
 import os
 
 from gateway.paths import is_secret, lexical, physical
-from gateway.validator import argv as argvmod
+from gateway.shell import argv as argvmod
 from gateway.validator.checks._common import PHASE
 
 

@@ -3,7 +3,7 @@ arguments say). The build, test and package tools are in build.py."""
 
 import os
 
-from gateway.validator import argv as argvmod
+from gateway.shell import argv as argvmod
 from gateway.validator.checks._common import PHASE, _program, _unsafe
 
 # --- find --------------------------------------------------------------------------------

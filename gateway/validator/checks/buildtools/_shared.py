@@ -8,7 +8,7 @@ import os
 import posixpath
 
 from gateway.paths import fnmatchcase, is_protected, is_secret, is_within, lexical, physical, real
-from gateway.validator import argv as argvmod
+from gateway.shell import argv as argvmod
 from gateway.validator.checks._common import PHASE
 
 #: entries per tree walked for a formatter's files or a test runner's collection

@@ -1,4 +1,5 @@
-"""Reading a command's arguments the way getopt-style programs do.
+"""Reading a command's arguments the way getopt-style programs do (below the validator, the
+guards' effects analysis and the policy's effects model, which all read arguments so).
 
 Options are split from positionals; short clusters (-xvf) become single letters; a value
 is attached (-n5, --lines=5) or the next word, for options the catalogue names as taking
