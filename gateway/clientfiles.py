@@ -85,7 +85,7 @@ def _read(path):
 def hooks_dirs(project) -> list:
     """The absolute directories `core.hooksPath` names in the configuration of the project's
     repository (found from the project upwards), [] when none."""
-    from gateway.validator.checks._gitindex import git_dir_of
+    from gateway.tools.gitindex import git_dir_of
 
     try:
         git_dir = git_dir_of(project, "/")

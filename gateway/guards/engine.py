@@ -338,7 +338,7 @@ def record_command(payload, env=None):
 
 
 def _bash(req, state):
-    from gateway.validator.checks._gitquery import session
+    from gateway.tools.gitquery import session
 
     # the validator judges the command twice (exposure, then the mode's early allow): what
     # git said about the repository is asked once (checks/_gitquery.py)
@@ -390,7 +390,7 @@ def _bash_judged(req, state):
              + ("every file it reads is known, no secret among them"
                 if exposure.decision is ALLOW
                 else f"it may read a secret ({exposure.code}: {exposure.message})"))
-    from gateway.validator import usershell
+    from gateway import usershell
 
     # the client's zsh: its clobbering redirections write the file bash would not (`>!`)
     effects = analyze(usershell.as_bash(command) if usershell.is_zsh(req.env) else command,

@@ -306,7 +306,7 @@ def _foreign_repository(ctx, global_words, cwd) -> str:
             if is_within(target, os.path.join(own, "modules")):
                 return ""
             return f"{os.path.relpath(d, root)!r} is another repository"
-        from gateway.validator.checks._gitindex import is_git_dir
+        from gateway.tools.gitindex import is_git_dir
 
         if is_git_dir(d):
             if d == own or is_within(d, own):

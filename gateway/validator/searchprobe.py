@@ -273,7 +273,7 @@ def _execute(argv, cwd, env, stamped):
     import signal
     import subprocess
 
-    from gateway.validator.checks import _gitquery as gq
+    from gateway.tools import gitquery as gq
 
     caching = gq._SESSIONS[0] > 0
     key = ("searchprobe", tuple(argv), cwd)
@@ -474,7 +474,7 @@ def git_grep(ctx, words, files, cwd, repo=None):
     Unknown. `files`: absolute paths of the secrets it searches. With `repo`
     (checks/git._Repo): the files git itself listed as searched (tracked files, revisions);
     without: the working tree read with --no-index/--untracked (phase 5's walk)."""
-    from gateway.validator.checks import _gitquery as gq
+    from gateway.tools import gitquery as gq
 
     multi = _multi(ctx)
     opts, pos, given = _git_words(words)
@@ -519,7 +519,7 @@ def _plain_pathspecs(globals_):
 
 
 def _git_env(env):
-    from gateway.validator.checks import _gitquery as gq
+    from gateway.tools import gitquery as gq
 
     out = gq._env()
     for k in ("LC_ALL", "LC_CTYPE", "LANG", "LANGUAGE"):

@@ -51,7 +51,7 @@ def _work_tree(path):
     """(work tree root, git directory) of the repository holding `path`, or None: the
     nearest directory above it with a `.git` (a directory that is a repository, or a file
     naming one)."""
-    from gateway.validator.checks._gitindex import is_git_dir
+    from gateway.tools.gitindex import is_git_dir
 
     d = os.path.dirname(path)
     while True:
@@ -123,7 +123,7 @@ def unseen(path, project):
     data = _content(path)
     if data is None:
         return "it is not a regular file of at most 1 MiB that can be read"
-    from gateway.validator.checks import _gitquery
+    from gateway.tools import gitquery as _gitquery
 
     out = _gitquery.run(top, git_dir, ["cat-file", "--batch-check"],
                         stdin=f"HEAD:{rel}\n".encode())

@@ -90,8 +90,8 @@ def analysis(ctx):
     """The effects analysis of the command being validated, made once per validation."""
     effects = ctx.__dict__.get("_effects")
     if effects is None:
+        from gateway import usershell
         from gateway.guards.effects import analyze
-        from gateway.validator import usershell
 
         text = usershell.as_bash(ctx.text) if usershell.is_zsh(ctx.env) else ctx.text
         effects = ctx.__dict__["_effects"] = analyze(text, ctx.cwd, home=ctx.home,

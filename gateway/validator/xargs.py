@@ -193,7 +193,8 @@ _LS_FILES = frozenset(("-c", "--cached", "-m", "--modified", "-d", "--deleted", 
 
 
 def _git_ls_files(ctx, argv, cwd):
-    from gateway.validator.checks import _gitindex, _gitquery
+    from gateway.tools import gitindex as _gitindex
+    from gateway.tools import gitquery as _gitquery
 
     words = argv[1:]
     if not words or words[0] != "ls-files":
@@ -226,7 +227,7 @@ def _git_ls_files(ctx, argv, cwd):
 # --- find ------------------------------------------------------------------------------------
 
 def _find(ctx, argv, cwd):
-    from gateway.validator import findlist
+    from gateway.tools import find as findlist
 
     try:
         found, zero = findlist.listing(ctx.roots, argv, cwd, ("-print", "-print0"))

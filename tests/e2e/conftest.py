@@ -29,7 +29,7 @@ def hook_env(tmp_path):
         "GATEWAY_AUDIT_LOG": str(tmp_path / "audit.jsonl"),
         "CLAUDE_CONFIG_DIR": str(home / ".claude"),
         "LANG": "C.UTF-8",
-        "SHELL": "/bin/bash",  # the client runs bash (gateway.validator.usershell)
+        "SHELL": "/bin/bash",  # the client runs bash (gateway.usershell)
     }
     return env
 

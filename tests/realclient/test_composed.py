@@ -7,7 +7,7 @@ memory imports, and write-then-run with the gateway installed.
   lets through and the gateway counts as sensitive (stricter, never looser);
 * the user's shell: SHELL / CLAUDE_CODE_SHELL as the client chooses (zsh when SHELL is unset,
   /bin/sh or fish and zsh is installed), and the gateway's reading of the same environment
-  (gateway.validator.usershell.client_shell) names the same shell;
+  (gateway.usershell.client_shell) names the same shell;
 * with the gateway installed (project scope): writing a script then running it, in
   acceptEdits and auto mode, never runs the payload; a Write adding `@.env` to CLAUDE.md is
   refused (PreToolUse asks: a refusal in -p) and an import already there is reported by the
@@ -81,7 +81,7 @@ def test_the_clients_sensitive_files_are_the_rules(tmp_path):
     ({"SHELL": "/bin/bash", "CLAUDE_CODE_SHELL": ZSH or ""}, "zsh"),
 ])
 def test_the_shell_the_client_runs(tmp_path, extra, expected):
-    from gateway.validator.usershell import client_shell
+    from gateway.usershell import client_shell
 
     cmd = 'echo "zsh=${ZSH_VERSION:-none} bash=${BASH_VERSION:-none}"'
     res = run_session(CLAUDE, tmp_path / "proj", tool_use=bash(cmd),

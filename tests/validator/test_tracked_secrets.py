@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from gateway.settings import SettingsRules
-from gateway.validator.checks._gitindex import git_dir_of, tracked_paths
+from gateway.tools.gitindex import git_dir_of, tracked_paths
 from gateway.validator.pipeline import validate
 
 GIT_ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t",
@@ -326,7 +326,7 @@ def test_a_partial_clone_is_never_asked(tmp_path, policy):
 
 
 def test_a_slow_git_asks(tmp_path, policy, monkeypatch):
-    from gateway.validator.checks import _gitquery
+    from gateway.tools import gitquery as _gitquery
 
     root = repo(tmp_path, FILES)
     monkeypatch.setattr(_gitquery, "TIMEOUT", 0.000001)

@@ -340,13 +340,13 @@ def _find(eff, argv, env, spec):
 
 def _find_listed(argv, env):
     """The entries `find ... -delete` removes, listed exactly where the command runs
-    (gateway.validator.findlist: a conjunction of -name, -iname, -type, -maxdepth), or None
+    (gateway.tools.find: a conjunction of -name, -iname, -type, -maxdepth), or None
     when they are not (an unknown directory, a filter not reproduced exactly): then the
     whole tree counts, and a protected path in it asks (GW837) rather than denies."""
     if not env.cwds or len(env.cwds) != 1:
         return None
     from gateway.paths import Roots
-    from gateway.validator import findlist
+    from gateway.tools import find as findlist
 
     cwd = env.cwds[0]
     try:

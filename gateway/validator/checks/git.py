@@ -16,7 +16,7 @@ import os
 
 from gateway.paths import is_autorun, is_protected, is_secret, is_within, lexical, physical, real
 from gateway.shell import argv as argvmod
-from gateway.validator.checks import _gitquery as gq
+from gateway.tools import gitquery as gq
 from gateway.validator.checks._common import _unsafe
 
 PHASE = "7C"
@@ -30,7 +30,7 @@ class _Repo:
     __slots__ = ("cwd", "git_dir", "globals", "_top")
 
     def __init__(self, ctx, cwd):
-        from gateway.validator.checks._gitindex import git_dir_of
+        from gateway.tools.gitindex import git_dir_of
 
         self.cwd = cwd
         words = list(getattr(ctx, "git_globals", ()) or ())
@@ -124,7 +124,7 @@ def _changes(ctx, what, repo, names, untracked=True):
     """The ask when the files `names` (relative to the work tree) that an operation rewrites
     include a guarded one or, with `untracked`, an untracked or ignored file it would
     overwrite; None when none does."""
-    from gateway.validator.checks._gitindex import tracked_paths
+    from gateway.tools.gitindex import tracked_paths
 
     if names is None:
         return _unknown(ctx, what)

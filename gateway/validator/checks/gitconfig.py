@@ -12,7 +12,7 @@ checked (`credential`).
 import re
 
 from gateway.shell import argv as argvmod
-from gateway.validator.checks import _gitquery as gq
+from gateway.tools import gitquery as gq
 from gateway.validator.checks._common import _unsafe, revision_secret
 from gateway.validator.checks.git import PHASE, _opts_ok, _Repo, _unknown, stale
 

@@ -17,7 +17,7 @@ import os
 
 from gateway.paths import is_secret
 from gateway.shell import argv as argvmod
-from gateway.validator.checks import _gitquery as gq
+from gateway.tools import gitquery as gq
 from gateway.validator.checks.git import _DIFF_NAMES, PHASE, _Repo, _unknown, stale
 
 # --- what a read prints --------------------------------------------------------------------
@@ -443,7 +443,7 @@ def _index_dirs(git_dir):
 def _index_secret(ctx, label, repo, rule):
     """Ask (GW503) when the repository's index (or a submodule's) holds a path the secret
     rules name; ask too when an index cannot be read (it may)."""
-    from gateway.validator.checks._gitindex import tracked_paths
+    from gateway.tools.gitindex import tracked_paths
 
     git_dir = repo.git_dir
     paths = []

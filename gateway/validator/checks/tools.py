@@ -81,10 +81,11 @@ def find(ctx, spec, words, cwd):
 
 def _find_delete(ctx, words, cwd, cands):
     """`find ... -delete` removes what its tests select: when the selection is listed
-    (gateway.validator.findlist: a superset of it), each entry is a written path (inside
+    (gateway.tools.find: a superset of it), each entry is a written path (inside
     the project, not protected, not a secret: phase 5), an edit that acceptEdits allows;
     otherwise it asks."""
-    from gateway.validator import findlist, modes
+    from gateway.tools import find as findlist
+    from gateway.validator import modes
 
     try:
         found, _zero = findlist.listing(ctx.roots, ["find"] + list(words), cwd,

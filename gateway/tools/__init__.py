@@ -1,0 +1,5 @@
+"""What the gateway knows about one program that both hooks read, one module per program,
+below the validator and the guards (docs/architecture.md): find.py (the files a find
+expression lists), gitquery.py (git's own answers: a session of `git` queries without the
+user's configuration), gitindex.py (the repository's index and git directory, read without
+running git). Standard library and gateway.paths only."""
