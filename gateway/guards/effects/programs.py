@@ -192,7 +192,7 @@ def _dd(eff, argv, env, spec):
 
 
 def _sed(eff, argv, env, spec):
-    from gateway.validator.checks.programs import sed_program_problem
+    from gateway.tools.sed import sed_program_problem
 
     opts, pos = _split(argv[1:], {"-e", "--expression", "-f", "--file", "-l",
                                   "--line-length"})
@@ -261,7 +261,7 @@ def _sed_suffix(words):
 
 
 def _awk(eff, argv, env, spec):
-    from gateway.validator.checks.programs import awk_program_problem
+    from gateway.tools.awk import awk_program_problem
 
     opts, pos = _split(argv[1:], {"-F", "--field-separator", "-v", "--assign", "-f", "--file",
                                   "-i", "--include", "-l", "--load", "-E", "--exec"})
