@@ -52,9 +52,12 @@ they cannot be loaded nothing is known (every program unknown). Stdlib only (hoo
 
 The package:
 
-* `_core`     `analyze`, `Effects`, `Write`, cd following, redirections, recorded writes,
-              brace and glob expansion, the dispatch of each simple command (`_argv`, routed
-              by the rules' effects model) and the `flags` derivation of catalogue entries
+* `_core`     `analyze`, redirections, brace and glob expansion, the dispatch of each simple
+              command (`_argv`, routed by the rules' effects model)
+* `_base`     what the handlers share with the core, below both: `Effects`, `Write`,
+              recorded writes, the `flags` derivation of catalogue entries, and `DISPATCH`
+              (the handlers reach `analyze` and `_argv` through it, never importing `_core`)
+* `_cd`       cd/pushd/popd followed, and `~` in a word
 * `git`       git: global options, read-only subcommands and forms, commit/push, `git config`,
               working-tree rewrites (the names from the rules)
 * `programs`  the handlers an entry's `effects` names: cp/mv/ln/install, dd, sed, awk, find,

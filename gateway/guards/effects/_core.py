@@ -4,12 +4,50 @@ git words that commit or push), where commands run (cd/pushd/popd followed), red
 recorded writes, brace and glob expansion, and `_argv`, which sends each simple command to
 its handler. The handler modules are imported when a command first needs them: git.py for
 git, programs.py for programs whose effect depends on their arguments (and `gateway`),
-wrappers.py for wrappers, runners, shells and interpreters."""
+wrappers.py for wrappers, runners, shells and interpreters.
+
+The pieces the handlers share with this module (Effects, Write, the recorded writes, the
+options read against an entry) are in _base.py, below both; the handlers reach `analyze`
+and `_argv` through `_base.DISPATCH`, set at the end of this module."""
 
 import os
 import posixpath
 
-from gateway.paths import SPECIAL_OK, lexical, physical
+from gateway.guards.effects._base import (  # noqa: F401 - names other modules read from here
+    _CD_VARS,
+    _W,
+    _WORD_CHARS,
+    _WRITING_KINDS,
+    DISPATCH,
+    Effects,
+    Write,
+    _Env,
+    _flags,
+    _has,
+    _literal,
+    _long,
+    _mentions_commit_push,
+    _split,
+    _values,
+    _words,
+    _write,
+    default_model,
+    gateway_paths,
+    may_write,
+    options_known,
+    parse_options,
+    trusted_program,
+    writes_arguments,
+)
+from gateway.guards.effects._cd import (
+    _and_chain_cwds,
+    _dir_change,
+    _follow_cd,
+    _home_value,
+    _unsettles_cd,
+    _var_name,
+)
+from gateway.paths import SPECIAL_OK
 
 # --- tables ---------------------------------------------------------------------------------
 # The command knowledge (which programs are read-only, what writers write, wrappers, runners,
@@ -23,117 +61,6 @@ _MAX_DEPTH = 4
 #: Longer commands are not parsed: bashlex needs seconds and hundreds of MB per MB of text
 #: (a hook that times out gives no decision). The core asks for them anyway (GW003).
 MAX_COMMAND = 65536
-_MAX_CWDS = 16
-
-
-class Write:
-    """One write the analyzer can name."""
-
-    __slots__ = ("target", "via", "tree", "paths", "plain", "sources", "listed")
-
-    def __init__(self, target, via, tree, paths, plain=False, sources=None, listed=False):
-        self.target = target  # the target as written
-        self.via = via  # what writes it: "redirection >", "rm", "sed -i", ...
-        self.tree = tree  # a whole tree may be removed or changed (rm -r, mv, find -delete)
-        self.paths = paths  # absolute candidates (lexical and physical); () when unknown
-        # a plain value in a configuration file (git config user.name): no code follows
-        # from it, so a human may approve it (gateway.guards.engine)
-        self.plain = plain
-        # a copy or move: the absolute sources whose members land in the target (None: not
-        # a copy, or the sources cannot be placed)
-        self.sources = sources
-        # the tree's entries that are written are recorded one by one as writes of their
-        # own (find -delete whose selection is listed): the tree is where it works (the role
-        # guards), not a write of everything below it (the protected paths)
-        self.listed = listed
-
-    def __repr__(self) -> str:
-        return f"Write({self.target!r} via {self.via}{', tree' if self.tree else ''})"
-
-
-class Effects:
-    """What a command may change. See the module docstring."""
-
-    __slots__ = ("command", "writes", "unknown", "git", "commit_push", "commit_push_maybe",
-                 "gateway_ops", "surface_ops", "agents", "script", "unresolved", "worktree")
-
-    def __init__(self, command=""):
-        self.command = command
-        self.writes = []
-        self.unknown = []
-        self.git = []
-        self.commit_push = []
-        self.commit_push_maybe = []
-        self.gateway_ops = []
-        self.surface_ops = []
-        self.agents = []  # commands that start another agent session (claude -p ...)
-        #: known writers whose targets cannot be named (a computed argument or redirection
-        #: target, arguments added at run time by xargs, sed -i without files); each also
-        #: has an `unknown` entry
-        self.unresolved = []
-        #: git subcommands that rewrite working-tree files they do not name (checkout of a
-        #: branch, reset --hard, stash, apply...); each also has a `git` entry
-        self.worktree = []
-        self.script = None  # the top-level parse (gateway.shell.parse.Script) or None
-
-    @property
-    def readonly(self) -> bool:
-        return not (self.writes or self.unknown or self.git or self.gateway_ops
-                    or self.surface_ops or self.commit_push or self.commit_push_maybe)
-
-    def reasons(self, include_gateway=True) -> list:
-        """Why the command is not read-only, most concrete first."""
-        out = [f"{w.via} writes {w.target!r}" for w in self.writes]
-        out += [f"{g} changes the repository" for g in self.git]
-        out += self.commit_push_maybe + self.surface_ops
-        if include_gateway:
-            out += [f"gateway {op} changes the workflow state" for op in self.gateway_ops]
-        out += self.unknown
-        return list(dict.fromkeys(out))
-
-    def writes_anything(self, include_gateway=True) -> bool:
-        return bool(self.reasons(include_gateway))
-
-    def merge(self, other):
-        for name in ("writes", "unknown", "git", "commit_push", "commit_push_maybe",
-                     "gateway_ops", "surface_ops", "agents", "unresolved", "worktree"):
-            getattr(self, name).extend(getattr(other, name))
-
-    def as_dict(self) -> dict:
-        return {"readonly": self.readonly,
-                "writes": [{"target": w.target, "via": w.via, "tree": w.tree,
-                            "paths": list(w.paths)} for w in self.writes],
-                "unknown": list(self.unknown), "git": list(self.git),
-                "commit_push": list(self.commit_push),
-                "commit_push_maybe": list(self.commit_push_maybe),
-                "gateway_ops": list(self.gateway_ops), "surface_ops": list(self.surface_ops),
-                "agents": list(self.agents), "unresolved": list(self.unresolved),
-                "worktree": list(self.worktree)}
-
-    def __repr__(self) -> str:
-        return f"Effects(readonly={self.readonly}, {self.reasons()[:3]})"
-
-
-class _Env:
-    """Where a command runs and how it was reached."""
-
-    __slots__ = ("cwds", "depth", "extra", "home", "model")
-
-    def __init__(self, cwds, depth=0, extra=False, home="/", model=None):
-        self.cwds = cwds  # tuple of absolute directories, or None when unknown
-        self.depth = depth
-        self.extra = extra  # more arguments arrive at run time (xargs, find -exec)
-        self.home = home
-        self.model = model  # gateway.policy.effects.Model: what the rules say commands do
-
-    def derive(self, cwds=False, extra=None):
-        return _Env(self.cwds if cwds is False else cwds, self.depth,
-                    self.extra if extra is None else extra, self.home, self.model)
-
-    def nested(self, cwds=False):
-        """The environment of code this command runs (one level deeper)."""
-        return _Env(self.cwds if cwds is False else cwds, self.depth + 1, self.extra,
-                    self.home, self.model)
 
 
 _UNSET = object()
@@ -162,19 +89,6 @@ def analyze(command, cwd, home=None, _depth=0, _cwds=_UNSET, policy=None,
         eff.commit_push_maybe.append("the command could not be analysed, so it may commit or "
                                      "push")
     return eff
-
-
-def default_model():
-    """The effects model of the built-in and user rules (for callers without a policy); the
-    empty model, where nothing is known (fail closed), when the rules cannot be loaded."""
-    from gateway.policy.effects import empty
-
-    try:
-        from gateway.policy.cache import load_policy
-
-        return load_policy(None).effects
-    except Exception:
-        return empty()
 
 
 def _analyze(eff, command, cwd, home, depth, cwds, model):
@@ -367,268 +281,6 @@ def _validators_parse(command):
     return memo_get(command) if callable(memo_get) else None
 
 
-_DIR_BUILTINS = ("cd", "pushd", "popd")
-#: cd's own options (also in clusters: -Pe); pushd takes -n, +N and -N.
-_CD_OPTION_LETTERS = frozenset("LPe@")
-
-
-def _name_index(words):
-    """Index of the command name after `builtin` / `command` prefixes (with -p and --), or
-    None when a prefix has another option (`command -v cd` prints, it does not move)."""
-    i, n = 0, len(words)
-    while i < n and words[i].literal and words[i].value in ("builtin", "command"):
-        prefix = words[i].value
-        i += 1
-        while i < n and words[i].literal and (words[i].value == "--" or (
-                prefix == "command" and words[i].value == "-p")):
-            i += 1
-        if i < n and words[i].literal and words[i].value.startswith("-"):
-            return None
-    return i if i < n else None
-
-
-def _dir_change(cmd):
-    """The words from cd/pushd/popd on when `cmd` runs one (also behind `builtin` or
-    `command`), else None. A non-literal command name is None too: it unsettles (below)."""
-    words = cmd.words
-    i = _name_index(words)
-    if i is not None and words[i].literal and words[i].value in _DIR_BUILTINS:
-        return words[i:]
-    return None
-
-
-#: Variables that decide where a later cd (or popd) lands.
-_CD_VARS = frozenset(("CDPATH", "HOME", "OLDPWD", "DIRSTACK", "PWD"))
-#: Builtins that run code in the current shell (which may cd) or make it expand aliases.
-_MOVES_UNSEEN = frozenset(("eval", "source", ".", "trap", "enable", "fc", "alias", "coproc",
-                           "function"))
-#: Builtins that set the variables their arguments name.
-_SETS_VARS = frozenset(("declare", "typeset", "local", "readonly", "export", "read", "printf",
-                        "mapfile", "readarray", "shopt", "getopts", "unset", "set"))
-
-
-def _var_name(text):
-    """The variable an assignment or a name argument sets: `CDPATH[0]+=x` -> CDPATH."""
-    return text.split("=", 1)[0].split("[", 1)[0].rstrip("+")
-
-
-def _assigns_in_expansion(raw):
-    """Does the text assign a variable while it is expanded: `${CDPATH:=..}`,
-    `${X=..}`, `$(( DIRSTACK[1]=5 ))`? (Any `=` inside `${...}` or `$((...))`.)"""
-    for opener, closer in (("${", "}"), ("$((", "))")):
-        start = raw.find(opener)
-        while start >= 0:
-            end = raw.find(closer, start + len(opener))
-            if "=" in raw[start:len(raw) if end < 0 else end]:
-                return True
-            start = raw.find(opener, start + 1)
-    return False
-
-
-def _unsettles_cd(cmd):
-    """True when `cmd` may move the shell or change where a later cd lands in a way not
-    followed here: code run in the current shell (eval, source, a trap, a mapfile callback),
-    a computed command name, or a change to CDPATH/HOME/OLDPWD/DIRSTACK (assignment,
-    export/declare/read/printf -v, a nameref, a `${VAR:=...}` expansion, PS4 under set -x)
-    or to cdable_vars/expand_aliases. What runs after it is in an unknown directory."""
-    for a in cmd.assignments:
-        if _var_name(a.raw) in _CD_VARS or _var_name(a.raw) == "PS4" \
-                or _assigns_in_expansion(a.raw):
-            return True
-    raws = [w.raw for w in cmd.words] + [r.target.raw for r in cmd.redirects
-                                         if r.target is not None]
-    raws += [r.heredoc[0] for r in cmd.redirects if r.heredoc and not r.heredoc[1]]
-    if any(_assigns_in_expansion(raw) for raw in raws):
-        return True
-    words = cmd.words
-    if not words:
-        return False
-    i = _name_index(words)
-    if i is None:
-        return True
-    first = words[i]
-    if not first.literal and first.raw != "[":
-        return True
-    name = first.value
-    if name in _MOVES_UNSEEN:
-        return True
-    args = words[i + 1:]
-    for w in args:
-        if w.literal and (_var_name(w.value) in _CD_VARS
-                          or w.value in ("cdable_vars", "expand_aliases")):
-            return True
-    if name in ("mapfile", "readarray") and any(
-            w.literal and w.value.startswith("-") and "C" in w.value for w in args):
-        return True  # -C CALLBACK runs in this shell
-    if name in ("declare", "typeset", "local") and any(
-            w.literal and w.value[:1] in "-+" and "n" in w.value for w in args):
-        return True  # a nameref: assigning to it assigns to the variable it names
-    if name in _SETS_VARS:
-        return any(not w.literal for w in args)
-    return False
-
-
-def _cd_args(words):
-    """(operand words, no_move) of a cd/pushd/popd: the options removed. no_move: pushd -n."""
-    name = words[0].value
-    out = []
-    no_move = False
-    options = True
-    for w in words[1:]:
-        v = w.value if w.literal else None
-        if options and v == "--":
-            options = False
-            continue
-        if options and v is not None and v.startswith("-") and len(v) > 1 \
-                and not v[1:].isdigit():
-            if name == "cd" and set(v[1:]) <= _CD_OPTION_LETTERS:
-                continue
-            if name in ("pushd", "popd") and v == "-n":
-                no_move = True
-                continue
-        out.append(w)
-    return out, no_move
-
-
-def _cd_targets(cmd, words, dirs, home, moved):
-    """Where the cd/pushd/popd `words` (of `cmd`) may land from any of `dirs`: [] when it
-    stays among the directories this script has been in, or fails; None when unknown.
-    `moved`: an earlier cd of this script ran, so $OLDPWD and the directory stack hold only
-    directories of this script (before that, $OLDPWD is wherever the shell was). A pushd -n
-    does not move, but a later popd may land where it pointed: its target counts."""
-    if cmd.assignments:
-        return None  # CDPATH=... cd x, HOME=... cd
-    name = words[0].value
-    args, _no_move = _cd_args(words)
-    if name == "popd":
-        return []  # back to a directory pushed by this script (the stack starts with $PWD)
-    if not args:
-        return [home] if name == "cd" else []
-    value = args[0].value if args[0].literal else _home_value(args[0], home)
-    if value is None:
-        return None  # cd "$D": not known
-    if value == "-":
-        return [] if moved else None
-    if name == "pushd" and value[:1] in "+-" and value[1:].isdigit():
-        return []  # rotates the directory stack, which holds only this script's directories
-    if value.startswith("-") and len(value) > 1:
-        return []  # an unknown option: the cd fails
-    if os.environ.get("CDPATH") and not value.startswith(("/", "./", "../")) \
-            and value not in (".", ".."):
-        return None  # searched in $CDPATH (inherited by the agent's shell) first
-    # bash's cd is logical by default and physical with -P (or when the logical path does
-    # not exist): both are possible
-    return [t for d in dirs for t in (lexical(value, d), physical(value, d))]
-
-
-#: Constructs a plain `&&` chain may contain: they run in a subshell or feed input and
-#: cannot move the shell the chain runs in.
-_CHAIN_CONSTRUCTS = frozenset(("cmdsub_node", "procsub", "heredoc"))
-
-
-def _and_chain_cwds(script, cwds, home):
-    """[(command, directories it may run in)] for a script that is a plain `&&` chain
-    (`cd src/auth && make && echo x > y`, a trailing `;` allowed): no subshell, group,
-    compound command, function, background job or other operator. There a command after
-    `cd X &&` runs only when the cd succeeded, so in X -- not also where the script started,
-    as the union of _follow_cd must assume. pushd/popd and `cd -` are followed with their
-    history; a command substitution runs where its command does. None when the script is
-    not such a chain (or a move cannot be followed)."""
-    if cwds is None or script.functions or any(
-            kind not in _CHAIN_CONSTRUCTS for kind, _ in script.constructs):
-        return None
-    items = script.items
-    if any(op != "&&" for _, op in items[:-1]) or items[-1][1] not in (None, ";", "\n"):
-        return None
-    dirs, prev, stack = tuple(cwds), None, []
-    out = []
-    top = set()
-    for pipeline, _ in items:
-        cmds = pipeline.commands
-        if any(c is None for c in cmds) or pipeline.negated:
-            return None  # `! cd x && ...` goes on exactly when the cd failed
-        for c in cmds:
-            out.append((c, dirs))
-            top.add(id(c))
-            if dirs is not None and _unsettles_cd(c):
-                dirs = None  # every later command runs in an unknown directory
-        if dirs is None:
-            continue
-        if len(cmds) != 1:
-            if any(_dir_change(c) is not None for c in cmds):
-                return None  # the last part may run in this shell (lastpipe): use the union
-            continue
-        words = _dir_change(cmds[0])
-        if words is None:
-            continue
-        if cmds[0].assignments:
-            return None
-        name = words[0].value
-        args, no_move = _cd_args(words)
-        if no_move:
-            return None
-        if name == "popd":
-            if args or not stack:
-                return None
-            prev, dirs = dirs, stack.pop()
-            continue
-        if args and args[0].literal and args[0].value == "-" and name == "cd":
-            if prev is None:
-                return None  # $OLDPWD from before this script
-            prev, dirs = dirs, prev
-            continue
-        targets = _cd_targets(cmds[0], words, dirs, home, False)
-        if not targets:
-            return None  # unknown, or a move that needs more history: use the union
-        if name == "pushd":
-            stack.append(dirs)
-        prev, dirs = dirs, tuple(dict.fromkeys(targets))
-        if len(dirs) > _MAX_CWDS:
-            return None
-    # commands inside substitutions run where the command holding them runs
-    nested = [c for c in script.all_commands if id(c) not in top]
-    for n in nested:
-        if _dir_change(n) is not None or _unsettles_cd(n):
-            return None  # it moves the rest of its substitution: use the union
-        holder = next((where for c, where in out if id(c) in top
-                       and c.start <= n.start < c.end), False)
-        if holder is False:
-            return None
-        out.append((n, holder))
-    return out
-
-
-def _follow_cd(script, commands, cwds, home):
-    """Every directory a command of this script may run in. A cd can fail, and subshells,
-    groups and functions make the order uncertain, so the union is used: each cd (in source
-    order) adds its target relative to every directory known before it. A cd inside a loop
-    or a function may run any number of times: unknown. None = unknown."""
-    if cwds is None:
-        return None
-    dirs = list(cwds)
-    moved = False
-    loops = any(kind in ("compound", "function") for kind, _ in script.constructs) \
-        or script.functions
-    for cmd in commands:
-        if _unsettles_cd(cmd):
-            return None
-        words = _dir_change(cmd)
-        if words is None:
-            continue
-        if loops:
-            return None
-        targets = _cd_targets(cmd, words, dirs, home, moved)
-        if targets is None:
-            return None
-        moved = True
-        for t in targets:
-            if t not in dirs:
-                dirs.append(t)
-        if len(dirs) > _MAX_CWDS:
-            return None
-    return tuple(dirs)
-
-
 # --- one simple command -----------------------------------------------------------------------
 
 def _command(eff, cmd, env):
@@ -678,32 +330,6 @@ def _redirect(eff, r, env):
     if target.value in SPECIAL_OK or target.value.startswith("/dev/fd/"):
         return
     _write(eff, target.value, f"redirection {r.op}", env)
-
-
-def _write(eff, target, via, env, tree=False, into=(), sources=None, listed=False):
-    """Record a write of `target`; `into`: basenames that land inside it when it is a
-    directory (cp/mv/ln/install into a directory); `sources`: what is copied there (as
-    written, placed in every directory the command may run in)."""
-    if target in SPECIAL_OK:
-        return  # the devices the validator lets anything write (gateway.paths.SPECIAL_OK)
-    if env.cwds is None and not target.startswith("/"):
-        eff.writes.append(Write(target, via, tree, ()))
-        eff.unknown.append(f"{via} writes {target!r} in a directory that cannot be known")
-        return
-    paths = []
-    for d in (env.cwds or ("/",)):
-        # the lexical form, and where the kernel lands (a symlink before a `..` makes them
-        # differ: h/../settings.json with h -> .claude/hooks is .claude/settings.json)
-        for p in dict.fromkeys((lexical(target, d), physical(target, d))):
-            if into and (target.endswith("/") or os.path.isdir(p)):
-                paths.extend(posixpath.join(p, b) for b in into)
-            else:
-                paths.append(p)
-    placed = None
-    if sources is not None and env.cwds:
-        placed = tuple(dict.fromkeys(lexical(s, d) for s in sources for d in env.cwds))
-    eff.writes.append(Write(target, via, tree, tuple(dict.fromkeys(paths)), sources=placed,
-                            listed=listed))
 
 
 _MAX_EXPANSIONS = 256
@@ -893,88 +519,6 @@ def _expand_words(words, env):
     return out if computed else None
 
 
-def _literal(eff, words, what) -> bool:
-    bad = [w for w in words if not w.literal]
-    if bad:
-        eff.unknown.append(f"{what} has a computed argument {bad[0].raw!r}")
-        return False
-    return True
-
-
-def _home_value(word, home):
-    """The value of a word whose only expansion is a leading `~` or `$HOME`/`${HOME}` (the
-    home directory: `~/.claude/settings.json`, "$HOME/.claude"), `~+` or `$PWD` (the
-    directory the command runs in: `./...`), or `$"text"`; else None."""
-    issues = getattr(word, "issues", None)
-    if not issues or not home.startswith("/") \
-            or any(c in home for c in " \t\n*?[]{}~$`\"'\\"):
-        return None
-    kinds = [k for k, _ in issues]
-    value = word.value
-    raw = word.raw
-    if kinds == ["tilde"]:
-        if raw[:1] == "~" and (value == "~" or value.startswith("~/")):
-            return home + value[1:]
-        if raw[:2] == "~+" and (value == "~+" or value.startswith("~+/")):
-            return "." + value[2:]  # $PWD: where the command runs
-        return None
-    if kinds == ["locale"] and raw.startswith('$"') and value.startswith("$") \
-            and not any(c in value[1:] for c in "$`\\"):
-        return value[1:]  # $"text": text, translated by a message catalogue (there is none)
-    # ${HOME} unquoted also reports its brace
-    if value.count("$") != 1 or not (kinds == ["param"] or (
-            kinds == ["param", "brace"] and value.count("{") == 1)):
-        return None
-    for form, base in (("${HOME}", home), ("$HOME", home), ("${PWD}", "."), ("$PWD", ".")):
-        rest = value[len(form):]
-        if value.startswith(form) and raw.lstrip('"').startswith(form) \
-                and not (rest[:1].isalnum() or rest[:1] == "_"):
-            return base + rest
-    return None
-
-
-_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
-
-
-def _words(text):
-    """re.findall(r"[a-z][a-z0-9_-]*", text) without `re`: in each run of [a-z0-9_-], the
-    match starts at its first letter and runs to its end."""
-    runs = "".join(c if c in _WORD_CHARS else " " for c in text).split()
-    return [w for w in (r.lstrip("0123456789_-") for r in runs) if w]
-
-
-def _mentions_commit_push(text, model) -> bool:
-    """Text that names git and a subcommand that commits or pushes (code the analyzer cannot
-    see into: an unparseable command, an interpreter's inline code)."""
-    if not isinstance(text, str) or "git" not in text.lower():
-        return False
-    words = set(_words(text.lower()))
-    if "git" in words:
-        return bool(words & model.git_commit_words)
-    return any(w.startswith("git-") and w[4:] in model.git_commit_words for w in words)
-
-
-def gateway_paths():
-    """Absolute paths of the running gateway's own command (trusted as `gateway`)."""
-    import sys
-
-    out = {posixpath.join(posixpath.dirname(sys.executable), "gateway")}
-    if sys.argv and posixpath.basename(sys.argv[0]) == "gateway" and sys.argv[0].startswith("/"):
-        out.add(posixpath.normpath(sys.argv[0]))
-    return out
-
-
-def trusted_program(word, model=None) -> bool:
-    """A command word that names a system program (or the gateway itself), not a file an
-    agent could have written: a bare name, or an absolute path in a system directory (the
-    rules' `system_bin_dirs`)."""
-    if "/" not in word:
-        return True
-    norm = posixpath.normpath(word)
-    dirs = (model or default_model()).system_dirs
-    return posixpath.dirname(norm) in dirs or norm in gateway_paths()
-
-
 def project_tool(word, model) -> bool:
     """A project tool run by path (.venv/bin/pytest, node_modules/.bin/tsc; a venv's python,
     a link to its base interpreter): a relative path in one of the rules'
@@ -1034,10 +578,10 @@ def _argv(eff, words, env):
     if spec is None and getattr(model, "policy", None) is not None \
             and model.policy.command(lname) is not None \
             and (trusted_program(word, model) or project_tool(word, model)):
-        from gateway.guards.effects import subcommands
+        from gateway.guards.effects.subcommands import INFO, descend
 
-        found = subcommands.descend(model, lname, words)
-        if found == subcommands.INFO:
+        found = descend(model, lname, words)
+        if found == INFO:
             return  # prints its version or help
         if found is not None:
             # a subcommand entry that says how to read it (`pip list`, `cargo tree`)
@@ -1128,16 +672,6 @@ def _argv(eff, words, env):
     eff.unknown.append(f"{name} is not known to be read-only")
 
 
-#: Handlers whose arguments are the files written (their computed words are targets).
-_WRITING_KINDS = frozenset(("copy", "move", "link", "install", "dd"))
-
-
-def writes_arguments(spec) -> bool:
-    """Does the entry write the files its arguments name (rm, cp, tee, mkdir, dd...)?"""
-    return spec is not None and (spec.effects in _WRITING_KINDS or (
-        spec.effects == "flags" and (spec.writes or spec.edit)))
-
-
 def pure(spec) -> bool:
     """An entry that no option makes write or run a program: it reads and prints only, so
     arguments added at run time (xargs, find -exec) change nothing of that."""
@@ -1146,89 +680,12 @@ def pure(spec) -> bool:
                                          or spec.output_flags or spec.unsafe_flags))
 
 
-def may_write(model, name) -> bool:
-    """May the program `name` write files its arguments name, with some option (sed -i,
-    sort -o, perl -i as well as the writers)? Unknown programs count as such."""
-    spec = model.program(name)
-    if spec is None:
-        return True
-    return writes_arguments(spec) or bool(spec.write_flags or spec.output_flags) \
-        or spec.effects in ("sed", "awk", "find", "xxd", "uniq")
-
-
 def _handler(kind):
     if kind == "flags":
         return _flags
-    from gateway.guards.effects import programs
+    from gateway.guards.effects.programs import HANDLERS
 
-    return programs.HANDLERS[kind]
-
-
-def options_known(eff, spec, args, words) -> bool:
-    """Record as unknown an option of `args` (parsed from `words`) the entry marks unsafe
-    or does not list in its allowlist; True when every option is described as safe."""
-    from gateway.shell import argv as argvmod
-
-    label = spec.name
-    checked = argvmod.Args()
-    checked.options = [o for o in args.options if o.name not in spec.output_flags]
-    bad = argvmod.first_unsafe(checked, spec.unsafe_flags, [
-        w for w in words if w.split("=", 1)[0] not in spec.output_flags])
-    if bad:
-        eff.unknown.append(f"{label} {bad}: not a read-only use of {label}")
-        return False
-    if spec.safe_flags is not None:
-        for opt in args.options:
-            if opt.name in spec.output_flags:
-                continue
-            if opt.name not in spec.safe_flags and not argvmod.abbreviates_only(
-                    opt.name, spec.options, spec.safe_flags):
-                eff.unknown.append(f"{label} {opt.name}: an option the rules do not "
-                                   "describe")
-                return False
-    return True
-
-
-def parse_options(spec, words):
-    """The words parsed as the entry reads them (output flags take a value too)."""
-    from gateway.shell import argv as argvmod
-
-    return argvmod.parse(words, spec.value_flags | spec.output_flags, spec.long_options,
-                         spec.optional_flags, spec.options_first, spec.plus_commands)
-
-
-def _flags(eff, argv, env, spec):
-    """An entry whose effects follow from its own lists: the options it writes through
-    (write_flags, output_flags), the positional paths it writes (writes/edit, the whole tree
-    with a tree_flag), and every option not described as safe (unsafe_flags, outside the
-    safe_flags allowlist) unknown."""
-    from gateway.shell import argv as argvmod
-
-    label = spec.name
-    words = argv[1:]
-    if len(words) == 1 and words[0] in spec.info_flags:
-        return
-    args = parse_options(spec, words)
-    outputs = spec.write_flags | spec.output_flags
-    for opt in args.options:
-        if opt.name in outputs or (opt.name.startswith("--") and any(
-                argvmod.long_matches(opt.name, f) for f in outputs if f.startswith("--"))):
-            if opt.value is not None:
-                _write(eff, opt.value, f"{label} {opt.name}", env)
-            else:
-                eff.unknown.append(f"{label} {opt.name} writes a file it does not name")
-    options_known(eff, spec, args, words)
-    pos = args.positionals
-    if (spec.args == "none" and pos) or (spec.max_positionals is not None
-                                         and len(pos) > spec.max_positionals):
-        eff.unknown.append(f"{label} with more arguments than the rules describe")
-    if spec.writes or spec.edit:
-        targets = pos[1:] if spec.args == "text_then_paths" else pos
-        tree = any(o.name in spec.tree_flags for o in args.options)
-        for p in targets:
-            _write(eff, p, label, env, tree=tree)
-        if not targets:
-            eff.unknown.append(f"{label} without a target")
+    return HANDLERS[kind]
 
 
 def _evaluated_text(eff, values, env):
@@ -1252,54 +709,5 @@ _SUBSCRIPT_EVALUATORS = frozenset(("test", "[", "printf", "unset", "wait", "decl
 _COMPUTED = "\ufffdcomputed\ufffd"
 
 
-class _W:
-    """A literal word made up by the analyzer (git-commit -> git commit)."""
-
-    __slots__ = ("value", "raw")
-    literal = True
-
-    def __init__(self, value):
-        self.value = value
-        self.raw = value
-
-
-# --- options (shared by the handlers) ---------------------------------------------------------
-
-def _split(argv, value_flags=frozenset()):
-    """(options [(name, value)], positionals) in getopt style; `--` ends options. A long
-    option is also taken by any prefix of it, as getopt_long does (`--target` is
-    --target-directory, `--out` is --output): the prefix of a value flag takes its value."""
-    from gateway.shell import argv as argvmod
-
-    longs = [f for f in value_flags if f.startswith("--")]
-    if longs:
-        words = []
-        for k, w in enumerate(argv):
-            if w == "--":
-                words.extend(argv[k:])
-                break
-            name, eq, value = w.partition("=")
-            if name.startswith("--") and len(name) >= 3 and name not in value_flags:
-                full = next((f for f in sorted(longs) if f.startswith(name)), None)
-                if full is not None:
-                    w = full + eq + value
-            words.append(w)
-        argv = words
-    args = argvmod.parse(argv, frozenset(value_flags))
-    return [(o.name, o.value) for o in args.options], list(args.positionals)
-
-
-def _has(opts, *names):
-    return any(o == n or (n.startswith("--") and _long(o, n)) for o, _ in opts for n in names)
-
-
-def _values(opts, *names):
-    return [v for o, v in opts for n in names
-            if v is not None and (o == n or (n.startswith("--") and _long(o, n)))]
-
-
-def _long(opt, name):
-    """`opt` is the long option `name` or a prefix of it (getopt_long takes `--r` for
-    --recursive when it is unique; taken as a match either way)."""
-    o = opt.split("=", 1)[0]
-    return o == name or (len(o) >= 3 and o.startswith("--") and name.startswith(o))
+DISPATCH.argv = _argv
+DISPATCH.analyze = analyze

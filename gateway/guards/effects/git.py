@@ -16,7 +16,7 @@ is named in this file (tests/agreement/test_drift.py)."""
 import os
 import posixpath
 
-from gateway.guards.effects._core import Effects, Write, _flags, _write
+from gateway.guards.effects._base import Effects, Write, _flags, _write
 from gateway.paths import physical
 
 # --- git --------------------------------------------------------------------------------------

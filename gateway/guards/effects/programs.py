@@ -11,10 +11,10 @@ the functions; every name is one of gateway.policy.models.EFFECTS and used by th
 import os
 import posixpath
 
-from gateway.guards.effects._core import (
+from gateway.guards.effects._base import (
     _W,
+    DISPATCH,
     Effects,
-    _argv,
     _has,
     _literal,
     _long,
@@ -326,7 +326,7 @@ def _find(eff, argv, env, spec):
                 eff.unknown.append(f"find {w} without a command")
             else:
                 sub = Effects()
-                _argv(sub, [_W(a) for a in inner], env.derive(extra=True))
+                DISPATCH.argv(sub, [_W(a) for a in inner], env.derive(extra=True))
                 if not sub.readonly:
                     eff.unknown.append(f"find {w} {inner[0]} runs a command that may write")
                     if sub.writes:

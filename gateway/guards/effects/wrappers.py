@@ -5,12 +5,11 @@ interpreters (never read-only; `perl -i`/`ruby -i` name the files they edit)."""
 
 import posixpath
 
-from gateway.guards.effects._core import (
+from gateway.guards.effects._base import (
     _CD_VARS,
-    _argv,
+    DISPATCH,
     _mentions_commit_push,
     _write,
-    analyze,
     may_write,
 )
 
@@ -76,7 +75,7 @@ def _wrapper(eff, name, words, env):
     if i >= n:
         return  # env alone prints the environment; xargs alone echoes its input
     inner_env = env.derive(extra="xargs") if name == "xargs" else env
-    _argv(eff, words[i:], inner_env)
+    DISPATCH.argv(eff, words[i:], inner_env)
 
 
 def _runner(eff, name, words, env):
@@ -97,13 +96,13 @@ def _runner(eff, name, words, env):
         return
     if joined:  # eval and watch run their arguments, joined by spaces, as shell code
         if all(w.literal for w in rest):
-            eff.merge(analyze(" ".join(w.value for w in rest), None, env.home, env.depth + 1,
-                              env.cwds, _model=env.model))
+            eff.merge(DISPATCH.analyze(" ".join(w.value for w in rest), None, env.home,
+                                       env.depth + 1, env.cwds, _model=env.model))
         else:
             eff.commit_push_maybe.append(f"{name} runs computed shell code, which may commit "
                                          "or push")
         return
-    _argv(eff, rest, env.nested())
+    DISPATCH.argv(eff, rest, env.nested())
 
 
 def _shell(eff, name, words, env):
@@ -160,8 +159,8 @@ def _shell(eff, name, words, env):
         eff.commit_push_maybe.append(f"{name} -c runs code that is not visible, which may "
                                      "commit or push")
         return
-    inner = analyze(argv[code_index], None, env.home, env.depth + 1, env.cwds,
-                    _model=env.model)
+    inner = DISPATCH.analyze(argv[code_index], None, env.home, env.depth + 1, env.cwds,
+                             _model=env.model)
     eff.merge(inner)
 
 
@@ -172,10 +171,10 @@ def _interpreter(eff, name, words, env):
     module = _safe_module(name, words, env)
     if module is not None:
         # `python3 -m pip list` is `pip list`, as the validator judges it (safe_modules)
-        from gateway.guards.effects._core import _W
+        from gateway.guards.effects._base import _W
 
         first, rest = module
-        return _argv(eff, [_W(first)] + list(rest), env)
+        return DISPATCH.argv(eff, [_W(first)] + list(rest), env)
     inplace = name.startswith(("perl", "ruby")) and any(
         a is not None and a.startswith("-") and not a.startswith("--") and "i" in a[1:]
         for a in argv)
