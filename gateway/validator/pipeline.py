@@ -8,6 +8,7 @@ the strictest segment decides. Any exception becomes ask (GW902): never allow on
 
 import os
 
+from gateway import usershell
 from gateway.decision import ALLOW, ASK, DENY, Verdict, strictest
 from gateway.paths import resolve, usable
 from gateway.validator import (
@@ -17,7 +18,6 @@ from gateway.validator import (
     phase2_syntax,
     phase3_parse,
     phase_s0_null,
-    usershell,
 )
 from gateway.validator.context import Context
 
