@@ -138,8 +138,9 @@ def judge(root, project, tool, tool_input, cwd, mode):
 
 
 def run(root, only=None):
-    from benchmarks.everyday.project import build
     from helpers import make_committed_project, make_project
+
+    from benchmarks.everyday.project import build
 
     root = os.path.realpath(root)
     os.makedirs(os.path.join(root, "home"), exist_ok=True)
