@@ -50,6 +50,8 @@ _RUNS_CODE = frozenset(("-c", "-e", "--eval", "--exec", "-exec", "--execute", "-
                         "--cmd", "--shell", "--pre", "--hook", "--rcfile", "--init-file",
                         "--config", "--exec-path", "--upload-pack", "--receive-pack",
                         "--require", "--import", "--loader", "--plugin", "--script"))
+#: What every catalogue entry allows alone (the default info_flags).
+_INFO = frozenset(("--version", "--help"))
 _DEFAULTS = {"args": "paths", "writes": False, "value_flags": [], "text_flags": [],
              "unsafe_flags": []}
 
@@ -300,9 +302,26 @@ def narrowest(rests, split=True) -> dict:
     seen first become subcommands (the entry itself then takes no options and no
     arguments), after global options when every list starts with them (`flask --app X
     routes`: --app takes X, routes is the subcommand, and `flask --app X init-db` stays
-    unknown); otherwise only the options seen, and at most as many positionals as seen."""
+    unknown). Lists that do not read so are left out (they stay prompts) as soon as one
+    does: a flat entry takes every bare word as a path, an unseen subcommand included.
+    Only when none does: the options seen, and at most as many positionals as seen."""
     if split and rests:
+        # `--version` or `--help` alone is allowed by every catalogue entry (info_flags):
+        # it needs no rule, and must not make the others read as paths
+        rests = [r for r in rests if not (len(r) == 1 and r[0] in _INFO)] or [[]]
         globals_ = _split_globals(rests)
+        if globals_ is None:
+            # some lists do not read as `options subcommand ...`: a flat entry would take
+            # every bare word as a path, so `frob deploy` would pass after `frob build` and
+            # `frob ./x` (issue 25: `flask ... init-db` after `flask ... routes`). The lists
+            # that do read so keep their subcommands; the others stay prompts.
+            # (an option read both ways: the first reading seen wins)
+            subs = []
+            for r in rests:
+                if _split_globals(subs + [r]) is not None:
+                    subs.append(r)
+            if subs:
+                globals_ = _split_globals(subs)
         if globals_ is not None:
             values, flags, stripped = globals_
             by_word = collections.defaultdict(list)

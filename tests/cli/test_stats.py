@@ -72,8 +72,19 @@ def test_narrowest_flat_and_split():
         "args": "none", "safe_flags": [], "subcommand_required": True, "subcommands": {
             "build": {"safe_flags": [], "args": "none"},
             "test": {"safe_flags": ["-q"], "max_positionals": 1, "writes": True}}}
-    # a path first: no subcommands
-    assert "subcommands" not in P.narrowest([["build"], ["./x"]])
+    # a path first in some list: the lists that read as a subcommand keep it, the others
+    # stay prompts (a flat entry would take `deploy` as a path: issue 25)
+    assert P.narrowest([["build"], ["./x"]]) == {
+        "args": "none", "safe_flags": [], "subcommand_required": True,
+        "subcommands": {"build": {"safe_flags": [], "args": "none"}}}
+    # nothing reads as a subcommand: flat
+    assert P.narrowest([["./x"], ["-v", "src/a.py"]]) == \
+        {"safe_flags": ["-v"], "max_positionals": 1, "writes": True}
+    # --version / --help alone need no rule (every entry's info_flags)
+    assert P.narrowest([["--version"], ["routes"], ["--help"]]) == {
+        "args": "none", "safe_flags": [], "subcommand_required": True,
+        "subcommands": {"routes": {"safe_flags": [], "args": "none"}}}
+    assert P.narrowest([["--version"]]) == {"safe_flags": [], "args": "none"}
     # options before the subcommand are global options (issue 25): a flag, or one that takes
     # the word before the subcommand
     assert P.narrowest([["-v", "build"]]) == {
@@ -84,8 +95,12 @@ def test_narrowest_flat_and_split():
         "args": "none", "safe_flags": [], "subcommand_required": True,
         "global": {"value_flags": ["--app"], "flags": []},
         "subcommands": {"routes": {"safe_flags": [], "args": "none"}}}
-    # an option read both ways, or a glued value: flat
-    assert "subcommands" not in P.narrowest([["-x", "a", "run"], ["-x", "run"]])
+    # an option read both ways: the first reading wins, the other list stays a prompt
+    assert P.narrowest([["-x", "a", "run"], ["-x", "run"]]) == {
+        "args": "none", "safe_flags": [], "subcommand_required": True,
+        "global": {"value_flags": ["-x"], "flags": []},
+        "subcommands": {"run": {"safe_flags": [], "args": "none"}}}
+    # a glued value: flat (and refusal() proposes nothing for it)
     assert "subcommands" not in P.narrowest([["--app=x", "run"]])
 
 
@@ -143,6 +158,59 @@ def test_a_subcommand_after_a_global_option_stays_the_only_one(proj, tmp_path, m
                   "flask --app flaskr", "flask",
                   "flask --app flaskr routes --all"):
         assert not judge(still).allowed, still
+
+
+def test_a_realistic_flask_log_proposes_only_the_subcommands_seen(tmp_path, monkeypatch):
+    # issue 25, as a user meets it: the prompts are written by the real hook command
+    # (PermissionRequest, raw JSON on stdin) in a flask project, `gateway stats --yaml` is
+    # pasted into the user rules, and only what was seen runs: `flask --version` and
+    # `flask routes` (FLASK_APP from .flaskenv) among the prompts made the proposal flat
+    # on main, which allowed `flask --app flaskr init-db`, `shell` and `run`
+    import subprocess
+    import sys
+
+    proj = tmp_path / "flaskproj"
+    (proj / "flaskr").mkdir(parents=True)
+    (proj / "flaskr" / "__init__.py").write_text("")
+    (proj / ".flaskenv").write_text("FLASK_APP=flaskr\n")
+    proj = str(proj.resolve())
+    log = tmp_path / "audit.jsonl"
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GATEWAY_", "CLAUDE_"))}
+    env.update(HOME=str(home), GATEWAY_AUDIT_LOG=str(log), CLAUDE_PROJECT_DIR=proj,
+               GATEWAY_USER_RULES=str(tmp_path / "none.yaml"))
+    seen = ["flask --app flaskr routes", "flask --app flaskr routes",
+            "flask --app flaskr routes --sort rule", "flask routes", "flask --version",
+            f"cd {proj} && flask --app flaskr routes", "flask --app flaskr routes | head -20"]
+    for command in seen:
+        payload = json.dumps({"session_id": "s", "transcript_path": "/tmp/t", "cwd": proj,
+                              "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+                              "tool_input": {"command": command},
+                              "permission_mode": "default"})
+        out = subprocess.run([sys.executable, "-m", "gateway", "hook", "permission-request"],
+                             input=payload, capture_output=True, text=True, env=env,
+                             cwd=proj, timeout=60)
+        assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(r["command"], r["decision"], r["code"]) for r in rows] == [
+        (c, "ask", "GW703") for c in seen]
+    monkeypatch.setenv("GATEWAY_USER_RULES", str(tmp_path / "none.yaml"))
+    r = CliRunner().invoke(cli, ["stats", "--file", str(log), "--yaml"])
+    assert r.exit_code == 0, r.output
+    entry = yaml.safe_load(r.output)["catalogue"]["flask"]
+    assert entry["subcommands"] == {"routes": {"safe_flags": ["--sort"],
+                                               "max_positionals": 1, "writes": True}}
+    assert entry["global"] == {"value_flags": ["--app"], "flags": []}
+    judge = with_rules(r.output, tmp_path, monkeypatch, proj)
+    for ok in seen[:4] + ["flask --version", "flask --app flaskr routes --sort endpoint"]:
+        assert judge(ok).allowed, (ok, judge(ok))
+    still = {"flask --app flaskr init-db": "GW705", "flask --app flaskr shell": "GW705",
+             "flask run": "GW705", "flask --app flaskr run --debug": "GW705",
+             "flask init-db": "GW705", "flask shell": "GW705", "flask --app flaskr": "GW705",
+             "flask --app /tmp/x routes": "GW501", "flask --app flaskr routes --all": "GW704"}
+    assert {c: (judge(c).decision.name, judge(c).code) for c in still} == \
+        {c: ("ASK", code) for c, code in still.items()}
 
 
 def test_a_task_runner_gets_a_proposal(proj, tmp_path, monkeypatch):
