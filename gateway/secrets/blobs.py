@@ -114,12 +114,42 @@ def verdict(ids, git, policy, env=None):
     if data is None:
         return content.Verdict(content.UNSCANNED, todo[0] if todo else "", "git could not "
                                "print the versions to scan")
+    return scan_bytes({b: data[b] for b in todo}, policy, env, prefix="blob-")
+
+
+def scan_bytes(items, policy, env=None, prefix="blob-"):
+    """The first Verdict (SECRET or UNSCANNED) among `items` ({id: bytes}, the id a hash of
+    the bytes: a verdict never goes stale), or None when every one is clean. Cached under
+    `<prefix><id>`; the prefilter decides what it can, the worker the rest."""
+    conf = content.settings(policy)
+    if conf is None or not items:
+        return None
+    plugins, _max, timeout, _full = conf
+    root = content.scan_root(env)
+    try:
+        os.makedirs(root, mode=0o700, exist_ok=True)
+    except OSError:
+        pass
+    skey = content.scanner_key(plugins)
+    entry_dir = os.path.join(root, skey)
+    if not (content._own_dir(root)
+            and (not os.path.lexists(entry_dir) or content._own_dir(entry_dir))):
+        return content.Verdict(content.UNSCANNED, sorted(items)[0], "the scanner's cache is "
+                               "not a directory of yours that nobody else can write")
+    todo = []
+    for b in sorted(items):
+        hit = content.cached(entry_dir, prefix + b)
+        if hit is None:
+            todo.append(b)
+        elif hit[0] == content.SECRET:
+            return content.Verdict(content.SECRET, b, hit[1])
+    data = items
     pre = content._prefilter(root, skey)
     scan = []
     for b in todo:
         raw = data.get(b, b"")
         if not raw:
-            content.write_entry(entry_dir, _blob_entry(b), content.CLEAN)
+            content.write_entry(entry_dir, prefix + b, content.CLEAN)
             continue
         if pre is not None:
             try:
@@ -127,7 +157,7 @@ def verdict(ids, git, policy, env=None):
             except UnicodeDecodeError:
                 text = None
             if text is not None and not any(rx.search(text) for rx in pre):
-                content.write_entry(entry_dir, _blob_entry(b), content.CLEAN)
+                content.write_entry(entry_dir, prefix + b, content.CLEAN)
                 continue
         scan.append(b)
     if not scan:
@@ -139,7 +169,7 @@ def verdict(ids, git, policy, env=None):
         if not content._own_dir(tmpdir):
             raise OSError("not the user's own directory")
         for b in scan:
-            path = os.path.join(tmpdir, b)
+            path = os.path.join(tmpdir, prefix + b)
             fd = os.open(path + f".{os.getpid()}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC
                          | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
             try:
@@ -149,11 +179,11 @@ def verdict(ids, git, policy, env=None):
             os.replace(path + f".{os.getpid()}", path)
             files.append(path)
     except OSError as exc:
-        return content.Verdict(content.UNSCANNED, scan[0], f"the version could not be handed "
-                               f"to the scanner ({exc})")
+        return content.Verdict(content.UNSCANNED, scan[0], f"the contents could not be "
+                               f"handed to the scanner ({exc})")
     content._run_worker(["--blobs"] + files, plugins, root, skey, timeout, env)
     for b in scan:
-        hit = content.cached(entry_dir, _blob_entry(b))
+        hit = content.cached(entry_dir, prefix + b)
         if hit is None:
             return content.Verdict(content.UNSCANNED, b, f"not scanned within {timeout:g} s "
                                    "(the scanner goes on in the background: try again in a "

@@ -122,10 +122,13 @@ def main(argv=None):
     files = argv[1:]
     blobs = bool(files) and files[0] == "--blobs"
     if blobs:
-        # versions from git's history (gateway.secrets.blobs): each file is named by its
-        # blob id, in <root>/blobtmp; the verdict is kept under the id and the copy removed
+        # versions from git's history and archives' members (gateway.secrets.blobs): each
+        # file is named by its cache entry (blob-<id>, member-<sha1>), in <root>/blobtmp;
+        # the verdict is kept under that name and the copy removed
         files = [f for f in files[1:] if os.path.dirname(os.path.abspath(f))
-                 == os.path.join(os.path.abspath(root), "blobtmp")]
+                 == os.path.join(os.path.abspath(root), "blobtmp")
+                 and os.path.basename(f).partition("-")[0] in ("blob", "member")
+                 and set(os.path.basename(f).partition("-")[2]) <= set("0123456789abcdef")]
     if not (root and key and plugins):
         raise SystemExit("usage: --root DIR --key KEY --plugin NAME... -- FILE...")
     os.makedirs(root, mode=0o700, exist_ok=True)
@@ -147,8 +150,7 @@ def main(argv=None):
                     _remove(path)
                 continue
             if blobs:
-                contentmod.write_entry(entry_dir, "blob-" + os.path.basename(path), kind,
-                                       detail)
+                contentmod.write_entry(entry_dir, os.path.basename(path), kind, detail)
                 _remove(path)
                 continue
             try:
