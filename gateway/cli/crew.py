@@ -197,7 +197,9 @@ def status(cmd, project, as_json):
     if as_json:
         click.echo(json.dumps(st, ensure_ascii=False, indent=2, default=str))
         return
-    click.echo(f"{st['cmd']}: status {st['status'] or 'no execution_log.yaml'}"
+    state = st["status"] or ("not recorded in execution_log.yaml" if st["log"]
+                             else "no execution_log.yaml")
+    click.echo(f"{st['cmd']}: status {state}"
                + (f", started {st['started']}" if st["started"] else "")
                + (f", finished {st['finished']}" if st["finished"] else ""))
     r = st["resume"]
@@ -216,8 +218,11 @@ def status(cmd, project, as_json):
         for t in st["tasks"]:
             if not t["done"] or t["task"] in r["final"] or t["task"] in r["cascaded"]:
                 why = t["why"] if t["why"] != t["status"] else (t["error"] or "run again")
+                why = why.removeprefix(f"{t['status']}: ")
                 click.echo(f"  task_{t['task']} ({t['persona'] or '?'}): {t['status']} — "
                            f"{safe_text(why, 120)}")
+    for line in st["progress"]:
+        click.echo(line)
     if st["summary"]:
         click.echo(st["summary"])
     fb = st["feedback"]

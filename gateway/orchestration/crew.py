@@ -37,7 +37,7 @@ from . import graph
 __all__ = ["CrewError", "PlanTask", "parse_plan", "load_plan", "LOG_STATUSES", "load_log",
            "parse_log", "Checkpoint", "checkpoint", "FALLBACK_SECONDS", "MIN_LOGS_FOR_STATS",
            "persona_stats", "wave_eta_seconds", "format_eta", "wave_start_message",
-           "wave_done_message", "phase_done_message", "persona_of", "cascade"]
+           "wave_done_message", "phase_done_message", "persona_of"]
 
 LOG_STATUSES = ("pending", "running", "retrying", "success", "partial", "failure", "timeout",
                 "skipped")
@@ -293,14 +293,6 @@ def checkpoint(tasks: list[PlanTask], log: dict | None, results_dir,
     run = [t for t in order if t not in settled]
     return Checkpoint(resume, ws, [t for t in order if t in done], run, why, final,
                       {t: r for t, r in cascaded.items() if t not in done})
-
-
-def cascade(tasks: list[PlanTask], statuses: Mapping[str, str]) -> dict[str, str]:
-    """``{task: "dependency task_M failed"}`` for the dependants of failure/partial tasks
-    (手順 4g; the log records them as ``status: skipped`` with this ``error``)."""
-    failed = [t for t, s in statuses.items() if s in FAILED_STATUSES]
-    skipped = graph.cascade_skip({t.id: t.depends for t in tasks}, failed)
-    return {t: f"dependency task_{f} failed" for t, f in skipped.items()}
 
 
 # --------------------------------------------------------------------------------------------

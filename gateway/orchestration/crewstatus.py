@@ -11,6 +11,9 @@ The seed's rules, as implemented here:
 * **Phase 3 (集約)** by the seed's table: 1 task without dependencies 省略可, 2 任意, 3 or more
   必須, any dependency 必須;
 * **checkpoint**: ``crew.checkpoint``;
+* **progress messages** (手順 5): ``Wave N/M 完了 (s/n success)`` for each wave whose tasks are
+  all settled, and ``Phase 2 完了: s/n タスク success`` once Phase 2 is complete (English
+  outside a Japanese locale);
 * **failure summary** (手順 8) once Phase 2 is complete (every task success, partial, failure
   or skipped) and a task is failure, partial or skipped: the seed's ``⚠️ Phase 2 completed
   with failures:`` block, with the action;
@@ -252,7 +255,7 @@ def status(root, cmd_path, *, now: datetime | None = None) -> dict:
     if tasks is None:
         out["warnings"].append("no plan.md: Phase 1 (decompose) has not written it yet")
         out.update(resume=None, tasks=[], phase2_complete=False, failures=[],
-                   feedback={"state": "not_needed", "rate": 0.0}, summary=None)
+                   feedback={"state": "not_needed", "rate": 0.0}, summary=None, progress=[])
     else:
         cp = crew.checkpoint(tasks, log, results, max_retries=config["max_retries"])
         latest = crew._latest(log)
@@ -275,6 +278,19 @@ def status(root, cmd_path, *, now: datetime | None = None) -> dict:
         retried = os.path.lexists(os.path.join(cmd_path, "plan_retry.md"))
         fb = feedback_loop(n_failed, len(rows), retried) if complete else \
             {"state": "not_needed", "rate": 0.0}
+        # the seed's progress messages (フェーズ2 手順 5): one per wave whose every task is
+        # settled (none runs again), then the whole of Phase 2 once it is complete
+        by_id = {r["task"]: r for r in rows}
+        progress = []
+        for i, wave in enumerate(cp.waves, 1):
+            sts = [by_id[t]["status"] for t in wave if t in by_id]
+            if sts and all(x in TERMINAL for x in sts) and \
+                    (complete or not any(t in cp.run for t in wave)):
+                progress.append(crew.wave_done_message(i, len(cp.waves),
+                                                       sts.count("success"), len(sts)))
+        if complete:
+            progress.append(crew.phase_done_message(
+                sum(1 for r in rows if r["status"] == "success"), len(rows)))
         summary = None
         if complete and failures:
             ids = ", ".join(r["task"] for r in failures)
@@ -300,7 +316,7 @@ def status(root, cmd_path, *, now: datetime | None = None) -> dict:
                    tasks=rows, phase2_complete=complete,
                    failures=[{k: r[k] for k in ("task", "persona", "status", "error")}
                              for r in failures],
-                   feedback=fb, summary=summary)
+                   feedback=fb, summary=summary, progress=progress)
     limit = config["max_cmd_duration_sec"]
     elapsed = _elapsed(log, now or datetime.now()) if log else None
     out["elapsed_sec"] = elapsed

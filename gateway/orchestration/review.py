@@ -20,7 +20,7 @@ import subprocess
 from gateway.state import files, store
 from gateway.state.models import Review
 
-__all__ = ["VERDICTS", "next_step", "record_verdict", "FastPath", "fast_path", "git_head",
+__all__ = ["VERDICTS", "next_step", "FastPath", "fast_path", "git_head",
            "Observed", "observe", "record_review", "NEXT"]
 
 VERDICTS = ("APPROVE", "REQUEST_CHANGES", "REJECT", "STOP")
@@ -36,27 +36,6 @@ def next_step(verdict: str, retake_count: int, max_retakes: int = 3) -> str:
     if verdict in ("REJECT", "STOP"):
         return "stop"
     return "retake" if retake_count < max_retakes else "escalate"
-
-
-def record_verdict(project_dir, verdict: str) -> tuple[str, int, int]:
-    """Apply a verdict to breezing-active.json: a retake increments the counter. Returns
-    ``(step, retake_count, max_retakes)`` after the update. Raises ``StateError`` (no session,
-    corrupt file) and ValueError (unknown verdict)."""
-    out: list = []
-
-    def fn(active):
-        if active is None:
-            raise store.StateMissing(files.layout(project_dir).active,
-                                     "does not exist: no breezing session to review")
-        review = active.review or Review()
-        step = next_step(verdict, review.retake_count, review.max_retakes)
-        if step == "retake":
-            review = review.model_copy(update={"retake_count": review.retake_count + 1})
-        out.append((step, review.retake_count, review.max_retakes))
-        return active.model_copy(update={"review": review})
-
-    files.update_active(project_dir, fn)
-    return out[0]
 
 
 #: What the Lead does after each step (seed 001 リテイクループ, review-retake-loop).
@@ -96,12 +75,13 @@ def _key(result) -> str:
                                      result.session_id, result.grade))
 
 
-def observe(project_dir, result) -> Observed:
+def observe(project_dir, result, *, fresh: bool = False) -> Observed:
     """The observer of a verdict (a ReviewResult: written by `gateway breezing review`, or by
     a Write of review-result.json that PostToolUse saw): REQUEST_CHANGES increments
     ``review.retake_count`` of breezing-active.json unless the limit is reached (then the step
-    is escalate); the same review seen twice counts once (``review.last_verdict``). Raises
-    ``StateError`` (no session, corrupt file)."""
+    is escalate); the same review seen twice counts once (``review.last_verdict``) unless
+    ``fresh`` (a verdict the Lead records with the command is a new review each time, even
+    within the same second). Raises ``StateError`` (no session, corrupt file)."""
     out: list = []
 
     def fn(active):
@@ -112,7 +92,8 @@ def observe(project_dir, result) -> Observed:
         extra = dict(review.model_extra or {})
         key = _key(result)
         last = extra.get("last_verdict")
-        if isinstance(last, dict) and last.get("key") == key and last.get("step") in NEXT:
+        if not fresh and isinstance(last, dict) and last.get("key") == key \
+                and last.get("step") in NEXT:
             out.append(Observed(result.verdict, last["step"], review.retake_count,
                                 review.max_retakes, False))
             return active
@@ -156,7 +137,7 @@ def record_review(project_dir, verdict: str, *, grade=None, reviewer=None,
         data["reviewer"] = reviewer
     result = ReviewResult.model_validate(data)
     files.save_review_result(project_dir, result)
-    return result, observe(project_dir, result)
+    return result, observe(project_dir, result, fresh=True)
 
 
 def git_head(project_dir) -> str | None:

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from . import graph as _graph
 
 __all__ = ["HARD_CAP", "DEFAULT_CAP", "BATCH_THRESHOLD", "BATCH_MAX", "SPLIT_ADVICE_ABOVE",
-           "implementer_count", "plan_batches", "batching_state", "advance_batch",
+           "implementer_count", "plan_batches", "batching_state",
            "batch_progress"]
 
 HARD_CAP = 5            # min(..., 5): never more implementers than this
@@ -98,27 +98,6 @@ def batching_state(batches: list[list[str]], sections: Mapping[str, str] | None 
         out.append(entry)
     return {"enabled": True, "total_tasks": sum(len(b) for b in batches), "current_batch": 1,
             "batches": out}
-
-
-def advance_batch(batching: dict, task_ids: Iterable[str]) -> dict:
-    """The batching object after the current batch completed and the next one was registered
-    with ``task_ids``: current → ``completed``, next → ``in_progress``. Raises ValueError when
-    there is no in-progress batch or no pending batch after it."""
-    new = {**batching, "batches": [dict(b) for b in batching.get("batches", [])]}
-    batches = new["batches"]
-    cur = next((i for i, b in enumerate(batches) if b.get("status") == "in_progress"), None)
-    if cur is None:
-        raise ValueError("no batch is in progress")
-    nxt = next((i for i in range(cur + 1, len(batches))
-                if batches[i].get("status") == "pending"), None)
-    if nxt is None:
-        raise ValueError(f"batch {batches[cur].get('batch')} is the last one: nothing to "
-                         f"register next")
-    batches[cur]["status"] = "completed"
-    batches[nxt]["status"] = "in_progress"
-    batches[nxt]["task_ids"] = list(task_ids)
-    new["current_batch"] = batches[nxt]["batch"]
-    return new
 
 
 def batch_progress(total: int) -> tuple[int, int]:

@@ -56,6 +56,25 @@ def test_the_gateways_own_commands_are_not_asked(run, mode, command):
                                                       "gateway ")
 
 
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "bypassPermissions"])
+@pytest.mark.parametrize("command", ["gateway breezing phase B", "gateway resume --list",
+                                     "gateway crew status", "gateway spec status",
+                                     "gateway breezing status", "gateway breezing batch",
+                                     "gateway breezing review REQUEST_CHANGES",
+                                     "gateway breezing register implementer --name impl-1",
+                                     "gateway orch claim w1", "gateway spec done 541"])
+def test_the_permission_request_hook_allows_them_too(run, mode, command):
+    """The dialog's own hook (PermissionRequest, when the client would show the dialog):
+    the same catalogue, the same answer -- no dialog for the gateway's own steps."""
+    (run.dir / ".claude" / "state").mkdir(parents=True)
+    (run.dir / ".claude/state/breezing-active.json").write_text('{"session_id": "s"}')
+    out = run.hook("permission-request", run.payload("PermissionRequest", "lead-1",
+                                                     permission_mode=mode, tool_name="Bash",
+                                                     tool_input={"command": command}))
+    assert out == {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                          "decision": {"behavior": "allow"}}}, out
+
+
 def test_with_the_users_allow_rule_nothing_asks(run):
     """`Bash(gateway:*)` in the user's settings: the workflow step that runs the project's
     checks is left to the client (no ask of the gateway's own), which then allows it."""
@@ -304,6 +323,60 @@ def test_phase_b_after_compaction_the_lead_can_rebuild_the_team(run):
     assert run.pre("lead-1", "Agent", {"prompt": "x", "description": "d",
                                        "subagent_type": "claude-code-harness:task-worker"})[0] \
         != "deny"
+
+
+# --- item 9: crew status honours max_retries and cascades (through the hooks) ---------------
+
+CREW_PLAN = "\n".join([
+    "# Execution Plan", "", "## Tasks",
+    "| # | Task | Persona | Model | Depends On | Output |",
+    "|---|------|---------|-------|------------|--------|",
+    "| 1 | 調査 | worker_researcher | haiku | - | `results/result_1.md` |",
+    "| 2 | 実装 | worker_coder | sonnet | - | `results/result_2.md` |",
+    "| 3 | 実装 | worker_coder | sonnet | - | `results/result_3.md` |",
+    "| 4 | 文書 | worker_writer | haiku | 1, 2 | `results/result_4.md` |",
+    "| 5 | レビュー | worker_reviewer | sonnet | 4 | `results/result_5.md` |", ""])
+
+
+def _crew_log(retries):
+    return "\n".join([
+        "cmd_id: cmd_001", "status: running", 'started: "2026-02-07 10:00:00"', "tasks:",
+        "  - {id: 1, role: worker_researcher, task: task_1, status: success}",
+        "  - {id: 2, role: worker_coder, task: task_2, status: failure, "
+        f"retries: {retries}, error: \"型エラー解消不能\"}}",
+        "  - {id: 3, role: worker_coder, task: task_3, status: success}", ""])
+
+
+def test_crew_a_failure_at_its_retry_limit_cascades(run):
+    """Seed 004 手順 4e-4g through `gateway crew status` as the parent runs it (PreToolUse
+    allows it, it runs, PostToolUse sees it): task 2 failed at max_retries (2) is final, tasks
+    4 and 5 (after it) are skipped, nothing is left to run; with a retry left they run."""
+    _, out, _ = run.bash("lead-1", "gateway crew new")
+    assert out == "cmd_001\n"
+    cmd = run.dir / "work" / "cmd_001"
+    (cmd / "plan.md").write_text(CREW_PLAN, encoding="utf-8")
+    (cmd / "execution_log.yaml").write_text(_crew_log(2), encoding="utf-8")
+    for n in (1, 3):
+        (cmd / "results" / f"result_{n}.md").write_text("x\n")
+    _, out, _ = run.bash("lead-1", "gateway crew status")
+    lines = out.splitlines()
+    assert lines[1:11] == [
+        "Phase 2: nothing left to run (5 task(s) settled; 1 failed at the retry limit, 2 "
+        "skipped after them)",
+        "  task_2 (coder): failure — failure at the retry limit (2 of max_retries 2): recorded "
+        "as failure, not run again",
+        "  task_4 (writer): skipped — dependency task_2 failed",
+        "  task_5 (reviewer): skipped — dependency task_2 failed",
+        "Wave 1/3 完了 (2/3 success)", "Wave 2/3 完了 (0/1 success)",
+        "Wave 3/3 完了 (0/1 success)", "Phase 2 完了: 2/5 タスク success",
+        "⚠️ Phase 2 completed with failures:",
+        "- Task 2 (coder): failure — 型エラー解消不能"]
+    # one retry left: task 2 runs again, and the tasks after it
+    (cmd / "execution_log.yaml").write_text(_crew_log(1), encoding="utf-8")
+    _, out, _ = run.bash("lead-1", "gateway crew status")
+    assert out.splitlines()[1] == "Resume: Wave 1/3; to run: task_2, task_4, task_5; done: " \
+                                  "task_1, task_3"
+    assert "完了" not in out
 
 
 # --- item 12: the orchestrator store from the command line ------------------------------------

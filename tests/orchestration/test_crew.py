@@ -200,13 +200,6 @@ def test_bad_logs_are_named(text, msg):
         crew.parse_log(text, "work/cmd_001/execution_log.yaml")
 
 
-def test_cascade_messages():
-    assert crew.cascade(TWO, {"1": "failure", "2": "success"}) == {
-        "3": "dependency task_1 failed"}
-    assert crew.cascade(TWO, {"2": "partial"}) == {"3": "dependency task_2 failed"}
-    assert crew.cascade(TWO, {"1": "timeout"}) == {}
-
-
 # --- ETA and messages ---------------------------------------------------------------------
 
 

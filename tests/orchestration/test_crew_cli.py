@@ -432,6 +432,8 @@ def test_status_command(crewproj):
         "  task_3 (coder): success — success in the log but results/result_3.md is missing",
         "  task_4 (writer): skipped — skipped, and a task it depends on runs again: run again",
         "  task_5 (reviewer): skipped — skipped, and a task it depends on runs again: run again",
+        "Wave 1/3 完了 (2/3 success)", "Wave 2/3 完了 (0/1 success)",
+        "Wave 3/3 完了 (0/1 success)", "Phase 2 完了: 2/5 タスク success",
         "⚠️ Phase 2 completed with failures:",
         "- Task 2 (coder): failure — 型エラー解消不能",
         "- Task 4 (writer): skipped — dependency task_2 failed",

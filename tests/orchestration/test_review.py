@@ -27,25 +27,39 @@ def test_unknown_verdict_is_an_error():
         review.next_step("LGTM", 0)
 
 
+def _verdict(proj, verdict, n):
+    """`gateway breezing review VERDICT` (its library step): each call is a new review."""
+    _, obs = review.record_review(proj, verdict, now=f"2026-02-06T0{n}:00:00Z")
+    return obs.step, obs.retake_count, obs.max_retakes
+
+
 def test_three_retakes_then_escalation(proj, active):
     active()
-    steps = [review.record_verdict(proj, "REQUEST_CHANGES") for _ in range(4)]
+    steps = [_verdict(proj, "REQUEST_CHANGES", n) for n in range(4)]
     assert steps == [("retake", 1, 3), ("retake", 2, 3), ("retake", 3, 3),
                      ("escalate", 3, 3)]
     assert files.load_active(proj).review.retake_count == 3
-    assert review.record_verdict(proj, "APPROVE") == ("approve", 3, 3)
+    assert _verdict(proj, "APPROVE", 5) == ("approve", 3, 3)
 
 
-def test_record_verdict_needs_a_session(proj):
+def test_two_verdicts_recorded_in_the_same_second_are_two_reviews(proj, active):
+    """The command records a new review each time; only a Write of review-result.json seen
+    again (PostToolUse) is the same review."""
+    active()
+    assert _verdict(proj, "REQUEST_CHANGES", 1) == ("retake", 1, 3)
+    assert _verdict(proj, "REQUEST_CHANGES", 1) == ("retake", 2, 3)
+
+
+def test_a_verdict_needs_a_session(proj):
     with pytest.raises(store.StateMissing, match="no breezing session to review"):
-        review.record_verdict(proj, "REQUEST_CHANGES")
+        _verdict(proj, "REQUEST_CHANGES", 1)
 
 
-def test_record_verdict_keeps_the_leads_other_fields(proj, active):
+def test_a_verdict_keeps_the_leads_other_fields(proj, active):
     data = active(review=None)
     data["custom"] = {"kept": True}
     (proj / ".claude" / "state" / "breezing-active.json").write_text(json.dumps(data))
-    assert review.record_verdict(proj, "REQUEST_CHANGES") == ("retake", 1, 3)
+    assert _verdict(proj, "REQUEST_CHANGES", 1) == ("retake", 1, 3)
     saved = json.loads((proj / ".claude" / "state" / "breezing-active.json").read_text())
     assert saved["custom"] == {"kept": True} and saved["review"]["retake_count"] == 1
 

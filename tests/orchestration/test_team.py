@@ -91,21 +91,6 @@ def test_batching_state_is_a_valid_breezing_active_batching():
     assert active.signal_scope() == ["task-1", "task-2"]
 
 
-def test_advance_batch_moves_to_the_next_pending_batch():
-    state = {"enabled": True, "total_tasks": 15, "current_batch": 1, "batches": [
-        {"batch": 1, "task_ids": ["task-1", "task-2", "task-3"], "status": "in_progress"},
-        {"batch": 2, "task_ids": [], "status": "pending"},
-        {"batch": 3, "task_ids": [], "status": "pending"}]}
-    new = team.advance_batch(state, ["task-4", "task-5"])
-    assert new["current_batch"] == 2
-    assert [b["status"] for b in new["batches"]] == ["completed", "in_progress", "pending"]
-    assert new["batches"][1]["task_ids"] == ["task-4", "task-5"]
-    assert state["batches"][0]["status"] == "in_progress"      # the input is not modified
-    last = team.advance_batch(team.advance_batch(state, ["a"]), ["b"])
-    with pytest.raises(ValueError, match="is the last one"):
-        team.advance_batch(last, ["c"])
-
-
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 40), st.data())
 def test_batches_respect_dependencies_and_size(n, data):
