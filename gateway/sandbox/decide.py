@@ -107,11 +107,18 @@ class Floor:
         """The ask for a file the command names whose content is a credential (GW510) or
         could not be checked (GW511): the sandbox hides by name only (gateway.sandbox.named);
         None when every one is clean."""
-        from gateway.sandbox.named import named_files
+        from gateway.sandbox.named import MAX_WALK, TooMany, named_files
         from gateway.secrets import content
 
         req = self.req
-        files = named_files(self.command, req.cwd)
+        try:
+            files = named_files(self.command, req.cwd)
+        except TooMany as exc:
+            return req.ask("guard:reads", "GW840", "what the command reads cannot be known, "
+                           f"and {str(exc)!r} holds more than {MAX_WALK} files, too many to "
+                           "check for credentials the sandbox does not hide (it hides by "
+                           f"name, not by content) ({exposure.code}: {exposure.message})",
+                           rule=exposure.rule)
         if files is None:
             return req.ask("guard:reads", "GW840", "what the command reads cannot be known, "
                            "and which files it names could not be parsed to check their "
