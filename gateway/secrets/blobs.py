@@ -30,8 +30,18 @@ def is_id(word) -> bool:
     return len(word) in (40, 64) and set(word) <= _HEX
 
 
+def key(sha, path="") -> str:
+    """The cache key of a version: its id and its file's extension (the scanner reads a
+    file by its kind: `password: x` is a credential in a .yaml file, not in a .txt one)."""
+    base = os.path.basename(path or "")
+    ext = base.rsplit(".", 1)[1].lower() if "." in base.lstrip(".") else ""
+    if not (ext.isalnum() and ext.isascii() and len(ext) <= 10):
+        ext = ""
+    return sha + ("." + ext if ext else "")
+
+
 def raw_ids(output):
-    """(blob ids, paths with a working-tree side) of `--raw --no-abbrev -z` output (log/show
+    """(blob keys (gateway.secrets.blobs.key), paths with a working-tree side) of `--raw --no-abbrev -z` output (log/show
     headers interleaved): every id of every record, zero ids left out; the paths whose
     record has a zero id on its new side (git diff against the working tree). None when
     `output` is None."""
@@ -48,11 +58,11 @@ def raw_ids(output):
             continue
         fields = tok.decode("ascii", "replace").lstrip(":").split()
         hexes = [f for f in fields if is_id(f)]
-        ids.update(h for h in hexes if h.strip("0"))
         # a record is followed by its path (two for a copy or a rename)
         npaths = 2 if fields and fields[-1][:1] in ("R", "C") else 1
         paths = [os.fsdecode(t) for t in toks[i:i + npaths]]
         i += npaths
+        ids.update(key(h, p) for h in hexes if h.strip("0") for p in paths or [""])
         if hexes and not hexes[-1].strip("0") and paths:
             worktree.add(paths[-1])
     return ids, worktree
@@ -63,9 +73,9 @@ def _blob_entry(blob_id):
 
 
 def verdict(ids, git, policy, env=None):
-    """The first Verdict (content.SECRET or UNSCANNED) among the blobs `ids`, or None when
-    every one is clean. `git(args, stdin)` runs a hardened git query and returns its stdout
-    (bytes) or None. A Verdict's path is the blob id."""
+    """The first Verdict (content.SECRET or UNSCANNED) among the blobs `ids` (keys: id and
+    extension), or None when every one is clean. `git(args, stdin)` runs a hardened git
+    query and returns its stdout (bytes) or None. A Verdict's path is the blob's key."""
     conf = content.settings(policy)
     if conf is None or not ids:
         return None
@@ -90,31 +100,51 @@ def verdict(ids, git, policy, env=None):
             return content.Verdict(content.SECRET, b, hit[1])
     if not todo:
         return None
-    if len(todo) > MAX_NEW_BLOBS:
-        return content.Verdict(content.UNSCANNED, todo[0], f"{len(todo)} versions of files in "
-                               f"git's history not scanned yet, over {MAX_NEW_BLOBS} at once")
-    sizes = _sizes(git, todo)
+    left = len(todo) - MAX_NEW_BLOBS
+    if left > 0:
+        # a long history: this call scans a share (kept), the next goes on from there
+        todo = todo[:MAX_NEW_BLOBS]
+        found = _scan_ids(todo, git, policy, env, max_bytes)
+        if found is not None:
+            return found
+        return content.Verdict(content.UNSCANNED, todo[-1], f"{left} more versions of files "
+                               f"in git's history not scanned yet ({MAX_NEW_BLOBS} are "
+                               "scanned per call: the same command again goes on)")
+    return _scan_ids(todo, git, policy, env, max_bytes)
+
+
+def _scan_ids(todo, git, policy, env, max_bytes):
+    sizes = _sizes(git, sorted({k.split(".", 1)[0] for k in todo}))
     if sizes is None:
         return content.Verdict(content.UNSCANNED, todo[0], "git could not say how big the "
                                "versions it prints are")
-    total = 0
+    def sha(k):
+        return k.split(".", 1)[0]
+
     for b in todo:
-        size = sizes.get(b)
-        if size is None:
-            continue  # not a blob (a submodule's commit) or missing: git prints no content
-        if size > max_bytes:
+        size = sizes.get(sha(b))
+        if size is not None and size > max_bytes:
             return content.Verdict(content.UNSCANNED, b, f"{size} bytes, over the scanner's "
                                    f"limit of {max_bytes} (secrets.content.max_bytes)")
-        total += size
-    if total > MAX_NEW_BYTES:
-        return content.Verdict(content.UNSCANNED, todo[0], f"{total} bytes of git's history "
-                               f"not scanned yet, over {MAX_NEW_BYTES} at once")
-    todo = [b for b in todo if sizes.get(b) is not None]
-    data = _contents(git, todo, sizes)
+    todo = [b for b in todo if sizes.get(sha(b)) is not None]  # blobs only are printed
+    chunk = []
+    total = 0
+    for b in todo:
+        if total + sizes[sha(b)] > MAX_NEW_BYTES and chunk:
+            break
+        chunk.append(b)
+        total += sizes[sha(b)]
+    data = _contents(git, sorted({sha(b) for b in chunk}), sizes)
     if data is None:
-        return content.Verdict(content.UNSCANNED, todo[0] if todo else "", "git could not "
+        return content.Verdict(content.UNSCANNED, chunk[0] if chunk else "", "git could not "
                                "print the versions to scan")
-    return scan_bytes({b: data[b] for b in todo}, policy, env, prefix="blob-")
+    found = scan_bytes({b: data[sha(b)] for b in chunk}, policy, env, prefix="blob-")
+    if found is not None or len(chunk) == len(todo):
+        return found
+    return content.Verdict(content.UNSCANNED, chunk[-1], f"{len(todo) - len(chunk)} more "
+                           "versions of files in git's history not scanned yet (at most "
+                           f"{MAX_NEW_BYTES >> 20} MiB per call: the same command again "
+                           "goes on)")
 
 
 def scan_bytes(items, policy, env=None, prefix="blob-"):

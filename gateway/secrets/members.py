@@ -92,7 +92,11 @@ def _contents(path, k, max_bytes):
             import lzma as mod
         with mod.open(path, "rb") as fh:
             data = fh.read(max_bytes + 1)
-        add(os.path.basename(path), data)
+        base = os.path.basename(path)
+        for suf in (".gz", ".bz2", ".xz", ".z"):
+            if base.lower().endswith(suf):
+                base = base[:-len(suf)]
+        add(base, data)
         return out
     except _Unreadable:
         raise
@@ -121,14 +125,14 @@ def verdict(path, policy, env=None):
                                f"file) whose contents could not be checked: {exc}")
     if not members:
         return None
+    from gateway.secrets.blobs import key, scan_bytes
+
     items = {}
     names = {}
     for name, data in members:
-        h = hashlib.sha1(data).hexdigest()  # noqa: S324 - a cache key, not a signature
+        h = key(hashlib.sha1(data).hexdigest(), name)  # noqa: S324 - a cache key
         items[h] = data
         names.setdefault(h, name)
-    from gateway.secrets.blobs import scan_bytes
-
     v = scan_bytes(items, policy, env, prefix="member-")
     if v is None:
         return None

@@ -98,6 +98,15 @@ def scan_one(path):
     return (contentmod.CLEAN, "")
 
 
+def _blob_name(name) -> bool:
+    """blob-<hex>[.<ext>] or member-<hex>[.<ext>] (gateway.secrets.blobs.key)."""
+    kind, _, rest = name.partition("-")
+    sha, _, ext = rest.partition(".")
+    return (kind in ("blob", "member") and len(sha) >= 40
+            and set(sha) <= set("0123456789abcdef")
+            and (not ext or (ext.isalnum() and ext.isascii() and len(ext) <= 10)))
+
+
 def _remove(path):
     try:
         os.unlink(path)
@@ -127,8 +136,7 @@ def main(argv=None):
         # the verdict is kept under that name and the copy removed
         files = [f for f in files[1:] if os.path.dirname(os.path.abspath(f))
                  == os.path.join(os.path.abspath(root), "blobtmp")
-                 and os.path.basename(f).partition("-")[0] in ("blob", "member")
-                 and set(os.path.basename(f).partition("-")[2]) <= set("0123456789abcdef")]
+                 and _blob_name(os.path.basename(f))]
     if not (root and key and plugins):
         raise SystemExit("usage: --root DIR --key KEY --plugin NAME... -- FILE...")
     os.makedirs(root, mode=0o700, exist_ok=True)

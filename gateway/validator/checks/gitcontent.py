@@ -163,11 +163,14 @@ def _resolve(repo, words):
                    stdin=("\n".join(words) + "\n").encode())
     if out is None:
         return None
+    from gateway.secrets.blobs import key
+
     ids = set()
-    for line in out.decode("ascii", "replace").splitlines():
+    lines = out.decode("ascii", "replace").splitlines()
+    for w, line in zip(words, lines, strict=False):
         parts = line.split()
         if len(parts) == 2 and parts[1] == "blob":
-            ids.add(parts[0])
+            ids.add(key(parts[0], w.split(":", 1)[1] if ":" in w else ""))
     return ids
 
 
