@@ -124,6 +124,11 @@ class Floor:
                            "and which files it names could not be parsed to check their "
                            f"contents ({exposure.code}: {exposure.message})",
                            rule=exposure.rule)
+        from gateway.paths import is_secret
+
+        # a secret by name is hidden by the OS (denyRead, every name of the rules: unhidden()
+        # proved it): only what it cannot hide is judged here
+        files = [f for f in files if not is_secret((f,), req.policy)]
         found = content.check(files, req.policy, req.env)
         if found is None:
             return None
