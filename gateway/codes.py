@@ -672,7 +672,10 @@ CODES = {
               "unknown program, code given on the command line, an expansion whose value is "
               "not known, an option the catalogue does not model. Claude Code would run some "
               "of these by itself (read-only forms, auto mode), so the hook asks. The message "
-              "starts with the validator's own reason (its code in brackets). A program given "
+              "starts with the validator's own reason (its code in brackets), then says why "
+              "that reason leaves the reads unknown (an unknown program or subcommand may read "
+              "any file; a download runs the packages' code; a form the gateway judges no "
+              "further, such as `git restore` without --staged). A program given "
               "a secret's name is a read of that secret (GW503: `base64 .env`); a program your "
               "own permissions.allow rule names is left to the client (GW716).",
               "python3 -c \"print(1)\""),

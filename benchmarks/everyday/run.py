@@ -65,13 +65,13 @@ def load_corpus(only=None):
 class Judge:
     """Both hooks' decisions for a command in the sample project."""
 
-    def __init__(self, root, project=None):
+    def __init__(self, root, project=None, home=None):
         from benchmarks.everyday.project import build
 
         # `project`: judge in an existing project instead (tests/agreement: the test cases'
-        # sample project)
+        # sample project; the independent lists' projects, with their own `home`)
         self.project = project or build(root)
-        home = os.path.join(os.path.realpath(root), "home")
+        home = home or os.path.join(os.path.realpath(root), "home")
         self.env = dict(os.environ, HOME=home, GATEWAY_AUDIT_LOG="off",
                         GATEWAY_USER_RULES=os.path.join(home, "no-rules.yaml"),
                         GATEWAY_CACHE_DIR=os.path.join(root, "cache"),

@@ -72,9 +72,38 @@ def bash_exposure(req, core):
                        f"{core.message}", rule=core.rule)
     if core.code in OWN:
         return req.ask("guard:reads", core.code, core.message, rule=core.rule)
-    return req.ask("guard:reads", "GW840", f"{core.message} ({core.code}): the gateway does "
-                   "not model what this command reads, so it asks (it may read a secret)",
-                   rule=core.rule)
+    return req.ask("guard:reads", "GW840", f"{core.message} ({core.code}); "
+                   + why_unknown(core.code), rule=core.rule)
+
+
+def why_unknown(code) -> str:
+    """Why the validator's reason `code` leaves what the command reads unknown: the tail
+    of GW840, after the validator's own reason (issue 25: one sentence about reading a
+    secret wrapped `git restore`'s discarded changes and `npx eslint`'s download alike)."""
+    if code in _WHY:
+        return _WHY[code]
+    from gateway.codes import CODES
+
+    phase = CODES.get(code, ("",))[0]
+    if phase in ("S0", "1", "2", "3"):
+        return ("the gateway does not model this shell form, so neither what it reads: it "
+                "may read a secret")
+    if phase == "4":
+        return "code given on the command line may read any file, a secret among them"
+    return ("the gateway judges this form no further, so it cannot rule out that it reads "
+            "a secret")
+
+
+_WHY = {
+    "GW703": "a program the gateway does not know may read any file, a secret among them",
+    "GW705": "a subcommand the catalogue does not know may read any file, a secret among them",
+    "GW701": "the catalogue does not model what it reads, so it may read a secret",
+    "GW764": "the packages' own code runs, and it may read any file, a secret among them",
+    "GW715": "the arguments it is given are not known, so neither is what it reads: it may "
+             "read a secret",
+    "GW201": "the command that makes its arguments may read any file, and so may the result",
+    "GW202": "the value is not known, so neither is what it reads: it may read a secret",
+}
 
 
 def early_allow(req, verdict):
