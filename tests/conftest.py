@@ -11,6 +11,61 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from helpers import make_project  # noqa: E402
 
+from tests import tiers  # noqa: E402
+
+# --- the two tiers (tests/tiers.py): plain `pytest` quick, `pytest --full` what CI runs -----
+
+
+def pytest_addoption(parser):
+    parser.getgroup("gateway").addoption(
+        tiers.OPTION, action="store_true", default=False, dest="gateway_full",
+        help="run the full tier: every test, the real Claude Code client and the slow tests "
+             "included (what CI runs). Plain `pytest` runs the quick tier (tests/tiers.py); "
+             "GATEWAY_TESTS=full in the environment is the same as --full.")
+
+
+def pytest_report_header(config):
+    if tiers.quick(config):
+        return [f"tier: quick (plain pytest; leaves out the tests marked "
+                f"{' or '.join(tiers.FULL_ONLY_MARKERS)} and the files of tests/tiers.py). "
+                f"`python -m pytest {tiers.OPTION}` runs every test (what CI runs)"]
+    lines = ["tier: full (every test)" if tiers.full_requested(config) else
+             "tier: as selected (arguments or -m given: nothing left out by the tiers)"]
+    lines.extend(_realclient_line(config))
+    return lines
+
+
+def _realclient_line(config):
+    """One line before the real client's first download: what, how big, where, how to skip."""
+    from tests.realclient.conftest import _realclient_deselected
+
+    if _realclient_deselected(config.getoption("markexpr", "") or ""):
+        return []
+    here = os.path.join(str(config.rootpath), "tests", "realclient")
+    args = [os.path.abspath(str(a).split("::")[0]) for a in config.args]
+    if not any(here.startswith(a.rstrip(os.sep) + os.sep) or a == here
+               or a.startswith(here + os.sep) for a in args):
+        return []  # no real-client test among the paths asked for
+    from tests.realclient.client import PACKAGE, PINNED_VERSION, default_cache_dir
+
+    where = default_cache_dir(PINNED_VERSION)
+    if (where / "node_modules").is_dir():
+        return [f"realclient: Claude Code {PINNED_VERSION} cached in {where}"]
+    return [f"realclient: the real-client tests first download Claude Code {PINNED_VERSION} "
+            f"with npm ({PACKAGE}, about 364 MB) into {where}; -m 'not realclient' skips "
+            "them"]
+
+
+def pytest_collection_modifyitems(config, items):
+    if not tiers.quick(config):
+        return
+    keep, left = [], []
+    for item in items:
+        (left if tiers.full_only(item) else keep).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = keep
+
 
 @pytest.fixture(scope="session", autouse=True)
 def isolated_env(tmp_path_factory):

@@ -335,4 +335,8 @@ def _config_from_stdin(ctx, label, spec, words, cwd, rule):
                 return ctx.ask(PHASE, "GW710", f"{label} {opt.name} {value}: reads its "
                                "configuration or program from standard input or a device",
                                rule=f"{rule}:{opt.name}")
+            # read as the whole command leaves it: an earlier part writing it asks (GW781)
+            from gateway.validator import state_model
+
+            state_model.note_script(ctx, value, res.lex, res.real)
     return None

@@ -37,7 +37,13 @@ def recipe(ctx, label, path, what):
     """The ask for a tool that runs the commands a project file holds as the project's own
     code (`make`: the Makefile's recipes, `npm test`: package.json's scripts) when that file
     (`path`, absolute) is not the HEAD commit's; None when it is, or does not exist."""
+    from gateway.paths import lexical
+    from gateway.validator import state_model
+
     real = os.path.realpath(path)
+    # what the tool runs is this file as the whole command leaves it: an earlier part that
+    # writes it (under any name: make -f mk) makes this part ask (state_model, GW781)
+    state_model.note_script(ctx, path, lexical(path, ctx.cwd), real)
     why = unseen(real, ctx.roots.project_real)
     if why is None:
         return None

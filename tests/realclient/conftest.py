@@ -36,6 +36,10 @@ def pytest_ignore_collect(collection_path: Path, config) -> bool | None:
         return None
     if _realclient_deselected(config.getoption("markexpr", "") or ""):
         return True
+    from tests import tiers
+
+    if tiers.quick(config):  # the quick tier (plain `pytest`) never installs the client
+        return True
     return None
 
 

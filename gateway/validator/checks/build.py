@@ -1941,7 +1941,8 @@ def _ruff_config(ctx, label, args, cwd, targets):
 
 # --- pytest --------------------------------------------------------------------------------
 
-_PYTEST_INIS = (("pytest.ini", "pytest"), (".pytest.ini", "pytest"),
+_PYTEST_INIS = (("pytest.toml", "pytest"), (".pytest.toml", "pytest"),  # pytest >= 9 first
+                ("pytest.ini", "pytest"), (".pytest.ini", "pytest"),
                 ("pyproject.toml", None), ("tox.ini", "pytest"), ("setup.cfg", "tool:pytest"))
 #: ini keys whose value is a file or directory pytest writes, or code it finds
 _PYTEST_WRITE_KEYS = ("cache_dir", "log_file")
@@ -1950,7 +1951,25 @@ _PYTEST_PATH_KEYS = ("pythonpath", "testpaths", "confcutdir")
 
 def _pytest_ini(path, section):
     """The ini options of one candidate file, or None when it is not pytest's."""
-    if posixpath.basename(path) == "pyproject.toml":
+    base = posixpath.basename(path)
+    if base in ("pytest.toml", ".pytest.toml") or (base.endswith(".toml") and
+                                                   base != "pyproject.toml"):
+        # pytest 9: its own TOML files (and a `-c` file ending .toml) read the [pytest]
+        # table, native TOML values; pytest.toml is the configuration even when empty
+        data = _toml(path)
+        table = data.get("pytest") if isinstance(data, dict) else None
+        tool = data.get("tool") if isinstance(data, dict) else None
+        if table is None and isinstance(tool, dict) and base not in ("pytest.toml",
+                                                                      ".pytest.toml"):
+            table = tool.get("pytest")
+            if isinstance(table, dict) and "ini_options" in table:
+                table = table["ini_options"]
+        if isinstance(table, dict):
+            return table
+        if table is not None:
+            raise ConfigError(f"{path}: its [pytest] table is not a table")
+        return {} if base in ("pytest.toml", ".pytest.toml") else None
+    if base == "pyproject.toml":
         data = _toml(path)
         tool = (data or {}).get("tool") if isinstance(data, dict) else None
         if not isinstance(tool, dict):
