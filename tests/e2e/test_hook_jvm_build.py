@@ -15,6 +15,8 @@ import pytest
 
 from tests.helpers import commit_paths
 
+pytestmark = pytest.mark.slow  # two hook processes per case: the full tier
+
 SESSION = "7c1e3f0a-2b9d-4c55-9e0f-1a2b3c4d5e6f"
 FILES = {
     "pom.xml": "<project><artifactId>orders</artifactId></project>\n",
