@@ -22,8 +22,18 @@ Fail safe and never trusted blindly:
 import os
 import sys
 
-#: Hooks whose answer may come from the resident server.
-FORWARDED = ("permission-request",)
+#: Hooks whose answer may come from the resident server: the two every tool call pays for.
+#: Their decision is a function of stdin, the environment and the files they read; neither
+#: writes state (PreToolUse checks a role registration, PostToolUse records it). The other
+#: hooks write the team's state or run programs: a forward that timed out and was decided
+#: again in-process could apply that twice, so they stay in-process.
+FORWARDED = ("permission-request", "pre-tool-use")
+#: What an answer for each forwarded hook starts with when it decides (an answer may also
+#: be empty: no decision). Anything else is not the server's answer: decide in-process.
+_ANSWER_PREFIX = {
+    "permission-request": '{"hookSpecificOutput": {"hookEventName": "PermissionRequest"',
+    "pre-tool-use": '{"hookSpecificOutput": {"hookEventName": "PreToolUse"',
+}
 SOCKET_NAME = "hook.sock"
 MAGIC = b"GWR1"
 TIMEOUT = 10.0
@@ -125,6 +135,9 @@ def forward(event: str, raw: bytes, env):
     if answer[:1] != ANSWERED:
         return None
     try:
-        return answer[1:].decode("utf-8")
+        text = answer[1:].decode("utf-8")
     except UnicodeDecodeError:
         return None
+    if text and not text.startswith(_ANSWER_PREFIX.get(event, "\0")):
+        return None
+    return text

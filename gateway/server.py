@@ -11,7 +11,9 @@ non-2xx as a non-blocking error: no decision. For PermissionRequest that means t
 permission dialog, never an allow, so a server that is down only costs the human a prompt.
 For PreToolUse it would mean "no guard", so `http_hook_entries()` (what `gateway install
 --http` registers) only ever lists PermissionRequest; the guards stay command hooks with
-"onFailure": "block".
+"onFailure": "block". Those command hooks are served too, over the Unix socket of
+gateway._resident (PreToolUse and PermissionRequest): a server that is down, refuses or
+answers anything but the hook's own kind of answer leaves the decision to the hook process.
 
 Security:
 - binds 127.0.0.1 only (`--host` accepts nothing else);
@@ -346,12 +348,31 @@ def make_server(port=DEFAULT_PORT, host=DEFAULT_HOST, token=None, env=None, verb
                 env["CLAUDE_PROJECT_DIR"] = project
             return self.answer_env(module, raw, env, started)
 
-        def answer_env(self, module, raw, env, started=None):
+        def answer_env(self, module, raw, env, started=None, as_process=False):
+            """`as_process`: answer a hook process (gateway._resident) as that process
+            would: with its environment as os.environ for the decision (the parts of the
+            gateway that read os.environ -- CDPATH, XDG_CONFIG_HOME, git's environment --
+            see the hook's, not the server's), and every lock wait ended before the
+            process stops waiting for the answer."""
             if self.code.changed():
                 raise StaleCode("the gateway's code changed since this server started; "
                                 "restart `gateway serve`")
             with self._lock:  # one decision at a time: the parser and caches are shared
-                return runner.respond(module, raw, env, started)
+                if not as_process:
+                    return runner.respond(module, raw, env, started)
+                from gateway import _resident
+                from gateway.state import lockwait
+
+                saved = dict(os.environ)
+                previous = lockwait.answer_by(time.monotonic() + _resident.TIMEOUT - 3.0)
+                os.environ.clear()
+                os.environ.update(env)
+                try:
+                    return runner.respond(module, raw, env, started)
+                finally:
+                    os.environ.clear()
+                    os.environ.update(saved)
+                    lockwait.answer_by(previous)
 
     httpd = Server()
     httpd.code = CodeState()
@@ -497,7 +518,7 @@ class ResidentListener:
         if module is None:
             return _resident.REFUSED
         try:
-            text = self.httpd.answer_env(module, raw, env, started)
+            text = self.httpd.answer_env(module, raw, env, started, as_process=True)
         except StaleCode:
             return _resident.REFUSED
         self.httpd.count += 1

@@ -305,6 +305,11 @@ def measure_processes(project, env, runs=30, warmup=3, rss_runs=5, echo=None,
                       gateway_argv() + ["hook", "permission-request"], pr_payload, env))
         cases.append(("lean launcher, serve running", lean_argv("permission-request"),
                       pr_payload, env))
+        # the hook every tool call pays for (issue 25): pre-tool-use through the socket
+        cases.append(("lean launcher pre-tool-use (Bash), serve running",
+                      lean_argv("pre-tool-use"), typical_payload("PreToolUse", project), env))
+        cases.append(("lean launcher pre-tool-use (Write), serve running",
+                      lean_argv("pre-tool-use"), write_payload(project), env))
     try:
         for _ in range(warmup):
             for _label, argv, data, e in cases:

@@ -36,12 +36,23 @@ HOOK_MARGIN = 5.0
 _POLL_MAX = 0.01
 
 _hook_timeout = None
+#: A monotonic time no wait may pass (gateway serve answering a hook process: it must
+#: answer before the hook gives up on it and decides in-process). None: no such bound.
+_until = None
 
 
 def in_hook(timeout: float = HOOK_TIMEOUT) -> None:
     """This process is a hook that Claude Code stops after ``timeout`` seconds."""
     global _hook_timeout
     _hook_timeout = float(timeout)
+
+
+def answer_by(until):
+    """Bound every wait of this process by the monotonic time `until` (None: unbounded);
+    returns the previous bound (gateway.server, one decision at a time)."""
+    global _until
+    previous, _until = _until, until
+    return previous
 
 
 def hook_timeout():
@@ -83,6 +94,8 @@ def deadline(timeout: float) -> tuple:
     that comes first (``capped`` True)."""
     now = time.monotonic()
     end = now + max(float(timeout), 0.0)
+    if _until is not None and _until < end:
+        return max(_until, now), True
     if _hook_timeout is not None:
         limit = now - process_age() + _hook_timeout - HOOK_MARGIN
         if limit < end:

@@ -238,6 +238,42 @@ def test_finish_waits_for_a_fix_task_created_after_request_changes(run):
     assert code == 0, err
 
 
+def test_an_open_fix_task_survives_a_resume_and_finish_waits_for_it(run):
+    """REQUEST_CHANGES, a fix task, then the team's task list is gone and the Lead resumes:
+    the resume lists the fix task to create again (its subject), and Phase C waits for it
+    until it is created again and completed -- the Reviewer's findings are never dropped."""
+    started, ids, sub = start(run)
+    run.bash("lead-1", "gateway breezing phase B")
+    for s, tid in ids.items():
+        run.complete("tm", tid, sub[s], "implementer-1")
+    run.bash("lead-1", "gateway breezing review REQUEST_CHANGES")
+    fix = run.fix_task("lead-1", "Fix: the login form")
+    import shutil
+
+    shutil.rmtree(run.tasks_root / TEAM)
+    env = dict(run.env, GATEWAY_LANG="en")
+    p = subprocess.run([run.exe, "resume"], cwd=run.dir, env=env, capture_output=True,
+                       text=True)
+    assert f"⏳ {fix} Fix: the login form (a fix task after REQUEST_CHANGES: create it again " \
+           "with this subject)" in p.stdout.splitlines()
+    _, out, _ = run.bash("lead-1", "gateway resume --yes")
+    assert "  Fix: the login form (REQUEST_CHANGES の修正タスク: この件名で TaskCreate)" in \
+        out.splitlines()
+    run.bash("lead-1", "gateway breezing review APPROVE")
+    run.bash("lead-1", "gateway breezing phase C")
+    code, _, err = run.cli("breezing", "finish")
+    assert code == 1 and ("not completed: «Fix: the login form» (a fix task open before the "
+                          "resume): not created again: create it with this subject "
+                          "(TaskCreate)") in err
+    fix2 = run.fix_task("lead-1", "Fix: the login form")
+    code, _, err = run.cli("breezing", "finish")
+    assert code == 1 and f"not completed: {fix2} (Fix: the login form): not completed" in err
+    run.complete("tm", fix2, "Fix: the login form", "implementer-1")
+    code, out, err = run.cli("breezing", "finish")
+    assert code == 0, err
+    assert (run.dir / "Plans.md").read_text().count("`cc:done`") == 4
+
+
 # --- items 6 and 7: seed 002's done step; SessionEnd -----------------------------------------
 
 SPEC_ID = "ed37057f-b8e2-499d-b564-505254a0c509"

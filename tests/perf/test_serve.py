@@ -233,7 +233,8 @@ def test_resident_refuses_what_it_cannot_answer_the_same(resident, project):
     assert _resident.forward("permission-request", body, dict(env, HOME="/elsewhere")) is None
     assert _resident.forward("permission-request", body,
                              {k: v for k, v in env.items() if k != "CLAUDE_PROJECT_DIR"}) is None
-    assert _resident.forward("pre-tool-use", body, env) is None
+    assert _resident.forward("session-start", body, env) is None  # writes state: in-process
+    assert _resident.forward("no-such-hook", body, env) is None
     assert _resident.forward("permission-request", body, dict(env, GATEWAY_RESIDENT="off")) is None
     httpd.code._stale = True  # as after an upgrade under the running server
     assert _resident.forward("permission-request", body, env) is None
@@ -252,3 +253,136 @@ def test_request_codec_round_trip():
     for bad in (b"", data[:-1], data + b"x", b"XXXX" + data[4:]):
         with pytest.raises(ValueError):
             _resident.decode_request(bad)
+
+
+# --- PreToolUse through the socket (issue 25): the hook every tool call pays for ------------
+
+
+def _pre(project, tool, tool_input):
+    return json.dumps({"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": project,
+                       "permission_mode": "default", "hook_event_name": "PreToolUse",
+                       "tool_name": tool, "tool_input": tool_input}).encode()
+
+
+def _pre_hook(project, body, **extra):
+    """What the real `gateway hook pre-tool-use` process prints."""
+    env = dict(os.environ, CLAUDE_PROJECT_DIR=project, GATEWAY_RESIDENT="off",
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.update(extra)
+    p = subprocess.run([sys.executable, "-m", "gateway", "hook", "pre-tool-use"],
+                       input=body, capture_output=True, env=env, timeout=120, cwd="/")
+    assert p.returncode == 0, p.stderr
+    return p.stdout.decode().strip()
+
+
+def _decision(text):
+    hso = json.loads(text)["hookSpecificOutput"] if text else {}
+    reason = hso.get("permissionDecisionReason", "")
+    return hso.get("permissionDecision"), reason.split(":")[0]
+
+
+def test_pre_tool_use_is_served_with_the_same_answers(resident, project):
+    httpd, _, state = resident
+    cases = [
+        (_pre(project, "Bash", {"command": "git status"}), ("allow", "gateway GW700")),
+        (_pre(project, "Bash", {"command": "cat .env"}), ("ask", "gateway GW503")),
+        (_pre(project, "Bash", {"command": "rm -rf /"}), ("deny", "gateway GW750")),
+        (_pre(project, "Write", {"file_path": os.path.join(project, ".claude",
+                                                           "settings.json"),
+                                 "content": "{}"}), ("deny", "gateway GW832")),
+        (_pre(project, "Read", {"file_path": os.path.join(project, ".env")}),
+         ("ask", "gateway GW841")),
+        (b"not json", ("deny", "gateway GW892")),
+    ]
+    for body, expected in cases:
+        alone = _pre_hook(project, body)
+        before = httpd.count
+        fast = _pre_hook(project, body, XDG_STATE_HOME=state, GATEWAY_RESIDENT="")
+        assert httpd.count == before + 1, "the server did not answer"
+        assert fast == alone and _decision(fast) == expected, (body, fast, alone)
+
+
+def test_pre_tool_use_is_decided_with_the_hooks_environment(resident, project):
+    # CDPATH in the hook's environment makes `cd src` search it (the server's own
+    # environment has none): the server decides with the hook's
+    httpd, _, state = resident
+    body = _pre(project, "Bash", {"command": "cd src && ls"})
+    for extra in ({"CDPATH": "/tmp"}, {}):
+        alone = _pre_hook(project, body, **extra)
+        before = httpd.count
+        fast = _pre_hook(project, body, XDG_STATE_HOME=state, GATEWAY_RESIDENT="", **extra)
+        assert httpd.count == before + 1
+        assert fast == alone, (extra, fast, alone)
+    assert _pre_hook(project, body, CDPATH="/tmp") != _pre_hook(project, body)
+    assert "CDPATH" not in os.environ  # the server's environment is its own again
+
+
+def _fake_server(path, reply):
+    """A server of this same user on the hook socket that answers `reply` (or closes)."""
+    import socket
+    import threading
+
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(path)
+    sock.listen(8)
+
+    def loop():
+        while True:
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                return
+            try:
+                conn.settimeout(5)
+                while conn.recv(65536):
+                    pass
+                if reply is not None:
+                    conn.sendall(reply)
+            except OSError:
+                pass
+            conn.close()
+
+    threading.Thread(target=loop, daemon=True).start()
+    return sock
+
+
+@pytest.mark.parametrize("reply", [
+    None,                                           # closes without a word
+    b"R",                                           # refuses
+    b"A" + b"x" * 100,                              # not an answer
+    b"A" + b'{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": '
+           b'{"behavior": "allow"}}}',              # another hook's answer
+    b"\xff" * 10,
+])
+def test_a_broken_server_is_never_the_answer(tmp_path, project, reply):
+    # whatever a server on the socket says that is not a PreToolUse answer, the hook
+    # decides in-process: `rm -rf /` stays denied, `cat .env` asked
+    state = tmp_path / "state"
+    sock = _fake_server(_resident.socket_path({"XDG_STATE_HOME": str(state)}), reply)
+    try:
+        for command, expected in (("rm -rf /", ("deny", "gateway GW750")),
+                                  ("cat .env", ("ask", "gateway GW503"))):
+            body = _pre(project, "Bash", {"command": command})
+            out = _pre_hook(project, body, XDG_STATE_HOME=str(state), GATEWAY_RESIDENT="")
+            assert _decision(out) == expected, (reply, out)
+    finally:
+        sock.close()
+
+
+def test_a_served_decision_waits_no_longer_than_the_hook_waits_for_it():
+    # the server answers a hook process before the process stops waiting (TIMEOUT) and
+    # decides again in-process: a lock wait inside a served decision ends 3 s before that
+    import time
+
+    from gateway.state import lockwait
+
+    assert lockwait.deadline(60.0)[1] is False
+    previous = lockwait.answer_by(time.monotonic() + _resident.TIMEOUT - 3.0)
+    try:
+        end, capped = lockwait.deadline(60.0)
+        assert capped and end <= time.monotonic() + _resident.TIMEOUT - 3.0
+        assert lockwait.deadline(0.5)[1] is False  # a shorter wait keeps its own bound
+    finally:
+        assert lockwait.answer_by(previous) is not None
+    assert lockwait.deadline(60.0)[1] is False
