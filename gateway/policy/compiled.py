@@ -40,7 +40,7 @@ class CommandSpec:
                  "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats",
                  "subcommand_help", "effects", "output_flags", "tree_flags", "options_first",
                  "plus_commands", "dry_run", "fix_flags", "state_op", "state_op_with",
-                 "registers", "surface_op", "delegate")
+                 "registers", "surface_op", "delegate", "build_tool")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -108,6 +108,9 @@ class CommandSpec:
         self.registers = bool(data.get("registers", False))
         self.surface_op = data.get("surface_op")
         self.delegate = bool(data.get("delegate", False))
+        # a build tool whose words are steps (checks/jvm.py): goals, properties, recipes,
+        # wrapper
+        self.build_tool = data.get("build_tool")
         subs = data.get("subcommands")
         self.subcommands = _SubSpecs(name, subs, self.shared) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")
@@ -255,6 +258,20 @@ class Policy:
                     raise ValueError(f"catalogue entry {name!r} is not a mapping")
             spec = self._specs[name] = CommandSpec(name, raw)
         return spec
+
+    def wrapper_tool(self, rel: str):
+        """The catalogue name of the build tool whose wrapper script is the project file
+        `rel` (project-relative: `mvnw`), or None."""
+        table = self.__dict__.get("_wrapper_tools")
+        if table is None:
+            table = {}
+            for name in self._catalogue:
+                spec = self.command(name)
+                bt = spec.build_tool if spec is not None else None
+                if isinstance(bt, dict) and isinstance(bt.get("wrapper"), str):
+                    table[bt["wrapper"]] = name
+            self.__dict__["_wrapper_tools"] = table
+        return table.get(rel)
 
     def known_commands(self):
         return self._catalogue.keys()

@@ -47,6 +47,7 @@ _CHECKS = {
     "yq": ("everyday", "yq"),
     "compileall": ("everyday", "compileall"),
     "coverage-run": ("everyday", "coverage_run"),
+    "jvm-build": ("jvm", "jvm_build"),
     **{n: ("build", n.replace("-", "_")) for n in (  # build, test and package tools
         "go", "tsc", "cargo", "pytest", "npm", "npm-script", "npm-exec", "pkg-run", "pip",
         "downloads", "go-generate", "formatter", "mypy", "eslint", "js-test", "gofmt", "pyright", "venv",
