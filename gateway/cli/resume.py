@@ -97,7 +97,7 @@ def command(project, yes, as_json, team, include_added, mode, tasks_dir, plans_p
                     f"(前回 {safe_text(done['resumed_from'])}), Team {done['team_name']}",
                     f"Ready to resume: session {done['session_id']} (previously "
                     f"{safe_text(done['resumed_from'])}), Team {done['team_name']}"))
-    if done["tasks"]:
+    if done["tasks"] or done["fix_tasks"]:
         click.echo(text("登録するタスク (この順に TaskCreate):",
                         "Tasks to register (TaskCreate, in this order):"))
         for t in done["tasks"]:
@@ -106,7 +106,12 @@ def command(project, yes, as_json, team, include_added, mode, tasks_dir, plans_p
             deps = f" blockedBy {', '.join(t['blocked_by'])}" if t["blocked_by"] else ""
             click.echo(f"  {t['id']} ({safe_text(t['section'])}) {safe_text(t['title'], 120)}"
                        f"{was}{deps}")
-    else:
+    for f in done["fix_tasks"]:
+        click.echo(text(f"  {safe_text(f['subject'], 120)} (REQUEST_CHANGES の修正タスク: この件名で "
+                        f"TaskCreate)",
+                        f"  {safe_text(f['subject'], 120)} (a fix task after REQUEST_CHANGES: "
+                        f"TaskCreate with this subject)"))
+    if not done["tasks"] and not done["fix_tasks"]:
         click.echo(text("登録するタスクはありません: 全タスク完了済み (Phase C へ)",
                         "Nothing to register: every task is completed (go on to Phase C)"))
     for p in done["removed"]:

@@ -341,7 +341,7 @@ def _bash(req, state):
     from gateway.tools.gitquery import session
 
     # the validator judges the command twice (exposure, then the mode's early allow): what
-    # git said about the repository is asked once (checks/_gitquery.py)
+    # git said about the repository is asked once (tools/gitquery.py)
     with session():
         return _bash_judged(req, state)
 

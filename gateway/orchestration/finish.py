@@ -139,7 +139,10 @@ def complete(project_dir, *, approved: bool = False, pkg_manager: str | None = N
                           detail=[{"batch": n, "sections": s} for n, s in snap.pending_batches])
     unfinished = [f"{snap.listed[s][0]} ({s}): {snap.listed[s][1]}" if s in snap.listed
                   else f"{s}: not completed" for s in snap.unfinished_sections]
-    unfinished += [f"{store.safe_text(e.get('task_id'), 40)} "
+    unfinished += [f"«{store.safe_text(e.get('subject'), 60)}» (a fix task open before the "
+                   f"resume): not created again: create it with this subject (TaskCreate)"
+                   if e.get("carried") else
+                   f"{store.safe_text(e.get('task_id'), 40)} "
                    f"({store.safe_text(e.get('subject') or 'a task that is no Plans.md task', 60)}"
                    f"): not completed" for e in snap.unfinished_extra]
     if unfinished:

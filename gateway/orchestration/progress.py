@@ -11,6 +11,9 @@ only by the gateway (GW834).
   as an extra task.
 * **TaskCreated** (``record_created``): the task the Lead created, so that a fix task is known
   even when the team's task list cannot be read; Phase C waits for it.
+* **`gateway resume --yes`** (``carry_fix_tasks``): the fix tasks the previous session left
+  open are carried into the new session's record (by subject) and Phase C waits for them
+  until the Lead creates each again and it is completed.
 * the batch a completion finishes is marked ``completed`` in breezing-active.json's
   ``batching`` (``gateway breezing batch`` marks the next one ``in_progress``).
 
@@ -34,7 +37,8 @@ from gateway.state.layout import TIMELINE_KEEP_LINES, TIMELINE_MAX_LINES, layout
 
 from .sections import completed_sections, completion_sections, task_key
 
-__all__ = ["FILE", "load", "record_completed", "record_created", "section_of", "team_list",
+__all__ = ["FILE", "load", "record_completed", "record_created", "carry_fix_tasks",
+           "section_of", "team_list",
            "session_sections", "batch_sections", "Snapshot", "snapshot", "append_timeline",
            "current_batch"]
 
@@ -50,7 +54,7 @@ def _path(project_dir) -> str:
 
 
 def _empty(session_id) -> dict:
-    return {"session_id": session_id, "completed": {}, "created": {}}
+    return {"session_id": session_id, "completed": {}, "created": {}, "carried": []}
 
 
 def _valid(rec, session_id) -> dict:
@@ -59,6 +63,8 @@ def _valid(rec, session_id) -> dict:
     for key in ("completed", "created"):
         if not isinstance(rec.get(key), dict):
             rec[key] = {}
+    if not isinstance(rec.get("carried"), list):
+        rec["carried"] = []
     return rec
 
 
@@ -201,10 +207,32 @@ def record_created(project_dir, active, *, task_id, subject=None, description=No
             rec["created"][key] = {"task_id": str(task_id)[:64],
                                    "subject": (subject or "")[:200], "section": section,
                                    "timestamp": now}
+        # a fix task open before a resume, created again (the same subject): no longer carried
+        carried = rec["carried"]
+        for i, c in enumerate(carried):
+            if isinstance(c, dict) and subject and c.get("subject") == subject[:200]:
+                del carried[i]
+                break
         return rec
 
     store.update_json(_path(project_dir), fn, default=None)
     return {"section": section}
+
+
+def carry_fix_tasks(project_dir, session_id, fix_tasks) -> None:
+    """`gateway resume --yes`: the fix tasks the previous session left open (their subjects)
+    become the new session's ``carried`` tasks: Phase C waits for them until the Lead creates
+    each again with the same subject (TaskCreated) and it is completed. Raises
+    ``StateError``."""
+    subjects = [str(f["subject"])[:200] for f in fix_tasks
+                if isinstance(f, dict) and isinstance(f.get("subject"), str) and f["subject"]]
+
+    def fn(rec):
+        rec = _valid(rec, session_id)
+        rec["carried"] = [{"subject": s} for s in subjects[:MAX_TASKS]]
+        return rec
+
+    store.update_json(_path(project_dir), fn, default=None)
 
 
 def team_list(project_dir, active, env=None, root=None):
@@ -280,6 +308,10 @@ def snapshot(project_dir, active, team=None) -> Snapshot:
     for key, e in rec["completed"].items():
         if not e.get("section") and key not in extra:
             extra[key] = {"task_id": e.get("task_id"), "subject": None, "completed": True}
+    for i, c in enumerate(rec.get("carried") or [], 1):
+        if isinstance(c, dict) and isinstance(c.get("subject"), str):
+            extra[f"carried-{i}"] = {"task_id": None, "subject": c["subject"],
+                                     "completed": False, "carried": True}
     listed = {}
     if team is not None and team.exists and team.problem is None:
         mapping = {task_key(k): v for k, v in active.plans_md_mapping.items()}

@@ -105,8 +105,11 @@ class Entry:
 
 
 class Report:
-    def __init__(self, active, team, entries, added, pending, notes, plans_path, earlier=()):
+    def __init__(self, active, team, entries, added, pending, notes, plans_path, earlier=(),
+                 fix_tasks=()):
         self.active = active
+        # the fix tasks (no Plans.md section) the session left open: {"id", "subject"}
+        self.fix_tasks: list[dict] = list(fix_tasks)
         self.earlier: list[Entry] = list(earlier)   # completed before the last resume
         self.team = team                    # tasklist.TeamList
         self.entries: list[Entry] = entries
@@ -181,6 +184,20 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
               + _t(": 状態は TaskCompleted の記録と Plans.md のマーカーから復元しました",
                    ": the states come from the TaskCompleted record and the Plans.md "
                    "markers"))
+    fix_tasks = []
+    try:
+        snap = _progress.snapshot(lay.project_dir, active, team)
+    except store.StateError:
+        snap = None         # noted above (progress_unreadable)
+    for e in (snap.unfinished_extra if snap else []):
+        if e.get("subject"):
+            fix_tasks.append({"id": e.get("task_id"), "subject": e["subject"]})
+        else:
+            _note(notes, "fix_task_unknown",
+                  _t(f"件名のない修正タスク {store.safe_text(e.get('task_id'), 40)} が未完了です: "
+                     f"Reviewer の指摘を確認して作り直してください",
+                     f"fix task {store.safe_text(e.get('task_id'), 40)} has no subject and is "
+                     f"not completed: check the Reviewer's findings and create it again"))
     plans_path = plans_path or os.path.join(lay.project_dir, "Plans.md")
     plans = None
     try:
@@ -288,7 +305,8 @@ def inspect(project_dir, env=None, tasks_root: str | None = None,
                   + ", ".join(f"{t.section} {store.safe_text(t.title, 40)}" for t in added[:10])
                   + (_t(" ほか", " and more") if len(added) > 10 else "")
                   + _t(" (含める場合は --include-added)", " (--include-added registers them)"))
-    return Report(active, team, entries, added, pending, notes, plans_path, earlier)
+    return Report(active, team, entries, added, pending, notes, plans_path, earlier,
+                  fix_tasks)
 
 
 def _started(ts: str | None) -> str:
@@ -318,6 +336,11 @@ def screen(report: Report) -> str:
         lines.append(f"{mark} {t(e.old_id)} ({t(e.section)}) {t(e.title, 120)}{tail}")
     for e in report.pending:
         lines.append(f"⏳ ({t(e.section)}) {t(e.title, 120)} ({e.note})")
+    for f in report.fix_tasks:
+        lines.append(f"⏳ {t(f['id'])} {t(f['subject'], 120)} "
+                     + _t("(REQUEST_CHANGES の修正タスク: 同じ件名で再作成)",
+                          "(a fix task after REQUEST_CHANGES: create it again with this "
+                          "subject)"))
     if report.notes:
         lines.append("")
         lines += [f"⚠️ {m}" for _code, m in report.notes]
@@ -335,6 +358,7 @@ def as_json(report: Report, include_added: bool = False) -> dict:
         "tasks": [e.as_dict() for e in report.entries],
         "completed_earlier": [e.section for e in report.earlier],
         "pending_batches": [e.as_dict() for e in report.pending],
+        "fix_tasks": report.fix_tasks,
         "added": [t.as_dict() for t in report.added],
         "notes": [{"code": c, "message": m} for c, m in report.notes],
         "to_register": [{"section": e.section, "title": e.title, "was": e.status}
@@ -424,11 +448,17 @@ def apply(project_dir, report: Report, *, team: str | None = None,
     try:
         files.update_active(lay, fn)
         removed = files.remove_files(lay, STALE_FILES)
+        from .progress import carry_fix_tasks
+
+        if report.fix_tasks:
+            carry_fix_tasks(lay.project_dir, new_sid, report.fix_tasks)
     except store.StateError as e:
         raise ResumeError(f"gateway: {e}", EXIT_BROKEN, "write_failed") from None
     return {"session_id": new_sid, "resumed_from": old.session_id, "team_name": team,
             "impl_mode": old.impl_mode or "standard",
             "implementer_count": old.team.implementer_count if old.team else None,
             "tasks": tasks,
+            "fix_tasks": [{"subject": f["subject"], "previous_id": f["id"]}
+                          for f in report.fix_tasks],
             "completed_sections": done_before,
             "removed": [os.path.relpath(p, lay.project_dir) for p in removed]}

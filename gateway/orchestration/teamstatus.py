@@ -121,7 +121,10 @@ def render(st: dict) -> str:
     if st["fix_tasks"]:
         lines.append(f"other tasks (fix tasks): {len(st['fix_tasks'])}, "
                      f"{len(st['open_fix_tasks'])} open"
-                     + ("".join(f"\n  open: {t(e.get('task_id'), 40)} "
+                     + ("".join(f"\n  open: «{t(e.get('subject') or '', 80)}» (open before "
+                                f"the resume: create it again with this subject)"
+                                if e.get("carried") else
+                                f"\n  open: {t(e.get('task_id'), 40)} "
                                 f"{t(e.get('subject') or '', 80)}"
                                 for e in st["open_fix_tasks"][:10])))
     r = st["retakes"]

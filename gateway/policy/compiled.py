@@ -92,5 +92,19 @@ class Policy:
             spec = self._specs[name] = CommandSpec(name, raw)
         return spec
 
+    def wrapper_tool(self, rel: str):
+        """The catalogue name of the build tool whose wrapper script is the project file
+        `rel` (project-relative: `mvnw`), or None."""
+        table = self.__dict__.get("_wrapper_tools")
+        if table is None:
+            table = {}
+            for name in self._catalogue:
+                spec = self.command(name)
+                bt = spec.build_tool if spec is not None else None
+                if isinstance(bt, dict) and isinstance(bt.get("wrapper"), str):
+                    table[bt["wrapper"]] = name
+            self.__dict__["_wrapper_tools"] = table
+        return table.get(rel)
+
     def known_commands(self):
         return self._catalogue.keys()

@@ -154,7 +154,9 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           # build, test and package tools (checks/buildtools/)
           "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
           "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "git-clean",
-          "go-cover", "cargo-clean", "go-generate")
+          "go-cover", "cargo-clean", "go-generate",
+          # Maven and Gradle (checks/jvm.py)
+          "jvm-build")
 
 # How the effects analysis (gateway/guards/effects/) reads an entry: `flags` derives what the
 # command writes from the entry's own lists (writes/edit, write_flags, output_flags,
@@ -163,6 +165,23 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
 # cannot be data: cp's destinations, sed's in-place option, find's actions, git).
 EFFECTS = ("flags", "read", "copy", "move", "link", "install", "dd", "sed", "awk", "find",
            "xxd", "uniq", "git", "gateway", "formatter")
+
+
+class BuildTool(_Strict):
+    """A build tool that takes several words, each a step it runs (Maven's phases and plugin
+    goals, Gradle's tasks), read by checks/jvm.py."""
+    # the words it may be given (a Gradle task may be written :module:task); any other asks
+    goals: list[str]
+    # the system properties -Dname[=value] it may be given (exact names); any other asks
+    properties: list[str] = []
+    # the project files it runs as the project's own code (the build files, their
+    # configuration): only as the HEAD commit holds them (GW782); globs one level deep
+    recipes: list[str] = []
+    # the project's wrapper script at its root (./mvnw, ./gradlew) is this tool, when it and
+    # the wrapper's files (its properties name the distribution it downloads and runs) are
+    # the HEAD commit's
+    wrapper: str | None = None
+    wrapper_files: list[str] = []
 
 
 class CommandEntry(_Strict):
@@ -262,6 +281,8 @@ class CommandEntry(_Strict):
     registers: bool = False
     surface_op: str | None = None
     delegate: bool = False
+    # a build tool whose words are steps (Maven, Gradle): checks/jvm.py
+    build_tool: BuildTool | None = None
     examples: Examples | None = None
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",

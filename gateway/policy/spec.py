@@ -42,7 +42,7 @@ class CommandSpec:
                  "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats",
                  "subcommand_help", "effects", "output_flags", "tree_flags", "options_first",
                  "plus_commands", "dry_run", "fix_flags", "state_op", "state_op_with",
-                 "registers", "surface_op", "delegate")
+                 "registers", "surface_op", "delegate", "build_tool")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -110,6 +110,9 @@ class CommandSpec:
         self.registers = bool(data.get("registers", False))
         self.surface_op = data.get("surface_op")
         self.delegate = bool(data.get("delegate", False))
+        # a build tool whose words are steps (checks/jvm.py): goals, properties, recipes,
+        # wrapper
+        self.build_tool = data.get("build_tool")
         subs = data.get("subcommands")
         self.subcommands = _SubSpecs(name, subs, self.shared) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")

@@ -37,6 +37,21 @@ def resolve_name(ctx, argv, cwd) -> Name:
                 base = posixpath.basename(rel)
                 ctx.step(PHASE, "pass", "", f"{word} is the project tool {base}")
                 return _by_name(ctx, [base] + argv[1:])
+            tool = ctx.policy.wrapper_tool(rel)
+            if tool is not None:
+                # the project's build wrapper (./mvnw, ./gradlew) is its tool, as the HEAD
+                # commit holds it and the distribution its properties name
+                from gateway.validator.checks import jvm
+
+                why = jvm.wrapper_unseen(ctx, tool, res.real)
+                if why is not None:
+                    return Name(verdict=ctx.ask("6", "GW782", f"{word!r} is the project's "
+                                                f"{tool} wrapper, but {why}: it is not code a "
+                                                "human has seen. Read it, then approve it; "
+                                                "commit it if it is meant to be the project's",
+                                                rule=f"trusted_code:{rel}"))
+                ctx.step(PHASE, "pass", "", f"{word} is the project's {tool} wrapper")
+                return _by_name(ctx, [tool] + argv[1:])
             return Name(argv=argv, name=word, direct=word)
         if word.startswith("/"):
             parent = posixpath.dirname(posixpath.normpath(word))

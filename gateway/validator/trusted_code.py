@@ -7,7 +7,7 @@ command, earlier in the session, or ever since the last commit) is code nobody h
 at, as unknown as `python3 -c`. So a contained script runs without a dialog only when its
 content is exactly what the repository's HEAD commit holds at that path: its blob id
 (computed here from the file's bytes) equals the one `git cat-file --batch-check` gives for
-`HEAD:<path>` (asked in the hardened way of checks/_gitquery.py: no fsmonitor, no pager, no
+`HEAD:<path>` (asked in the hardened way of tools/gitquery.py: no fsmonitor, no pager, no
 network, a timeout). Not tracked, changed, no repository, not readable, larger than 1 MiB,
 or git cannot answer: ask (GW782).
 """

@@ -11,7 +11,7 @@ Producers (the command before `|`, through line filters that only drop or reorde
 sort, uniq, head, tail, grep without output prefixes):
 
 * ``git ls-files`` with plain options and pathspecs: git itself is asked for the names
-  (hardened, checks/_gitquery.py), exactly as the pipeline will see them;
+  (hardened, tools/gitquery.py), exactly as the pipeline will see them;
 * ``find START... [EXPR]`` whose expression only tests and prints (-name, -type, -path,
   -maxdepth, !, -o, -prune, -print, -print0...): the tree below each start is listed as
   find lists it (no symlink followed); a top-level -name/-iname/-type conjunction narrows

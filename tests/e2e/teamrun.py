@@ -79,6 +79,7 @@ class Run:
         p = subprocess.run([self.exe, *shlex.split(command)[1:]], capture_output=True,
                            env=self.env, cwd=self.dir, timeout=120)
         assert p.returncode == 0, (command, p.stdout.decode(), p.stderr.decode())
+        self.last_stderr = p.stderr.decode()
         ctx = self.post(session, "Bash", ti, {"stdout": p.stdout.decode(),
                                                "stderr": p.stderr.decode(),
                                                "interrupted": False}, agent_id)

@@ -47,6 +47,7 @@ _CHECKS = {
     "yq": ("everyday", "yq"),
     "compileall": ("everyday", "compileall"),
     "coverage-run": ("everyday", "coverage_run"),
+    "jvm-build": ("jvm", "jvm_build"),
     # build, test and package tools: one module per family (checks/buildtools/)
     "go": ("buildtools.go", "go"),
     "tsc": ("buildtools.js", "tsc"),

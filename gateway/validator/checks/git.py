@@ -1,7 +1,7 @@
 """git and gh: the recoverable local operations and the forms that only read.
 
 Which files a checkout or switch of a branch, a merge, a cherry-pick, a stash or a stash
-apply/pop changes in the working tree is asked of git itself (checks/_gitquery.py), never
+apply/pop changes in the working tree is asked of git itself (tools/gitquery.py), never
 guessed: none may be part of the permission surface, a script or project tool that runs
 unasked, a secret or a file that runs later (GW741), and no untracked or ignored file may be
 overwritten (GW743); when git cannot answer (a timeout, a partial clone, an unborn HEAD) the

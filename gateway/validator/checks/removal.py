@@ -109,7 +109,7 @@ def _operand(ctx, label, target, cwd, tree):
 
 def unrecoverable(ctx, label, targets, cwd):
     """The ask (GW786) when what the operands remove cannot be brought back from the
-    repository: `git status` (hardened, checks/_gitquery.py) names an untracked or changed
+    repository: `git status` (hardened, tools/gitquery.py) names an untracked or changed
     file below them; None when it names none (tracked and unchanged, or ignored)."""
     from gateway.tools import gitquery as _gitquery
     from gateway.validator.trusted_code import _work_tree

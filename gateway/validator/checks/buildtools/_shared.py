@@ -62,6 +62,11 @@ def allowlist(ctx, spec, args, words, label):
                                "options (every option of a build tool is listed; an "
                                "unlisted one may run programs or write files)",
                                rule=f"catalogue:{spec.name}"), []
+    if spec.args == "none" and args.positionals:
+        # `npm audit fix`, `npm version patch`: a word the entry does not take is another
+        # action of the tool (phase 7C's rule, for the checks that read options themselves)
+        return ctx.ask(PHASE, "GW712", f"{label} takes no arguments here (got "
+                       f"{args.positionals[0]!r})", rule=f"catalogue:{spec.name}"), []
     return None, written
 
 
