@@ -25,6 +25,7 @@ import posixpath
 from gateway.paths import is_secret, lexical, physical
 
 NAMES = ("CLAUDE.md", "CLAUDE.local.md")
+_LOWER_NAMES = frozenset(n.lower() for n in NAMES)
 #: The client follows imports this many levels deep.
 MAX_DEPTH = 5
 #: Bytes of a memory file read at most.
@@ -36,11 +37,15 @@ def is_memory(path, home=None) -> bool:
     parts = [c for c in path.split("/") if c]
     if not parts:
         return False
-    if parts[-1] in NAMES:
+    # compared without case: on a case-insensitive file system (macOS, Windows) `claude.md`
+    # is the CLAUDE.md the client opens, `.Claude/Rules/x.md` one of its rules (as the
+    # protected paths are compared)
+    low = [c.lower() for c in parts]
+    if low[-1] in _LOWER_NAMES:
         return True
-    if parts[-1].lower().endswith(".md"):
-        for i in range(len(parts) - 2):
-            if parts[i] == ".claude" and parts[i + 1] == "rules":
+    if low[-1].endswith(".md"):
+        for i in range(len(low) - 2):
+            if low[i] == ".claude" and low[i + 1] == "rules":
                 return True
     return False
 

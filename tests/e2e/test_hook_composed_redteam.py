@@ -53,3 +53,20 @@ def test_a_harmless_pytest_toml_stays_allowed(run_hook, repo):
         fh.write('[pytest]\naddopts = ["-q"]\n')
     assert pre(run_hook, repo, "pytest -q src") == ("allow", "gateway GW700")
     assert perm(run_hook, repo, "pytest -q src") == "allow"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", ["echo '@.env' >> claude.md",
+                                     "echo '@~/.ssh/id_rsa' >> Claude.Local.md",
+                                     "mkdir -p .Claude/Rules && echo '@.env' > .Claude/Rules/x.MD"])
+def test_memory_file_in_another_case_asks(run_hook, repo, command, mode):
+    """macOS's file system ignores case: claude.md is the CLAUDE.md the client loads."""
+    assert pre(run_hook, repo, command, mode=mode) == ("ask", "gateway GW850")
+    assert perm(run_hook, repo, command, mode=mode) is None
+
+
+def test_memory_file_in_another_case_by_the_write_tool(run_hook, repo):
+    assert pre(run_hook, repo, tool="Write", file_path=os.path.join(repo, "claude.md"),
+               content="# notes\n@.env\n") == ("ask", "gateway GW850")
+    assert pre(run_hook, repo, tool="Write", file_path=os.path.join(repo, "claude.md"),
+               content="# notes\n@README.md\n")[0] == "none"

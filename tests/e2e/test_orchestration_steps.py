@@ -308,6 +308,59 @@ def test_a_task_checked_by_bash_keeps_its_done_step_through_compaction(run):
     assert "DUE" not in out
 
 
+@pytest.mark.parametrize("how", ["Edit", "MultiEdit", "Write", "Bash", "by hand"])
+@pytest.mark.parametrize("save,source", [("pre-compact", "compact"), ("session-end", "resume")])
+def test_the_done_step_survives_every_path_that_checks_a_task(run, how, save, source):
+    """Seed 002's lost done step: task 1 is started, its box is checked -- by an Edit, a
+    MultiEdit or a Write the PostToolUse hook sees, by Bash, or by hand in an editor -- then
+    the next task is started and the session is saved (PreCompact or SessionEnd) and
+    restored: the restore names the due done step first, and `spec status` until it ran."""
+    path = _spec(run)
+    run.bash("lead-1", "gateway spec start 541")
+    before = path.read_text()
+    old_line, new_line = "- [ ] first (#541)", "- [x] first (#541)"
+    after = before.replace(old_line, new_line)
+    if how in ("Edit", "MultiEdit", "Write"):
+        tool_input = {"file_path": str(path)}
+        response = {"filePath": str(path)}
+        if how == "Edit":
+            tool_input.update(old_string=old_line, new_string=new_line)
+        elif how == "MultiEdit":
+            tool_input["edits"] = [{"old_string": old_line, "new_string": new_line}]
+        else:
+            tool_input["content"] = after
+            response.update(type="update", content=after, originalFile=before,
+                            structuredPatch=[])
+        assert run.pre("lead-1", how, tool_input)[0] != "deny"
+        path.write_text(after)
+        ctx = run.post("lead-1", how, tool_input, response)
+        assert "run `gateway spec done 541`" in ctx, ctx
+    elif how == "Bash":
+        command = f"sed -i 's/- \\[ \\] first/- [x] first/' {path}"
+        ti = {"command": command, "description": "check the task"}
+        assert run.pre("lead-1", "Bash", ti)[0] != "deny"
+        subprocess.run(["bash", "-c", command], check=True, cwd=run.dir)
+        run.post("lead-1", "Bash", ti, {"stdout": "", "stderr": "", "interrupted": False})
+        assert path.read_text() == after
+    else:
+        path.write_text(after)
+    run.bash("lead-1", "gateway spec start 542")        # the next task, the done step forgotten
+    event = "PreCompact" if save == "pre-compact" else "SessionEnd"
+    extra = {"trigger": "auto", "custom_instructions": None} if save == "pre-compact" \
+        else {"reason": "prompt_input_exit"}
+    run.hook(save, run.payload(event, "lead-1", **extra))
+    out = run.hook("session-start", run.payload("SessionStart", "lead-2", source=source))
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert ("- DUE FIRST: task 1 «first» is checked but its done step has not run: run the "
+            "task done step for issue #541 now (`gateway spec done 541`).") in text
+    _, out, _ = run.bash("lead-2", "gateway spec status")
+    assert "  DUE: task 1 (#541) is checked; its done step has not run: gateway spec done 541" \
+        in out
+    run.bash("lead-2", "gateway spec done 541")
+    _, out, _ = run.bash("lead-2", "gateway spec status")
+    assert "DUE" not in out
+
+
 def test_a_task_without_an_issue_is_named_by_its_position(run):
     path = _spec(run)
     for t in ("first", "second"):
@@ -475,3 +528,16 @@ def test_the_range_screen_in_english_with_english_range_words(run):
                        env=env, capture_output=True, text=True)
     assert json.loads(r.stdout)["understood_as"] == "every unfinished task of Plans.md"
     assert os.path.exists(run.dir / ".claude/state/breezing-active.json")
+
+
+def test_spec_errors_say_what_to_do_next(run):
+    """Item 15: every error says what to do next -- the spec steps too."""
+    code, out, _ = run.cli("spec", "status")
+    assert code == 0 and out == ("no spec in the implementation phase (a Markdown file in "
+                                 ".cc-craft-kit/specs/ or specs/ with **フェーズ:** "
+                                 "implementation): nothing to track\n")
+    _spec(run)
+    code, _, err = run.cli("spec", "done", "999")
+    assert code == 2 and err == ("gateway: no task of a spec in implementation has issue #999: "
+                                 "`gateway spec status` lists the tasks (a task without an issue "
+                                 "is started and done with --task N)\n")

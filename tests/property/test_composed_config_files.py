@@ -146,3 +146,52 @@ def test_a_harmless_pytest_toml_stays_allowed(template, text):
         assert pr.decision is ALLOW and pre_d == "allow"
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+# --- memory files in any letter case --------------------------------------------------------
+
+MEMORY_NAMES = ["CLAUDE.md", "CLAUDE.local.md", ".claude/rules/x.md", "src/CLAUDE.md",
+                ".claude/CLAUDE.md", ".claude/rules/sub/y.md"]
+IMPORTS = ["@.env", "@./.env", "@config/.env.production", "@keys/server.pem", "@~/.ssh/id_rsa",
+           "@/etc/passwd", "@notes.txt"]
+MEMORY_WRITERS = ["echo {q} >> {f}", "printf '%s\\n' {q} > {f}", "echo {q} | tee -a {f}",
+                  "echo {q} > n.tmp && cp n.tmp {f}", "echo {q} > n.tmp && mv n.tmp {f}"]
+
+
+@_slow(40)
+@given(name=st.sampled_from(MEMORY_NAMES), flips=st.lists(st.booleans(), min_size=30,
+                                                          max_size=30),
+       target=st.sampled_from(IMPORTS), writer=st.sampled_from(MEMORY_WRITERS),
+       mode=st.sampled_from(["acceptEdits", "auto", "bypassPermissions"]))
+def test_a_memory_file_in_any_case_gets_no_secret_import(template, name, flips, target,
+                                                         writer, mode):
+    """On a case-insensitive file system (macOS: the client's zsh platform) `claude.md` is the
+    CLAUDE.md the client loads; before the fix `echo '@.env' >> claude.md` was allowed."""
+    tick("memory_case")
+    spelled = "".join(c.swapcase() if f else c for c, f in zip(name, flips + [False] * 40))
+    assume_dir = os.path.dirname(spelled)
+    command = writer.format(q=shlex.quote(target), f=shlex.quote(spelled))
+    if assume_dir:
+        command = f"mkdir -p {shlex.quote(assume_dir)} && {command}"
+    base, proj, home = _copy(template)
+    try:
+        core, pr, pre, pre_d = _hooks(command, proj, mode)
+        assert core.decision is not ALLOW, (command, core.code, core.message)
+        assert pr.decision is not ALLOW, (command, pr.code)
+        assert pre_d == "ask" and pre.code in ("GW850", "GW840"), (command, pre.code,
+                                                                   pre.message)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.parametrize("command", ["echo '- use pytest' >> claude.md",
+                                     "echo '@README.md' >> Claude.md",
+                                     "echo hi >> docs_CLAUDE.md.txt"])
+def test_memory_edits_without_secret_imports_stay_allowed(template, command):
+    base, proj, home = _copy(template)
+    try:
+        core, pr, pre, pre_d = _hooks(command, proj, "acceptEdits")
+        assert (core.decision, core.code) == (ALLOW, "GW700"), (command, core.message)
+        assert pr.decision is ALLOW and pre_d == "allow", command
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
