@@ -63,7 +63,9 @@ def status(project, as_json):
         click.echo(json.dumps(view, ensure_ascii=False, indent=2))
         return
     if not view["specs"]:
-        click.echo("no spec in the implementation phase")
+        click.echo("no spec in the implementation phase (a Markdown file in "
+                   ".cc-craft-kit/specs/ or specs/ with **フェーズ:** implementation): "
+                   "nothing to track")
     for s in view["specs"]:
         click.echo(f"«{s['title']}» ({s['spec_id']}): {s['checked']} of {s['tasks']} tasks "
                    f"checked")

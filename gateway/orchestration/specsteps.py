@@ -86,7 +86,9 @@ def find(project, issue: int, spec_id: str | None = None):
             for t in s.tasks if t.issue == issue]
     if not hits:
         where = f"spec {spec_id}" if spec_id else "a spec in implementation"
-        raise StepError(f"no task of {where} has issue #{issue}", 2)
+        raise StepError(f"no task of {where} has issue #{issue}: `gateway spec status` lists "
+                        f"the tasks (a task without an issue is started and done with --task "
+                        f"N)", 2)
     if len(hits) > 1:
         raise StepError(f"issue #{issue} is a task of several specs ("
                         + ", ".join(s.spec_id for s, _ in hits[:5]) + "): give --spec", 2)

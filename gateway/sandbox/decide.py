@@ -95,10 +95,49 @@ class Floor:
             return req.ask("guard:reads", "GW840", "what the command reads cannot be known, "
                            "and the sandbox does not hide every secret: " + unhidden[0]
                            + f" ({exposure.code}: {exposure.message})", rule=exposure.rule)
+        named = self.named_by_content(exposure)
+        if named is not None:
+            return named
         req.step("guard:sandbox", "pass", "GW860", "the call runs in the sandbox, which hides "
                  "every secret of the rules: what it reads is left to the OS "
                  f"({exposure.code}: {exposure.message})")
         return None
+
+    def named_by_content(self, exposure):
+        """The ask for a file the command names whose content is a credential (GW510) or
+        could not be checked (GW511): the sandbox hides by name only (gateway.sandbox.named);
+        None when every one is clean."""
+        from gateway.sandbox.named import MAX_WALK, TooMany, named_files
+        from gateway.secrets import content
+
+        req = self.req
+        try:
+            files = named_files(self.command, req.cwd)
+        except TooMany as exc:
+            return req.ask("guard:reads", "GW840", "what the command reads cannot be known, "
+                           f"and {str(exc)!r} holds more than {MAX_WALK} files, too many to "
+                           "check for credentials the sandbox does not hide (it hides by "
+                           f"name, not by content) ({exposure.code}: {exposure.message})",
+                           rule=exposure.rule)
+        if files is None:
+            return req.ask("guard:reads", "GW840", "what the command reads cannot be known, "
+                           "and which files it names could not be parsed to check their "
+                           f"contents ({exposure.code}: {exposure.message})",
+                           rule=exposure.rule)
+        from gateway.paths import is_secret
+
+        # a secret by name is hidden by the OS (denyRead, every name of the rules: unhidden()
+        # proved it): only what it cannot hide is judged here
+        files = [f for f in files if not is_secret((f,), req.policy)]
+        found = content.check(files, req.policy, req.env)
+        if found is None:
+            return None
+        if found.kind == content.SECRET:
+            return req.ask("guard:reads", "GW510", f"the command reads {found.path!r}, which "
+                           f"holds a credential: {found.detail} (the sandbox hides secrets by "
+                           "name, not by content)", rule="secrets:content")
+        return req.ask("guard:reads", "GW511", f"{found.path!r} could not be checked for "
+                       f"credentials: {found.detail}", rule="secrets:content")
 
     # --- auto-allow -------------------------------------------------------------------
 

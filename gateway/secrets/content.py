@@ -34,6 +34,10 @@ CLEAN = "clean"
 SECRET = "secret"
 UNSCANNED = "unscanned"
 _ENTRY_MAX = 512
+#: What a verdict means beyond the scanner's own: bumped when the gateway judges more (2:
+#: containers by their members' contents), so verdicts kept by an older judgement are not
+#: reused.
+JUDGEMENT = "2"
 _PREFILTER_MAX = 1 << 20
 
 
@@ -71,7 +75,7 @@ def scanner_key(plugins) -> str:
     dist-info directory's name), so an upgrade or another plugin list starts afresh."""
     from gateway.cachedir import key
 
-    return key("\n".join(plugins) + "\n" + _scanner_dist())
+    return key("\n".join(plugins) + "\n" + _scanner_dist() + "\n" + JUDGEMENT)
 
 
 _DIST = None
@@ -245,6 +249,18 @@ def verdicts(paths, policy, env=None, *, wait=True, first=False):
                 if trusted:
                     write_entry(entry_dir, ident, SECRET, member)
                 out.append(Verdict(SECRET, p, member))
+                if first:
+                    return out
+                continue
+            # the members' contents (an archived deploy/settings.ini, a gzipped key):
+            # gateway.secrets.members; a clean archive is then scanned and cached as a file
+            from gateway.secrets import members as membersmod
+
+            inner = membersmod.verdict(p, policy, env)
+            if inner is not None:
+                if inner.kind == SECRET and trusted:
+                    write_entry(entry_dir, ident, SECRET, inner.detail)
+                out.append(Verdict(inner.kind, p, inner.detail))
                 if first:
                     return out
                 continue

@@ -98,6 +98,22 @@ def scan_one(path):
     return (contentmod.CLEAN, "")
 
 
+def _blob_name(name) -> bool:
+    """blob-<hex>[.<ext>] or member-<hex>[.<ext>] (gateway.secrets.blobs.key)."""
+    kind, _, rest = name.partition("-")
+    sha, _, ext = rest.partition(".")
+    return (kind in ("blob", "member") and len(sha) >= 40
+            and set(sha) <= set("0123456789abcdef")
+            and (not ext or (ext.isalnum() and ext.isascii() and len(ext) <= 10)))
+
+
+def _remove(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     root = key = None
@@ -113,6 +129,14 @@ def main(argv=None):
         else:
             raise SystemExit(f"unknown option {opt}")
     files = argv[1:]
+    blobs = bool(files) and files[0] == "--blobs"
+    if blobs:
+        # versions from git's history and archives' members (gateway.secrets.blobs): each
+        # file is named by its cache entry (blob-<id>, member-<sha1>), in <root>/blobtmp;
+        # the verdict is kept under that name and the copy removed
+        files = [f for f in files[1:] if os.path.dirname(os.path.abspath(f))
+                 == os.path.join(os.path.abspath(root), "blobtmp")
+                 and _blob_name(os.path.basename(f))]
     if not (root and key and plugins):
         raise SystemExit("usage: --root DIR --key KEY --plugin NAME... -- FILE...")
     os.makedirs(root, mode=0o700, exist_ok=True)
@@ -130,6 +154,12 @@ def main(argv=None):
                 kind, detail = scan_one(path)
             except Exception as exc:  # noqa: BLE001 - a file the scanner fails on is unscanned
                 print(f"{path}: {exc}", file=sys.stderr)
+                if blobs:
+                    _remove(path)
+                continue
+            if blobs:
+                contentmod.write_entry(entry_dir, os.path.basename(path), kind, detail)
+                _remove(path)
                 continue
             try:
                 after = os.stat(path)

@@ -528,3 +528,16 @@ def test_the_range_screen_in_english_with_english_range_words(run):
                        env=env, capture_output=True, text=True)
     assert json.loads(r.stdout)["understood_as"] == "every unfinished task of Plans.md"
     assert os.path.exists(run.dir / ".claude/state/breezing-active.json")
+
+
+def test_spec_errors_say_what_to_do_next(run):
+    """Item 15: every error says what to do next -- the spec steps too."""
+    code, out, _ = run.cli("spec", "status")
+    assert code == 0 and out == ("no spec in the implementation phase (a Markdown file in "
+                                 ".cc-craft-kit/specs/ or specs/ with **フェーズ:** "
+                                 "implementation): nothing to track\n")
+    _spec(run)
+    code, _, err = run.cli("spec", "done", "999")
+    assert code == 2 and err == ("gateway: no task of a spec in implementation has issue #999: "
+                                 "`gateway spec status` lists the tasks (a task without an issue "
+                                 "is started and done with --task N)\n")

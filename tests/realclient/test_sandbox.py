@@ -159,12 +159,65 @@ def test_a_project_script_the_gateway_allows_has_no_effect(tmp_path, mode):
 
 
 def test_write_then_run_in_accept_edits_has_no_effect(tmp_path):
-    box = Box(tmp_path)
+    # the gateway does not let a script written in the session run by itself (the client
+    # asks: a refusal in print mode); a user's allow rule for it makes the client run it
+    # with no hook asked, and then only the OS stands between it and what it touches
+    box = Box(tmp_path, allow=["Bash(bash scripts/a.sh)"])
     res = box.run(script=[[write(str(box.project / "scripts" / "a.sh"), box.attack)],
                           [bash("bash scripts/a.sh")], [text("done")]],
                   permission_mode="acceptEdits")
     assert any("LINT-RAN" in r.text for r in res.tool_results), res.describe()
     box.assert_no_effect(res.tool_results)
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+def test_write_and_run_in_one_command_has_no_effect(tmp_path, mode):
+    box = Box(tmp_path)
+    cmd = "echo 'rm -rf ~ ; touch $HOME/pwned' > scripts/a.sh && bash scripts/a.sh"
+    res = box.run(tool_use=bash(cmd), permission_mode=mode)
+    assert (box.home / ".bashrc").exists() and not (box.home / "pwned").exists()
+    box.assert_no_effect(res.tool_results)
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+def test_pytest_ini_with_basetemp_in_the_home_has_no_effect(tmp_path, mode):
+    """pytest empties its --basetemp first: pointed at the home, it would remove the user's
+    files. The user allows pytest; the OS keeps the home read-only."""
+    import sys
+
+    py = sys.executable
+    box = Box(tmp_path, allow=[f"Bash({py} -m pytest:*)"])
+    (box.project / "pytest.ini").write_text(f"[pytest]\naddopts = --basetemp={box.home}\n")
+    (box.project / "tests").mkdir()
+    (box.project / "tests" / "test_a.py").write_text("def test_a(tmp_path):\n"
+                                                      "    assert tmp_path.exists()\n")
+    res = box.run(tool_use=bash(f"{py} -m pytest -q -p no:cacheprovider tests"),
+                  permission_mode=mode)
+    out = res.tool_result.text
+    assert "Read-only file system" in out or "Permission denied" in out, res.describe()
+    assert (box.home / ".bashrc").read_text() == "# rc\n"
+    assert (box.home / ".ssh" / "id_rsa").exists()
+    box.assert_no_effect(res.tool_results)
+
+
+def test_an_env_file_from_its_template_is_set_up_in_the_sandbox(tmp_path):
+    """`cp .env.example .env` asks (GW833: creating a secret is the human's), is never
+    denied, and once approved runs in the sandbox: the template is re-opened (allowRead) and
+    the new .env holds its text."""
+    box = Box(tmp_path)
+    (box.project / ".env").unlink()
+    (box.project / ".env.example").write_text("DEBUG=1\nSECRET_KEY=changeme\n")
+    res = run_interactive(CLAUDE, box.project, home=box.home,
+                          tool_use=bash("cp .env.example .env && echo COPIED"),
+                          permission_mode="default", env_extra=box.env, answer="yes")
+    assert res.done == "end", res.describe()
+    assert res.dialog_shown and "GW833" in res.dialog_text, res.describe()
+    assert any("COPIED" in r.text for r in res.tool_results), res.describe()
+    assert (box.project / ".env").read_text() == "DEBUG=1\nSECRET_KEY=changeme\n"
+    # and what it wrote is hidden again from the next command
+    res = box.run(tool_use=bash("grep -c SECRET .env.example; cat .env"),
+                  permission_mode="default")
+    assert "changeme" not in res.tool_result.text or "GW503" in res.tool_result.text
 
 
 @pytest.mark.parametrize("mode", ["default", "acceptEdits"])

@@ -18,7 +18,7 @@ import os
 from gateway.paths import is_secret
 from gateway.validator import argv as argvmod
 from gateway.validator.checks import _gitquery as gq
-from gateway.validator.checks.git import _DIFF_NAMES, PHASE, _Repo, _unknown, stale
+from gateway.validator.checks.git import _DIFF_NAMES, PHASE, _unknown, stale
 
 # --- what a read prints --------------------------------------------------------------------
 
@@ -317,7 +317,9 @@ def tracked_secret(ctx, label, mode, words, cwd, rule):
     cannot say, GW744 for a file named by object id."""
     if not prints_contents(label, mode, words):
         return None
-    repo = _Repo(ctx, cwd)
+    from gateway.validator.checks.gitcontent import Recording, content_secret
+
+    repo = Recording(ctx, cwd)
     if repo.git_dir is None:
         return None  # no repository here: git refuses, or --no-index is walked (phase 5)
     verdict = stale(ctx, label)
@@ -334,7 +336,8 @@ def tracked_secret(ctx, label, mode, words, cwd, rule):
     if found is None:
         return _unknown(ctx, label, "git could not say which files' contents it prints")
     if label == "git grep":
-        return _grep_secrets(ctx, label, words, cwd, repo, found)
+        return (_grep_secrets(ctx, label, words, cwd, repo, found)
+                or content_secret(ctx, label, words, repo, found))
     for name in sorted(found, key=lambda n: (len(n), n)):
         secret = is_secret(("/" + name.lstrip("/"),), ctx.policy)
         if secret:
@@ -343,7 +346,9 @@ def tracked_secret(ctx, label, mode, words, cwd, rule):
                            f"with a pathspec (-- . ':!{name}'), or stop tracking it (git rm "
                            "--cached); if it is not a secret, add it to secrets.exceptions in "
                            "your user rules (docs/rules.md)", rule=f"secrets:{secret}")
-    return None
+    # names decide nothing more: the versions printed, by content (issue 24: git's objects
+    # are containers)
+    return content_secret(ctx, label, words, repo, found)
 
 
 def _grep_secrets(ctx, label, words, cwd, repo, found):
