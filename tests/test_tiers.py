@@ -43,3 +43,23 @@ def test_ci_runs_the_readme_command_and_it_is_the_full_tier():
     command = next(line for line in first_screen.splitlines() if "-m pytest" in line)
     assert command.endswith(".venv/bin/python -m pytest --full"), command
     assert command in ci.splitlines(), "CI must run the README's test command"
+
+
+def test_the_quick_tier_leaves_out_only_what_is_listed(tmp_path):
+    class Item:
+        def __init__(self, rel, markers=()):
+            self.config = type("C", (), {"rootpath": tmp_path})()
+            self.path = tmp_path / "tests" / rel
+            self._markers = markers
+
+        def get_closest_marker(self, name):
+            return name if name in self._markers else None
+
+    assert tiers.full_only(Item("validator/test_cases.py")) == ""
+    assert tiers.full_only(Item("e2e/test_hook_modes.py")) == ""
+    assert tiers.full_only(Item("test_docs_examples.py", ("slow",))) == "marked slow"
+    assert tiers.full_only(Item("realclient/test_sandbox.py", ("realclient",))) == \
+        "marked realclient"
+    assert tiers.full_only(Item("property/test_regressions.py")).startswith("hypothesis")
+    assert tiers.full_only(Item("e2e/test_long_run.py")).startswith("a 20-task")
+    assert tiers.full_only(Item("propertyx/test_a.py")) == ""

@@ -4,7 +4,7 @@ test (what CI runs: .ci/run runs the README's command, which is the full tier).
 The quick tier is for the edit-test loop: it leaves out the tests that cost the most time
 per finding -- the real Claude Code client (a ~364 MB download on the first run, then a
 client process per test), the docs pages' examples and the other tests marked `slow`, and
-the files listed in FULL_ONLY (measured: the slowest files per test). Nothing is dropped from
+the suites listed in FULL_ONLY. Nothing is dropped from
 the full tier: it is every collected test, exactly as before the tiers existed.
 
 The quick tier applies only to a plain run: no `--full`, no `-m` expression (a marker
@@ -20,9 +20,16 @@ import os
 #: Markers whose tests run in the full tier only.
 FULL_ONLY_MARKERS = ("realclient", "slow")
 
-#: Files (relative to tests/) whose tests run in the full tier only, and why. Chosen by
-#: measured seconds per test (a sample of every file, `--junitxml`, on 2 cores).
-FULL_ONLY: dict[str, str] = {}
+#: Files and directories (relative to tests/) whose tests run in the full tier only, and
+#: why: the suites that spend seconds per test by design (thousands of generated examples,
+#: hundreds of concurrent hook processes, a whole corpus through both hooks and three
+#: modes, a 20-task team run).
+FULL_ONLY: dict[str, str] = {
+    "property/": "hypothesis properties (thousands of generated examples each)",
+    "reliability/": "concurrency and crash stress (hundreds of hook processes)",
+    "benchmarks/": "the everyday and red-team corpora through both hooks in every mode",
+    "e2e/test_long_run.py": "a 20-task /breezing run through the real entry points",
+}
 
 OPTION = "--full"
 

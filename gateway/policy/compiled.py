@@ -221,6 +221,8 @@ class Policy:
         self.protected_paths = tuple(data["protected_paths"])
         self.autorun = tuple(data.get("autorun", ()))
         self.remote_arguments = data.get("remote_arguments") or {}
+        # variables a command may be given, with the globs of their allowed literal values
+        self.inert_env = data.get("inert_env") or {}
         inputs = data.get("state_inputs") or {}
         self.state_input_names = tuple(inputs.get("names", ()))
         self.state_input_tools = inputs.get("tools") or {}

@@ -23,6 +23,7 @@ _LOOSENING = {
     "effects": "changes what commands are known to write",
     "remote_arguments": "changes which arguments are known to reach the network",
     "client_sensitive": "changes which files the client protects",
+    "inert_env": "adds environment variables a command may be given",
 }
 #: secrets.env_files (gateway.secrets.names): every key, and those that make fewer names
 #: secrets (user layer only).
@@ -56,6 +57,7 @@ def empty() -> dict:
         "client_sensitive": {"directories": [], "names": [], "paths": []},
         "remote_arguments": {},
         "state_inputs": {"names": [], "tools": {}},
+        "inert_env": {},
         "catalogue": {},
         "deny": [],
         "effects": {"programs": {}, "runners": {}, "shells": [], "interpreters": [],
@@ -202,6 +204,10 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
             key = " ".join(tool.split())
             _union(p["state_inputs"]["tools"].setdefault(key, []), globs,
                    f"state_inputs.tools.{key}", origin, m.provenance)
+    if model.inert_env is not None:
+        for name, values in model.inert_env.items():
+            _union(p["inert_env"].setdefault(name, []), values, f"inert_env.{name}", origin,
+                   m.provenance)
     if model.remote_arguments is not None:
         for name, entry in model.remote_arguments.items():
             key = " ".join(name.split())

@@ -643,6 +643,11 @@ class RulesFile(BaseModel):
     client_sensitive: ClientSensitive | None = None
     remote_arguments: dict[str, RemoteArguments] | None = None
     state_inputs: StateInputs | None = None
+    # environment variables a command may be given before its name (RUST_LOG=debug cargo
+    # test): the variable, and the base-name globs of the literal values that change only
+    # what it prints (a log level, colour, CI's non-interactive output), never which program
+    # runs or which files it reads; any other assignment asks (GW211)
+    inert_env: dict[str, list[str]] | None = None
     catalogue: dict[str, CommandEntry] | None = None
     deny: list[DenyRule] | None = None
     remove: Removals | None = None

@@ -183,6 +183,25 @@ def _tilde_secret(ctx, word):
     return None
 
 
+#: characters an inert variable's value may hold: a word of plain text, nothing the shell or
+#: the program reads as a path list, an option or code
+_INERT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,=:-")
+
+
+def _inert(ctx, word) -> bool:
+    """An assignment before a command that changes only what the command prints
+    (rules: inert_env): a literal value matching one of the variable's globs."""
+    if not word.literal or "=" not in word.value:
+        return False
+    name, value = word.value.split("=", 1)
+    globs = ctx.policy.inert_env.get(name)
+    if not globs or not value or not set(value) <= _INERT_CHARS or value.startswith("-"):
+        return False
+    from gateway.paths import fnmatchcase
+
+    return any(fnmatchcase(value, g) for g in globs)
+
+
 def run(ctx):
     script = parse(ctx)
     if script is None:
@@ -210,6 +229,10 @@ def run(ctx):
                      "reach no command")
             continue
         for a in cmd.assignments:
+            if cmd.words and _inert(ctx, a):
+                ctx.step(PHASE, "info", "", f"{a.raw}: changes only what the command prints "
+                         "(inert_env)")
+                continue
             if not cmd.words:
                 return ctx.ask(PHASE, "GW211", f"variable assignment {a.raw}: it changes the "
                                "environment of the commands after it, as an assignment before "

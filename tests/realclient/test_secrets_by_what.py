@@ -141,3 +141,48 @@ def test_the_client_alone_runs_these_reads(tmp_path):
     texts = [t.text for t in res.tool_results]
     # the client's grep printed the committed secret; GNU grep (by its path) printed nothing
     assert sum("sk-PRODMARKER456" in t for t in texts) == 1, res.describe()
+
+
+SCRUBBED = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYSCRUBBED2"
+MEMBER = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYMEMBERED3"
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+def test_git_history_and_archive_members_by_content_reach_no_model(tmp_path, mode):
+    """A credential under an ordinary name, committed then scrubbed, and one archived in a
+    tar and gzipped: `git show HEAD~1:...`, `git log -p`, `tar xOf`, `zcat` (which the
+    client itself runs as a read-only command) printed them with no dialog before; with the
+    gateway installed (sandbox on) each is refused in print mode."""
+    import gzip
+    import subprocess
+
+    box = Installed(tmp_path / "hist")
+    p = box.project
+    (p / "deploy").mkdir(exist_ok=True)
+    old = p / "deploy" / "old.ini"
+    old.write_text(f"[default]\naws_secret_access_key = {SCRUBBED}\n")
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(git + ["add", "deploy/old.ini"], cwd=p, check=True)
+    subprocess.run(git + ["commit", "-qm", "add"], cwd=p, check=True)
+    old.write_text("[default]\nregion = eu-west-1\n")
+    subprocess.run(git + ["commit", "-qam", "scrub"], cwd=p, check=True)
+    data = f"[default]\naws_secret_access_key = {MEMBER}\n".encode()
+    with tarfile.open(p / "site.tar", "w") as tf:
+        info = tarfile.TarInfo("deploy/prod.ini")
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+    with gzip.open(p / "prod.ini.gz", "wb") as fh:
+        fh.write(data)
+    cmds = ["git show HEAD~1:deploy/old.ini", "git log -p -- deploy", "tar xOf site.tar",
+            "zcat prod.ini.gz"]
+    res = box.run([bash(c) for c in cmds], mode=mode)
+    texts = [t.text for t in res.tool_results]
+    assert len(texts) == len(cmds), res.describe()
+    assert not any(SCRUBBED in t or MEMBER in t for t in texts), res.describe()
+    # zcat is an unmodelled reader: this project's history also holds config/.env.prod,
+    # which the sandbox cannot hide, so it asks GW840 before any content check
+    # (GW511 where the scanner's first run on a loaded machine outlasts its time limit: a
+    # refusal too, and the same call a moment later finds the verdict)
+    codes = sorted(t.split("gateway ", 1)[1][:5].replace("GW511", "GW510") for t in texts
+                   if "gateway GW" in t)
+    assert codes == ["GW510", "GW510", "GW510", "GW840"], res.describe()
