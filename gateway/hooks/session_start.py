@@ -117,6 +117,12 @@ def memory_imports(project: str, env) -> lc.Outcome:
     except Exception as exc:  # the rules cannot be loaded: say so, never stay silent
         return lc.Outcome(message=f"gateway: the memory files were not checked for imports "
                           f"of secrets: the rules cannot be loaded ({exc})")
+    try:  # a cold content scanner is started now, not on the session's first read
+        from gateway.secrets import content
+
+        content.warm(policy, env)
+    except Exception:  # noqa: BLE001 - an optimisation: never in the way of the hook
+        pass
     roots = Roots(project, policy.allowed_dirs)
     found = memory.scan(os.path.realpath(project), os.path.normpath(home), roots, policy,
                         config_dir=config if config and config.startswith("/") else None)

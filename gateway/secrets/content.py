@@ -387,6 +387,22 @@ def _text(path, st, limit):
         return None
 
 
+def warm(policy, env=None):
+    """At session start: when the scanner's prefilter is not written yet (a cold cache),
+    start the worker in the background with no file, so it writes the prefilter (and loads
+    the library's files into the page cache) before the session's first read needs it; the
+    first read of a file the prefilter clears then costs no scanner run. Returns at once."""
+    conf = settings(policy)
+    if conf is None:
+        return False
+    root = scan_root(env)
+    skey = scanner_key(conf[0])
+    if os.path.exists(os.path.join(root, skey + ".prefilter")):
+        return False
+    _run_worker([], conf[0], root, skey, 0, env)
+    return True
+
+
 def _run_worker(paths, plugins, root, skey, timeout, env):
     """Start gateway.secrets.scan on `paths` in its own session and wait at most `timeout`
     seconds; it goes on after that and writes its verdicts for the next call."""

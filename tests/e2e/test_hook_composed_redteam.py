@@ -70,3 +70,21 @@ def test_memory_file_in_another_case_by_the_write_tool(run_hook, repo):
                content="# notes\n@.env\n") == ("ask", "gateway GW850")
     assert pre(run_hook, repo, tool="Write", file_path=os.path.join(repo, "claude.md"),
                content="# notes\n@README.md\n")[0] == "none"
+
+
+@pytest.mark.parametrize("mode", ["acceptEdits", "auto"])
+@pytest.mark.parametrize("command", [
+    # configuration files the catalogued tools read (code they run: pylint's init-hook,
+    # mocha's require, babel's JS config, vitest's workspace), written then the tool run
+    "printf '[tool.pylint.main]\\ninit-hook=\"import os\"\\n' > .pylintrc.toml && pylint src",
+    "printf '[tool.pylint.main]\\ninit-hook=\"import os\"\\n' > pylintrc.toml && pylint src",
+    "printf '{\"require\":[\"./x.js\"]}' > .mocharc.json && npm test",
+    "printf 'module.exports={}' > .babelrc.js && jest",
+    "printf 'export default []' > vitest.workspace.ts && vitest run",
+    "printf 'packages: []' > pnpm-workspace.yaml && pnpm test",
+    "printf '{}' > pyrightconfig.json && pyright",
+    "printf '[settings]\\n' > .isort.cfg && isort src",
+])
+def test_tool_configuration_by_name_asks(run_hook, repo, command, mode):
+    assert pre(run_hook, repo, command, mode=mode) == ("ask", "gateway GW840")
+    assert perm(run_hook, repo, command, mode=mode) is None

@@ -161,3 +161,27 @@ def test_generated_containers_ask_for_every_reader(gateway_exe, env, proj, kind,
     _container(os.path.join(root, name), kind, member, secret.encode())
     assert hook(gateway_exe, env, reader.format(name), root) == ("ask", "GW510"), \
         (kind, member, secret[:20], name, reader)
+
+
+def test_session_start_warms_a_cold_content_scanner(gateway_exe, env, tmp_path):
+    """A cold cache: SessionStart starts the scanner's worker in the background, which writes
+    the prefilter before the session's first read needs it (the known cold-first-scan gap)."""
+    import time
+
+    root = _project(str(tmp_path / "p"), False)
+    cache = tmp_path / "cold-cache"
+    e = dict(env, GATEWAY_CACHE_DIR=str(cache), CLAUDE_PROJECT_DIR=root)
+    data = {"session_id": SESSION, "transcript_path": "/tmp/t.jsonl", "cwd": root,
+            "hook_event_name": "SessionStart", "source": "startup"}
+    proc = subprocess.run([gateway_exe, "hook", "session-start"],
+                          input=json.dumps(data).encode(), capture_output=True, env=e,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    found = []
+    for _ in range(120):
+        found = list((cache / "scan").glob("*.prefilter")) if (cache / "scan").is_dir() else []
+        if found:
+            break
+        time.sleep(0.5)
+    assert found, "the prefilter was not written after SessionStart"
+    assert found[0].read_text().startswith("gateway-prefilter 1\n")
