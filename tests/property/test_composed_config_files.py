@@ -27,8 +27,7 @@ from hypothesis import strategies as st
 
 from gateway.decision import ALLOW
 from tests.property.support import tick
-from tests.property.test_composed_effects import (BASH, PAYLOAD, _copy, _hooks, _run, _slow,
-                                                  template)
+from tests.property.test_composed_effects import BASH, PAYLOAD, _copy, _hooks, _run, _slow, template
 
 assert template  # the fixture, shared
 
@@ -168,7 +167,7 @@ def test_a_memory_file_in_any_case_gets_no_secret_import(template, name, flips, 
     """On a case-insensitive file system (macOS: the client's zsh platform) `claude.md` is the
     CLAUDE.md the client loads; before the fix `echo '@.env' >> claude.md` was allowed."""
     tick("memory_case")
-    spelled = "".join(c.swapcase() if f else c for c, f in zip(name, flips + [False] * 40))
+    spelled = "".join(c.swapcase() if f else c for c, f in zip(name, flips + [False] * 40, strict=False))
     assume_dir = os.path.dirname(spelled)
     command = writer.format(q=shlex.quote(target), f=shlex.quote(spelled))
     if assume_dir:

@@ -225,7 +225,7 @@ def report(fig) -> str:
     for r, m, why in fig["contradictions"]:
         out.append(f"  {m:12} {r['file']}:{r['line']} `{r['command']}`: {why}")
     out.append(f"misses: {len(fig['misses'])}")
-    for r, m, want in fig["misses"]:
+    for r, m, _want in fig["misses"]:
         a = r["actual"][m]
         out.append(f"  {r['file']}:{r['line']} {m:12} {a['final']:5} {_code(a)} "
                    f"`{r['command'][:90]}` (list: {r['expect']}) - {a['message'][:110]}")

@@ -5,7 +5,9 @@ In a line whose command holds a here-doc ("<<"), the two-character sequences \\n
 stand for a newline and a tab; they are expanded here. No other line uses them.
 Usage: python3 to_jsonl.py > everyday.jsonl
 """
-import json, pathlib, sys
+import json
+import pathlib
+import sys
 
 here = pathlib.Path(__file__).resolve().parent
 for name in ("python", "node", "go", "rust", "java"):
