@@ -39,4 +39,9 @@ def test_an_edit_the_command_line_dictates_asks_in_default_mode(judge, command):
     assert got["final"] == "ask", (command, got)
     if command.startswith(("git restore", "perl")):
         return  # not an edit acceptEdits extends to (data loss; an interpreter's code)
+    if command.startswith("find"):
+        # the sample project's .pyc files are neither committed nor ignored: removing them
+        # cannot be undone, so acceptEdits asks too (GW786)
+        assert judge(command, "acceptEdits")["final"] == "ask", command
+        return
     assert judge(command, "acceptEdits")["final"] == "allow", command

@@ -228,7 +228,6 @@ def test_a_task_runner_gets_a_proposal(proj, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("seen,why", [
     ("tsx src/a.py", "runs whatever file"),
-    ("java -jar build/x.jar", "runs whatever file"),
     ("frob -c 'print(1)'", "-c can run code"),
     ("frob --exec rm src", "--exec can run code"),
     ("frob --out=build/x src", "glues a value"),
