@@ -220,7 +220,8 @@ class _Lexer:
                 raise _Stop(f"reserved word {raw}")
         if self.cmd_pos and _is_assignment(w):
             kind = "assignment after a redirection" if self.seg.redirects else "assignment"
-            self.out.add(kind, w.rawtext())
+            if self.seg.redirects or w.quoted or w.expanded or not _inert(w.rawtext()):
+                self.out.add(kind, w.rawtext())
         else:
             self.cmd_pos = False
             self.word_claims(w)
@@ -537,6 +538,30 @@ class _Lexer:
         else:
             self.put("$")
             self.advance()
+
+
+_INERT = []
+
+
+def _inert(raw) -> bool:
+    """NAME=VALUE of the rules' inert_env (rules/default.yaml: a variable that changes no
+    program's reads, writes or code, with a plain literal value the list allows)."""
+    if not _INERT:
+        import yaml
+
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        with open(os.path.join(root, "rules", "default.yaml"), encoding="utf-8") as fh:
+            _INERT.append(yaml.safe_load(fh).get("inert_env") or {})
+    name, _, value = raw.partition("=")
+    allowed = _INERT[0].get(name)
+    if not allowed or name.endswith("+") or not value or value.startswith("-"):
+        return False
+    if any(c not in _PLAIN_VALUE for c in value):
+        return False
+    return "*" in allowed or value in [str(a) for a in allowed]
+
+
+_PLAIN_VALUE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:")
 
 
 def _is_assignment(w) -> bool:
