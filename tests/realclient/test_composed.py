@@ -125,7 +125,6 @@ def installed(tmp_path):
     return _Installed(tmp_path)
 
 
-@pytest.mark.xfail(reason="failed in the stop-31 CI run after this round's integration; cause not investigated before the stop (see the closing note)", strict=False)
 @pytest.mark.parametrize("mode", ["acceptEdits", "auto"])
 def test_write_then_run_does_not_run(installed, mode):
     pwned = installed.home / "pwned"
@@ -134,7 +133,12 @@ def test_write_then_run_does_not_run(installed, mode):
         res = installed.run(bash(command), mode)
         assert not pwned.exists(), (command, res.describe())
         if mode == "acceptEdits":  # (auto: the mock has no classifier, which refuses too)
-            assert "gateway GW840" in res.tool_result.text, res.describe()
+            # refused without a human: by the hook (GW840), or by the client's own approval
+            # of the part that runs, which it checks first (measured: "... requires approval:
+            # bash scripts/a.sh"); the effect is checked above either way
+            text = res.tool_result.text
+            assert res.tool_result.is_error and ("gateway GW840" in text
+                                                 or "requires approval" in text), res.describe()
 
 
 def test_memory_import_is_asked_and_reported(installed):

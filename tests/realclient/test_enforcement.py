@@ -158,7 +158,6 @@ def test_accept_edits_runs_the_edits_the_gateway_models(tmp_path):
     assert all("gateway GW836" in t.text for t in res.tool_results), res.describe()
 
 
-@pytest.mark.xfail(reason="failed in the stop-31 CI run after this round's integration; cause not investigated before the stop (see the closing note)", strict=False)
 def test_early_allow_works_in_auto_mode(tmp_path):
     """Auto mode never fires PermissionRequest; its classifier is unreachable from the mock, so
     a call it would check is refused. The early allow runs what the validator allows (here the
@@ -166,6 +165,11 @@ def test_early_allow_works_in_auto_mode(tmp_path):
     for early, expect in ((True, True), (False, False)):
         b = Installed(tmp_path / str(early), early_allow=early)
         (b.project / "scripts" / "mark.sh").write_text("touch early.txt\n")
+        # a contained script runs unasked only as the HEAD commit holds it (GW782, issue 28)
+        git = ["git", "-C", str(b.project), "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run([*git, "init", "-q"], check=True)
+        subprocess.run([*git, "add", "scripts/mark.sh"], check=True)
+        subprocess.run([*git, "commit", "-qm", "script"], check=True)
         res = b.run([bash("bash scripts/mark.sh")], mode="auto", codes=(0, 1))
         assert (b.project / "early.txt").exists() is expect, (early, res.describe())
 
@@ -219,7 +223,6 @@ def test_a_rewritten_configuration_is_judged_as_written(tmp_path, mode):
     assert asks[0] == ("allow", "GW700") and asks[-1] == ("ask", "GW840"), asks
 
 
-@pytest.mark.xfail(reason="failed in the stop-31 CI run after this round's integration; cause not investigated before the stop (see the closing note)", strict=False)
 def test_your_allow_rule_runs_a_program_the_gateway_does_not_model(tmp_path):
     """Issue 25: with `Bash(tox:*)` in the committed settings, `tox -e py311` asked (GW840:
     what tox reads is unknown) in every mode. The user's allow rule is theirs to give for a
@@ -229,7 +232,9 @@ def test_your_allow_rule_runs_a_program_the_gateway_does_not_model(tmp_path):
     b = Installed(tmp_path)
     bindir = tmp_path / "bin"
     bindir.mkdir()
-    ran = tmp_path / "tox-ran.txt"
+    # inside the project: install turns the client's Bash sandbox on where it can start, and
+    # a write outside the project then fails (Read-only file system)
+    ran = b.project / "tox-ran.txt"
     (bindir / "tox").write_text(f'#!/bin/sh\necho "$*" >> {ran}\n')
     (bindir / "tox").chmod(0o755)
     b.env["PATH"] = f"{bindir}:{os.environ['PATH']}"
