@@ -152,9 +152,12 @@ _READERS = st.sampled_from(["cat {}", "strings {}", "grep -a a {}", "head -c 400
                             "xxd {}"])
 
 
-@pytest.mark.xfail(reason="known gap (closing note of stop 31): hypothesis found a reader "
-                   "form (find -exec cat {} on a tar whose member holds a credential by "
-                   "content) that is allowed GW700; not fixed before the stop", strict=False)
+@pytest.mark.xfail(reason="known gap (closing note of stop 31): a member named *.py holding "
+                   "an unquoted `aws_secret_access_key = <40 chars>` line is not flagged by "
+                   "detect-secrets (its AWS and keyword rules want a quoted value in Python "
+                   "files), so `cat backup.tar` is allowed GW700; the same holds for a plain "
+                   ".py file. Needs a plugin of the gateway's own for unquoted key lines",
+                   strict=False)
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(kind=_KINDS, member=_MEMBERS, secret=_SECRETS, name=_NAMES, reader=_READERS)
