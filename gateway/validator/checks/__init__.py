@@ -70,6 +70,7 @@ _CHECKS = {
     "bare-install": ("buildtools.npm", "bare_install"),
     "go-cover": ("buildtools.go", "go_cover"),
     "cargo-clean": ("buildtools.cargo", "cargo_clean"),
+    "django-admin": ("buildtools.django", "django_admin"),
 }
 
 
