@@ -158,7 +158,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           # build, test and package tools (checks/buildtools/)
           "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
           "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "git-clean",
-          "go-cover", "cargo-clean", "go-generate", "django-admin",
+          "go-cover", "cargo-clean", "go-generate", "django-admin", "printenv",
           # Maven and Gradle (checks/jvm.py)
           "jvm-build")
 
@@ -287,6 +287,9 @@ class CommandEntry(_Strict):
     delegate: bool = False
     # a build tool whose words are steps (Maven, Gradle): checks/jvm.py
     build_tool: BuildTool | None = None
+    # the names (globs) of environment variables that hold no secret by what they are: a
+    # place or a setting the system or a toolchain defines (printenv PATH; checks/tools.py)
+    public_names: list[str] = []
     examples: Examples | None = None
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",

@@ -51,6 +51,8 @@ ALLOWED = [
     ("python", "python manage.py runserver 8000", "default"),
     ("python", "python manage.py makemigrations orders", "acceptEdits"),
     ("node", "npx tsc --noEmit -p tsconfig.app.json", "default"),
+    ("node", "printenv PATH", "default"),
+    ("python", "printenv PATH VIRTUAL_ENV", "plan"),
 ]
 
 
@@ -75,6 +77,9 @@ ASKED = [
     ("python", "python manage.py test /tmp/t", "acceptEdits", (None, None), "GW501"),
     ("python", "python manage.py check", "plan", (None, None), "GW720"),
     ("node", "npx -p evil.example/pkg tsc", "default", ("ask", "GW840"), "GW764"),
+    ("node", "printenv GITHUB_TOKEN", "default", ("ask", "GW840"), "GW704"),
+    ("node", "printenv", "acceptEdits", ("ask", "GW840"), "GW704"),
+    ("python", "printenv DATABASE_URL", "plan", ("ask", "GW840"), "GW704"),
 ]
 
 

@@ -25,6 +25,7 @@ _CHECKS = {
     "make": ("tools", "make"),
     "xxd": ("tools", "xxd"),
     "date": ("tools", "date"),
+    "printenv": ("tools", "printenv"),
     "ln": ("tools", "ln"),
     "tar": ("archives", "tar"),
     "zip": ("archives", "zip"),
