@@ -53,7 +53,8 @@ def prefilter_lines(plugin_classes):
 
 
 #: The gateway's own detectors (gateway/secrets/plugins.py), by class name.
-OWN_PLUGINS = ("AnthropicKeyDetector", "TokenAssignmentDetector")
+OWN_PLUGINS = ("AnthropicKeyDetector", "TokenAssignmentDetector",
+               "CredentialAssignmentDetector")
 
 
 def plugins_used(names):
