@@ -6,7 +6,29 @@ docs/client-behaviour.md). The dry run (`gateway check`) says this instead of "=
 docs/security.md's decision matrix is built from the same facts.
 """
 
-from gateway.validator import modes
+#: Claude Code's permission modes (gateway.validator.modes judges by them).
+DEFAULT = "default"
+PLAN = "plan"
+ACCEPT_EDITS = "acceptEdits"
+#: Modes the gateway knows; an absent mode (older clients, the CLI) is "default".
+KNOWN = frozenset((DEFAULT, PLAN, ACCEPT_EDITS, "bypassPermissions", "dontAsk", "auto",
+                   "delegate"))
+#: Modes in which the human accepted edits inside the project. Auto mode runs the client's
+#: own in-project edits (mkdir, cp, sed -i, redirections) before its classifier looks at
+#: anything, as acceptEdits does (measured, docs/client-behaviour.md).
+EDITS = frozenset((ACCEPT_EDITS, "auto", "bypassPermissions"))
+
+
+def normalize(mode):
+    """The mode to judge by: a known mode as is, "default" for none, "plan" for an unknown
+    one (the strictest about writes)."""
+    if mode is None or mode == "":
+        return DEFAULT
+    return mode if mode in KNOWN else PLAN
+
+
+def accepts_edits(mode) -> bool:
+    return normalize(mode) in EDITS
 
 #: The client's own flow for a call no hook decided, by permission mode.
 _FLOW = {
@@ -30,8 +52,8 @@ _FLOW = {
 
 def flow(mode) -> str:
     """One sentence: what the client does by itself for a call no hook decided."""
-    name = modes.normalize(mode)
-    if mode and mode not in modes.KNOWN:
+    name = normalize(mode)
+    if mode and mode not in KNOWN:
         return f"unknown mode {mode!r}: the gateway judges it as plan; " + _FLOW["plan"]
     return f"{name} mode: " + _FLOW[name]
 

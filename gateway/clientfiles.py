@@ -6,7 +6,7 @@
   allows a Bash write of such a path (GW783): the gateway must never loosen the client.
 * `hooks_dirs(project)`: the directory the project's repository names in `core.hooksPath`
   (husky sets `.husky/_`; teams use `.githooks`): `git commit` runs the programs in it, so it
-  is part of the permission surface like `.git/hooks/` (gateway.guards.files, GW832).
+  is part of the permission surface like `.git/hooks/` (gateway.effects.files, GW832).
 
 Standard library only: the hook path imports it.
 """

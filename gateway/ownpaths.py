@@ -1,7 +1,7 @@
 """The gateway's own files, which no agent may write: its rules (built in and the user's),
 its installed code, its caches (the compiled policy, the hook's code, parsed configuration)
 and its audit log's directory. One list for both hooks: the PreToolUse guards deny a write
-of them (GW832, gateway.guards.files) and the validator asks (GW504, gateway.paths.
+of them (GW832, gateway.effects.files) and the validator asks (GW504, gateway.paths.
 is_protected), wherever they lie (inside the project when GATEWAY_CACHE_DIR or
 GATEWAY_AUDIT_LOG put them there)."""
 

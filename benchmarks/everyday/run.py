@@ -94,8 +94,8 @@ class Judge:
 
     def _judge(self, command, mode):
         from gateway import runtime
-        from gateway.runtime import evaluate_guards as evaluate
         from gateway.hooks import permission_request
+        from gateway.runtime import evaluate_guards as evaluate
 
         payload = {"session_id": "bench", "cwd": self.project, "permission_mode": mode,
                    "hook_event_name": "PermissionRequest", "tool_name": "Bash",

@@ -129,7 +129,7 @@ def _name(word):
 def _walk(policy, name, words):
     """(path, unknown subcommand, rest) the way phase 7C walks `name`'s subcommands, or
     None when every subcommand is known (or the global options are not acceptable)."""
-    from gateway.validator.phase7b2_subcommands import invocation
+    from gateway.policy.invocation import invocation
 
     spec = policy.command(name)
     if spec is None:

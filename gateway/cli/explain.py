@@ -26,7 +26,7 @@ def explain(code: str) -> int:
 
 
 def markdown() -> str:
-    """docs/codes.md, generated from gateway/codes.py (a test keeps the two in step)."""
+    """docs/codes.md, generated from gateway/codes/ (a test keeps the two in step)."""
     lines = ["# Reason codes", "",
              "Every decision gateway makes carries one of these codes. They are stable: never",
              "renumbered, never reused. `gateway explain CODE` prints an entry in the terminal.",

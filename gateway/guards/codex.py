@@ -6,7 +6,7 @@ writes the code and no Claude session (Lead included) may.
   Anything else: GW810.
 * breezing-active.json itself may be rewritten, but not so that impl_mode stops being
   "codex" (GW813): the mode ends with `gateway state clean`, not with an edit.
-* Bash: nothing that writes, judged by gateway.guards.effects (GW811). The Lead's own
+* Bash: nothing that writes, judged by gateway.effects.analysis (GW811). The Lead's own
   `gateway breezing phase X` / `gateway state clean` and workflow steps (`gateway breezing
   start|finish ...`, docs/breezing.md) are allowed.
 """
@@ -14,7 +14,7 @@ writes the code and no Claude session (Lead included) may.
 import posixpath
 
 from gateway import _fastjson as json
-from gateway.guards.files import STATE_REL
+from gateway.effects.files import STATE_REL
 
 PHASE = "guard:codex"
 
@@ -54,7 +54,8 @@ def check_mcp(req, state):
     """An MCP tool that writes files is held to the file tools' rule (GW810)."""
     if not state.codex or not req.tool.startswith("mcp__"):
         return None
-    from gateway.guards import files, role
+    from gateway.effects import files
+    from gateway.guards import role
 
     if not role.tool_words(req.tool) & role.FILE_VERBS:
         return None

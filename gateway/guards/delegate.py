@@ -31,8 +31,8 @@ def delegate_command(req):
     """The workflow command the Lead may run in Phase B (rules/workflow.yaml `delegate`:
     coordination -- the phase, the review verdict, the next batch, the progress, a
     registration, the resume of a team that is gone), or None. Exactly one `gateway ...`,
-    literal words, the installed gateway (gateway.guards.workflowcmd.single)."""
-    from gateway.guards import workflowcmd
+    literal words, the installed gateway (gateway.effects.workflowcmd.single)."""
+    from gateway.effects import workflowcmd
 
     ti = req.tool_input
     got = workflowcmd.of_command(ti.get("command") if isinstance(ti, dict) else None,
@@ -42,7 +42,8 @@ def delegate_command(req):
 
 def is_assignment(req) -> bool:
     """A Write of a role marker another identity registered from (an assignment)."""
-    from gateway.guards import files, role
+    from gateway.effects import files
+    from gateway.guards import role
     from gateway.guards.context import PATH_MAX
 
     ti = req.tool_input

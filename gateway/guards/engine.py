@@ -25,7 +25,8 @@ only), or "no decision" (ASK with GW800).
 """
 
 from gateway.decision import ALLOW, ASK, DENY, Verdict
-from gateway.guards import codex, delegate, files, member, reads, role
+from gateway.effects import files
+from gateway.guards import codex, delegate, member, reads, role
 from gateway.guards.context import GuardError, Request, check_path_length, load_state
 
 
@@ -294,7 +295,7 @@ def _registration(req, state, command, record=False):
     command is no registration."""
     if "register" not in command:
         return None
-    from gateway.guards import workflowcmd
+    from gateway.effects import workflowcmd
 
     got = workflowcmd.of_command(command, req.policy)
     if got is None or not got.spec.registers or got.help:
@@ -315,7 +316,7 @@ def record_command(payload, env=None, *, judge):
         command = req.input_dict().get("command")
         if not isinstance(command, str) or "gateway" not in command:
             return None
-        from gateway.guards import workflowcmd
+        from gateway.effects import workflowcmd
 
         got = workflowcmd.of_command(command, req.policy)
         if got is None:
@@ -351,7 +352,7 @@ def _bash(req, state):
 def _bash_judged(req, state):
     import os
 
-    from gateway.guards.effects import analyze
+    from gateway.effects.analysis import analyze
 
     command = req.input_dict().get("command")
     if not isinstance(command, str):
@@ -399,7 +400,7 @@ def _bash_judged(req, state):
     surface = files.Surface(req.roots, policy, req.env)
     autorun = None
     tree_ask = None
-    from gateway.guards import writejudge
+    from gateway.effects import writejudge
 
     for f in writejudge.findings(effects, surface, req.cwd, req.project):
         w, p, hit = f.write, f.path, f.hit

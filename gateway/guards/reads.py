@@ -122,7 +122,7 @@ def check_tool(req):
 def _target(req, raw):
     """(Target, the secret pattern it matches as written or really, or "")."""
     from gateway import paths
-    from gateway.guards import files
+    from gateway.effects import files
 
     target = files.Target(raw, req.cwd, req.roots)
     return target, paths.is_secret((target.lex, target.real), req.policy)

@@ -15,7 +15,7 @@ re-registration at the same rank replaces `owns` (the Lead hands an implementer 
 at its first task claim).
 
 * Reviewer: Write/Edit/MultiEdit/NotebookEdit only below .claude/state/ (canonical path,
-  GW801); Bash only when it is read-only (gateway.guards.effects, GW802).
+  GW801); Bash only when it is read-only (gateway.effects.analysis, GW802).
 * Implementer: writes only to paths its `owns` globs admit, plus its role marker (GW803);
   no git commit/push in any spelling (GW804).
 * Reviewers and implementers may not start agents (Agent/Task, or `claude` from Bash, GW808):
@@ -25,7 +25,7 @@ at its first task claim).
   `gateway state clean`, `gateway hook` (GW807).
 """
 
-from gateway.guards import files
+from gateway.effects import files
 
 PHASE = "guard:role"
 SPAWN_TOOLS = ("Agent", "Task")
@@ -427,7 +427,7 @@ def _plan(req, lead, roles, marker, name):
                        "the main session; register as implementer or reviewer",
                        "role:escalation")
     if current is not None and current.role == "implementer" and marker.role == "implementer":
-        from gateway.guards.files import owns_within
+        from gateway.effects.files import owns_within
 
         wider = [g for g in marker.owns if not owns_within(g, current.owns)]
         if wider:

@@ -1,5 +1,5 @@
 """The effects model: what the rules say about what commands do, in the form the guards'
-analyzer (gateway.guards.effects) reads. Built from the same compiled policy the validator
+analyzer (gateway.effects.analysis) reads. Built from the same compiled policy the validator
 uses (rules/catalogue.yaml, rules/default.yaml, rules/effects.yaml), once per Policy.
 
 A command word is routed by the data alone:

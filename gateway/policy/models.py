@@ -162,10 +162,10 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           # Maven and Gradle (checks/jvm.py)
           "jvm-build")
 
-# How the effects analysis (gateway/guards/effects/) reads an entry: `flags` derives what the
+# How the effects analysis (gateway/effects/analysis/) reads an entry: `flags` derives what the
 # command writes from the entry's own lists (writes/edit, write_flags, output_flags,
 # tree_flags, unsafe_flags, the safe_flags allowlist); `read` reads and prints only,
-# whatever its options; the others name a handler in gateway/guards/effects/ (parsing that
+# whatever its options; the others name a handler in gateway/effects/analysis/ (parsing that
 # cannot be data: cp's destinations, sed's in-place option, find's actions, git).
 EFFECTS = ("flags", "read", "copy", "move", "link", "install", "dd", "sed", "awk", "find",
            "xxd", "uniq", "git", "gateway", "formatter")
@@ -446,7 +446,7 @@ class GitEffects(_Strict):
     global_flags: list[str] = []
     # global options whose value is only glued (`--exec-path=DIR`; bare, it prints the path)
     global_optional_flags: list[str] = []
-    # the forms, outputs and option lists of subcommands (read by gateway/guards/effects/git.py)
+    # the forms, outputs and option lists of subcommands (read by gateway/effects/analysis/git.py)
     subcommands: dict[str, GitSubcommand] = {}
 
 

@@ -235,7 +235,7 @@ def stopped(path, pos, project) -> bool:
 def destructive(effects) -> str:
     """What in `effects` the sandbox does not stop and acceptEdits does not mean: removals,
     whole trees, working-tree rewrites, repository changes, publishing, unknown programs."""
-    from gateway.guards import files
+    from gateway.effects import files
 
     for w in effects.writes:
         if files.removal(w.via) or w.tree:

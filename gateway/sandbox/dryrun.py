@@ -27,7 +27,7 @@ class Report:
 
 
 def report(command, tool_input, cwd, project, env, policy, settings) -> Report:
-    from gateway.guards.effects import analyze
+    from gateway.effects.analysis import analyze
 
     pos = posture_mod.from_settings(settings, project, env)
     r = Report()

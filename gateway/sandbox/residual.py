@@ -147,7 +147,7 @@ def _git_config(project, env) -> list:
     if p is None or p.returncode not in (0, 1):
         return ["git's configuration could not be read, so it cannot be checked for "
                 "credentials"]
-    from gateway.validator.checks.gitconfig import credential
+    from gateway.tools.gitconfig import credential
 
     for entry in p.stdout.split(b"\x00"):
         if not entry:

@@ -7,7 +7,7 @@ one word, written here as the single-quoted value; an unquoted `$f` is split and
 bash, which changes nothing only for a value of plain characters (letters, digits and
 `._/%:,@+=-`), so any other value there is not modelled. Both hooks judge the unrolled
 text (the validator, gateway.validator.pipeline; the effects analysis,
-gateway.guards.effects): every instance must be allowed for the loop to be, and the gravest
+gateway.effects.analysis): every instance must be allowed for the loop to be, and the gravest
 finding of any instance stands (a catastrophic deny among them denies the loop).
 
 What is not modelled is refused (`Refused`, the callers ask), never guessed:

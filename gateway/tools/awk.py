@@ -1,6 +1,6 @@
 """awk's program text: whether a program only reads and prints (awk_program_problem names
 what else it does), and -v assignments. One reading for the validator's awk check
-(gateway.validator.checks.programs) and the effects analysis (gateway.guards.effects.programs)."""
+(gateway.validator.checks.programs) and the effects analysis (gateway.effects.analysis.programs)."""
 
 from gateway.shell.words import is_name as _awk_name  # awk's variable names are bash's
 

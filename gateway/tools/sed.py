@@ -1,6 +1,6 @@
 """sed's program text: whether a script only reads and prints (sed_program_problem names
 what else it does). One reading for the validator's sed check (gateway.validator.checks.
-programs) and the effects analysis (gateway.guards.effects.programs)."""
+programs) and the effects analysis (gateway.effects.analysis.programs)."""
 
 
 _SED_SIMPLE = set("pPdDnNgGhHxlz=F")

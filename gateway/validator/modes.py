@@ -15,30 +15,18 @@ The payload's `permission_mode` says what the human has consented to for this se
 * anything else (a mode a newer client invented) is treated as plan: no allow for a write.
 """
 
+# the client's permission modes (gateway.client): the names, and how an absent or unknown
+# one is judged
+from gateway.client import (  # noqa: F401
+    ACCEPT_EDITS,
+    DEFAULT,
+    EDITS,
+    KNOWN,
+    PLAN,
+    accepts_edits,
+    normalize,
+)
 from gateway.decision import ALLOW
-
-DEFAULT = "default"
-PLAN = "plan"
-ACCEPT_EDITS = "acceptEdits"
-#: Modes the gateway knows; an absent mode (older clients, the CLI) is "default".
-KNOWN = frozenset((DEFAULT, PLAN, ACCEPT_EDITS, "bypassPermissions", "dontAsk", "auto",
-                   "delegate"))
-#: Modes in which the human accepted edits inside the project. Auto mode runs the client's
-#: own in-project edits (mkdir, cp, sed -i, redirections) before its classifier looks at
-#: anything, as acceptEdits does (measured, docs/client-behaviour.md).
-EDITS = frozenset((ACCEPT_EDITS, "auto", "bypassPermissions"))
-
-
-def normalize(mode):
-    """The mode to judge by: a known mode as is, "default" for none, "plan" for an unknown
-    one (the strictest about writes)."""
-    if mode is None or mode == "":
-        return DEFAULT
-    return mode if mode in KNOWN else PLAN
-
-
-def accepts_edits(mode) -> bool:
-    return normalize(mode) in EDITS
 
 
 def apply(ctx, verdict, mode):
@@ -46,7 +34,7 @@ def apply(ctx, verdict, mode):
     command that writes nothing."""
     if verdict.decision is not ALLOW or normalize(mode) != PLAN:
         return verdict
-    from gateway.guards.effects import analyze
+    from gateway.effects.analysis import analyze
 
     effects = analyze(ctx.text, ctx.cwd, policy=ctx.policy)
     if effects.readonly:

@@ -10,11 +10,11 @@ options (-C/tmp, --output=/x) and the value of every key=value argument (of=/dev
 import os
 
 from gateway.paths import is_within, physical, real, resolve
+from gateway.policy.invocation import invocation
 from gateway.shell import argv as argvmod
 from gateway.tools.recursive import pattern_given as _pattern_given
 from gateway.validator import checks, phase5_recursive
 from gateway.validator.checks._common import git_excludes
-from gateway.validator.phase7b2_subcommands import invocation
 
 PHASE = "7C"
 #: recursive kinds that print only matching lines (and options that keep it so)

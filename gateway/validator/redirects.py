@@ -10,7 +10,7 @@ A modelled target is allowed when it is a regular file (or none yet) inside the 
 reached through no symlink that leads out, with one link only (a hard link is also a file
 elsewhere), and neither a secret nor anything the guards protect: the permission surface,
 .git/, the gateway's state files and orchestrator store, its own rules, another project's
-settings, a file that runs code later (gateway.guards.files.Surface: the same judgement the
+settings, a file that runs code later (gateway.effects.files.Surface: the same judgement the
 PreToolUse guards give `tee FILE`). The command itself is judged as usual; the strictest
 answer stands.
 """
@@ -100,7 +100,7 @@ def _surface(ctx):
     """The guards' judgement of write targets for this validation (built once)."""
     surface = ctx.__dict__.get("_surface")
     if surface is None:
-        from gateway.guards.files import Surface
+        from gateway.effects.files import Surface
 
         surface = ctx.__dict__["_surface"] = Surface(ctx.roots, ctx.policy, ctx.env)
     return surface

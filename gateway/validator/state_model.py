@@ -79,7 +79,7 @@ class Earlier:
         return bool(self.writes or self.unfollowed)
 
     def add_effects(self, eff, text):
-        """The effects analysis of one segment (gateway.guards.effects)."""
+        """The effects analysis of one segment (gateway.effects.analysis)."""
         links = any("link" in w.via for w in eff.writes)
         for w in eff.writes:
             if not w.paths:
@@ -296,7 +296,7 @@ def _unfollowed(ctx, why, earlier):
 
 def segment_effects(ctx, cmd, cwds):
     """The effects analysis of one segment where it may run (None when it fails)."""
-    from gateway.guards.effects import analyze
+    from gateway.effects.analysis import analyze
 
     try:
         return [analyze(cmd.text, cwd, home=ctx.home, policy=ctx.policy) for cwd in cwds]

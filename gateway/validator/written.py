@@ -1,10 +1,10 @@
 """The writes the effects analysis names, judged as the PreToolUse guards judge them.
 
 The catalogue's own path checks (phase 5) see the paths a command's words name; the effects
-analysis (gateway.guards.effects) also knows where they land: a file copied into a
+analysis (gateway.effects.analysis) also knows where they land: a file copied into a
 directory (`cp x DIR/`, `cp -t DIR x`), a name an option derives (`cp -b -S .json`, `sed
 -i.json`), a target after a `cd`. Whatever the guards' write judgement finds there
-(gateway.guards.writejudge) stops the validator's allow too: a protected path asks GW504
+(gateway.effects.writejudge) stops the validator's allow too: a protected path asks GW504
 (a secret GW503), a file that runs later GW780, a filtered tree write over a protected path
 GW504. So PermissionRequest, the early allow and `gateway check` never allow what the
 PreToolUse guards ask for or deny as a write (issue 28: the two hooks never disagree).
@@ -15,7 +15,7 @@ PHASE = "5"
 
 def run(ctx):
     """An ask verdict for the first write the guards object to, else None."""
-    from gateway.guards import files, writejudge
+    from gateway.effects import files, writejudge
 
     effects = analysis(ctx)
     if not (effects.writes or effects.surface_ops):
@@ -91,7 +91,7 @@ def analysis(ctx):
     effects = ctx.__dict__.get("_effects")
     if effects is None:
         from gateway import usershell
-        from gateway.guards.effects import analyze
+        from gateway.effects.analysis import analyze
 
         text = usershell.as_bash(ctx.text) if usershell.is_zsh(ctx.env) else ctx.text
         effects = ctx.__dict__["_effects"] = analyze(text, ctx.cwd, home=ctx.home,

@@ -53,7 +53,7 @@ def _cases():
 def contradictions(judge, commands):
     """[(command, mode, why)] for every contradiction (see the module docstring)."""
     from benchmarks.everyday.run import contradiction
-    from gateway.guards.effects import analyze
+    from gateway.effects.analysis import analyze
     from gateway.paths import is_within
     from gateway.runtime import get_policy
 

@@ -1,6 +1,6 @@
 """The command knowledge and the analyzer's code cannot drift apart.
 
-The effects analysis (gateway/guards/effects/) reads what commands do from the rules
+The effects analysis (gateway/effects/analysis/) reads what commands do from the rules
 (rules/catalogue.yaml, rules/default.yaml, rules/effects.yaml). These tests check that:
 
 * a name is described in one place (a program in effects.yaml is not in the catalogue, a
@@ -118,7 +118,7 @@ def test_a_name_is_described_in_one_place(policy):
 
 
 def test_every_effects_kind_is_used_and_has_its_code(policy):
-    from gateway.guards.effects import programs
+    from gateway.effects.analysis import programs
     from gateway.policy.models import EFFECTS
 
     used = set()
@@ -198,7 +198,7 @@ def test_output_and_tree_flags_are_options_the_entry_knows(policy):
 
 
 def test_the_code_names_no_program_the_rules_do_not_describe(policy):
-    """Every command name spelled in gateway/guards/effects/ is known to the rules and is
+    """Every command name spelled in gateway/effects/analysis/ is known to the rules and is
     parsing (PARSING, GIT_PARSING), not a table of command knowledge living in code."""
     from gateway.policy.models import EFFECTS
 
@@ -230,7 +230,7 @@ def test_the_code_names_no_program_the_rules_do_not_describe(policy):
 
 
 def test_git_handler_names_no_git_option_or_subcommand(policy):
-    """gateway/guards/effects/git.py reads git's command line; what an option or a
+    """gateway/effects/analysis/git.py reads git's command line; what an option or a
     subcommand means is data (rules/effects.yaml `git`, the catalogue's git entry). The
     only option-like words it may spell are the ones every getopt reads: `-` (an operand)
     and `--` (the end of the options)."""

@@ -1,10 +1,10 @@
-"""gateway.guards.effects: what a Bash command writes, judged from the parse, failing closed."""
+"""gateway.effects.analysis: what a Bash command writes, judged from the parse, failing closed."""
 
 import os
 
 import pytest
 
-from gateway.guards.effects import analyze
+from gateway.effects.analysis import analyze
 
 CWD = "/proj"
 
@@ -313,9 +313,9 @@ def test_handler_modules_are_imported_when_a_command_needs_them(command, handler
     import subprocess
     import sys
 
-    script = ("import sys; from gateway.guards.effects import analyze; "
+    script = ("import sys; from gateway.effects.analysis import analyze; "
               f"analyze({command!r}, '/'); "
-              "print(sorted(m for m in sys.modules if m.startswith('gateway.guards.effects.')))")
+              "print(sorted(m for m in sys.modules if m.startswith('gateway.effects.analysis.')))")
     p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                        timeout=60, cwd=os.path.dirname(os.path.dirname(os.path.dirname(
                            os.path.abspath(__file__)))))

@@ -413,7 +413,7 @@ def test_internal_error_denies(guard, proj, monkeypatch):
 
 
 def test_internal_error_in_the_bash_analyzer_is_no_allow(guard, proj, monkeypatch):
-    from gateway.guards.effects import _core
+    from gateway.effects.analysis import _core
 
     monkeypatch.setattr(_core, "_argv", lambda *a: 1 / 0)
     register(proj, "agent-rev", "reviewer")

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from gateway.guards.files import owns_match
+from gateway.effects.files import owns_match
 from tests.guards.support import denied, silent, write
 
 FILE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit"]
@@ -316,7 +316,7 @@ def test_a_removal_below_which_nothing_is_protected_is_not_refused(guard, proj, 
 
 def test_a_removal_over_a_tree_too_large_to_walk_asks(guard, proj):
     # more than the walk looks at: not certain either way
-    from gateway.guards import files
+    from gateway.effects import files
 
     big = os.path.join(proj, "build")
     os.makedirs(big, exist_ok=True)

@@ -54,7 +54,7 @@ def test_glob_expansion_is_bounded(guard, proj, monkeypatch):
     """`/*/*/*/*/*/*` walks the whole file system (/proc included): the hook ran for more than
     ten minutes. Past a number of directory entries a glob is a computed target: an
     implementer's write is refused (it cannot be named), everyone else gets no decision."""
-    from gateway.guards.effects import _core
+    from gateway.effects.analysis import _core
 
     register(proj, IMP, "implementer", ["src/auth/**"])
     # The bound is on the work, not the clock: count the directory entries the guard looks at.

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gateway.guards import files
+from gateway.effects import files
 from tests.guards.support import (
     LEAD_SESSION,
     denied,

@@ -159,7 +159,7 @@ def test_pre_tool_use_imports_nothing_heavy(project):
     _, other = _probe(project, env, hook="pre-tool-use", command="git status ${GIT_DIR:-.}")
     assert other["load_path"] == "cache"
     assert not set(other["modules"]) & set(FORBIDDEN)
-    assert "gateway.guards.effects" in loaded  # the Bash path did run
+    assert "gateway.effects.analysis" in loaded  # the Bash path did run
     assert not loaded & {"gateway.state.fast", "gateway.state.store"}
     # the validator runs whole: its deny rules, then what the command reads (exposure)
     assert {"gateway.validator.deny", "gateway.validator.segment",
@@ -168,7 +168,7 @@ def test_pre_tool_use_imports_nothing_heavy(project):
     assert out == ""
     loaded = set(write["modules"])
     assert not loaded & set(FORBIDDEN), sorted(loaded & set(FORBIDDEN))
-    assert "gateway.guards.files" in loaded
+    assert "gateway.effects.files" in loaded
     assert not any(m == "bashlex" or m.startswith(("bashlex.", "gateway.shell"))
                    for m in loaded), sorted(m for m in loaded if "bashlex" in m)
     assert not loaded & {"gateway.state.fast", "gateway.state.store"}
@@ -182,7 +182,7 @@ def test_git_forms_come_from_the_compiled_policy(project):
     _probe(project, env, hook="pre-tool-use", command=command)  # may compile the policy
     _out, probe = _probe(project, env, hook="pre-tool-use", command=command)
     loaded = set(probe["modules"])
-    assert "gateway.guards.effects.git" in loaded and "gateway.policy.effects" in loaded
+    assert "gateway.effects.analysis.git" in loaded and "gateway.policy.effects" in loaded
     assert not loaded & set(FORBIDDEN), sorted(loaded & set(FORBIDDEN))
 
 

@@ -13,7 +13,7 @@ claim about a program proven against the real program in a sandbox:
 * output redirections in acceptEdits: `> T`, `>> T` and the forms that stay asking, T over
   protected, secret, gateway-owned, autorun, outside, symlinked, FIFO, hard-linked, directory
   and ordinary paths: allowed exactly when the guards' own write judgement
-  (gateway.guards.files.Surface, escape) finds nothing and T is a regular file (or new) with
+  (gateway.effects.files.Surface, escape) finds nothing and T is a regular file (or new) with
   one link; real bash then changes that one file and nothing else; default mode always asks;
 * cargo clean --target-dir D (acceptEdits): allowed exactly when D is inside the project and
   the guards' tree judgement finds nothing protected in it; real cargo removes exactly D;
@@ -204,7 +204,7 @@ def _git_dry(tokens):
 def test_git_clean_is_allowed_exactly_when_git_removes_nothing(policy, eproject, tokens,
                                                                pathspec):
     tick("git clean: dry runs against real git")
-    from gateway.guards.effects import analyze
+    from gateway.effects.analysis import analyze
 
     if tokens[-1] in ("-e", "--exclude"):
         tokens = tokens + ["*.tmp"]
@@ -264,7 +264,7 @@ def _expected_redirect(policy, project, target):
     """What the guards' own judgement of the write says: None (an edit of a project file)
     or why not."""
     from gateway import paths
-    from gateway.guards.files import Surface, Target, escape
+    from gateway.effects.files import Surface, Target, escape
 
     if target == "/dev/null":
         return None
@@ -355,7 +355,7 @@ def test_cargo_clean_removes_only_an_unprotected_tree_of_the_project(policy, epr
                                                                      dry):
     tick("cargo clean: target dirs against the guards' tree judgement")
     from gateway import paths
-    from gateway.guards.files import Surface, Target, escape
+    from gateway.effects.files import Surface, Target, escape
 
     command = f"cargo clean --target-dir {target}" + (" -n" if dry else "")
     v = _judge(policy, eproject, command, mode="acceptEdits")

@@ -65,8 +65,8 @@ def _copy(template):
 def _hooks(command, proj, mode, env_extra=None):
     """(validator, PermissionRequest, PreToolUse) decisions as strings ("none": no
     decision)."""
-    from gateway.runtime import evaluate_guards as evaluate
     from gateway.hooks import permission_request
+    from gateway.runtime import evaluate_guards as evaluate
     from gateway.runtime import judge_bash
 
     env = dict(os.environ, CLAUDE_PROJECT_DIR=proj, **(env_extra or {}))
@@ -192,7 +192,7 @@ DESTS = {
 
 def _surface_hits(before, proj):
     """New or changed paths (relative) the guards' write judgement objects to."""
-    from gateway.guards.files import Surface
+    from gateway.effects.files import Surface
     from gateway.paths import Roots
     from gateway.runtime import get_policy
 

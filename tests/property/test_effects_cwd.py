@@ -12,7 +12,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from gateway.guards.effects import analyze
+from gateway.effects.analysis import analyze
 from tests.property.conftest import budget
 from tests.property.support import tick
 

@@ -191,7 +191,7 @@ def invocations(draw, policy):
 @given(data=st.data())
 def test_git_forms_follow_the_data(policy, scratch, template, data):
     tick("git forms: data and real git")
-    from gateway.guards.effects import analyze
+    from gateway.effects.analysis import analyze
 
     sub, form, words, mutation, detail = data.draw(invocations(policy))
     command = "git " + " ".join(shlex.quote(w) for w in [sub] + words)

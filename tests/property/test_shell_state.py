@@ -114,7 +114,7 @@ def _expand(word, project, home):
 @example(values=["scripts", ".git/hooks"], body='rm -rf "$f"')
 def test_a_loop_is_judged_as_the_gravest_of_its_instances(policy, values, body):
     tick("loops: gravest instance")
-    from gateway.guards.effects import analyze
+    from gateway.effects.analysis import analyze
     from gateway.settings import SettingsRules
     from gateway.validator.pipeline import validate
 

@@ -42,7 +42,7 @@ def test_star_only_patterns(pieces, filler):
         assert fnmatchcase(name, pattern) == fnmatch.fnmatchcase(name, pattern), (name, pattern)
 
 
-# --- gateway.guards.effects._core._words: re.findall(r"[a-z][a-z0-9_-]*", text) -----------
+# --- gateway.effects.analysis._core._words: re.findall(r"[a-z][a-z0-9_-]*", text) -----------
 
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(list("agitz09_- \n;.$\u00e9\u0130K") + ["git", "push"]),
@@ -50,7 +50,7 @@ def test_star_only_patterns(pieces, filler):
 def test_words_are_re_findalls(text):
     import re
 
-    from gateway.guards.effects._core import _words
+    from gateway.effects.analysis._core import _words
 
     assert _words(text) == re.findall(r"[a-z][a-z0-9_-]*", text)
 

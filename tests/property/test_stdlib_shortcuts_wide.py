@@ -9,7 +9,7 @@ import shlex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gateway.guards.effects._core import _words
+from gateway.effects.analysis._core import _words
 from gateway.paths import fnmatchcase
 from gateway.validator.checks.buildtools import _ini_list
 from gateway.validator.checks.programs import _awk_name

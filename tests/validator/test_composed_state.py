@@ -43,8 +43,8 @@ def test_validator(policy, repo, command, mode, decision, code):
 
 @pytest.mark.parametrize("command,mode,decision,code", _rows())
 def test_hooks(repo, command, mode, decision, code):
-    from gateway.runtime import evaluate_guards as evaluate
     from gateway.hooks import permission_request
+    from gateway.runtime import evaluate_guards as evaluate
 
     env = dict(os.environ, CLAUDE_PROJECT_DIR=repo)
     payload = {"session_id": "s", "cwd": repo, "permission_mode": mode,

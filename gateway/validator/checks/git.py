@@ -541,7 +541,7 @@ def git_clean(ctx, spec, words, cwd):
     removes nothing (-n wins over -f; the last of -n/--dry-run and --no-dry-run counts).
     Every other form deletes, or is interactive (-i): the subcommand_ask floor asks for it
     (7B2), and so does this check. The pathspecs are names, looked at."""
-    from gateway.validator.phase7b2_subcommands import only_prints
+    from gateway.policy.invocation import only_prints
 
     args = argvmod.parse(words, spec.value_flags, spec.long_options, spec.optional_flags)
     verdict = _opts_ok(ctx, "git clean", args, spec.safe_flags, spec, "not a dry run")

@@ -63,7 +63,7 @@ def rm(ctx, spec, words, cwd):
 
 
 def _operand(ctx, label, target, cwd, tree):
-    from gateway.guards.files import UNKNOWN, Surface, below
+    from gateway.effects.files import UNKNOWN, Surface, below
 
     p = lexical(target, cwd)
     rp = physical(target, cwd)

@@ -440,7 +440,7 @@ def _removed_tree(ctx, label, path, cwd):
     """A directory the command removes with everything below it: inside the project,
     through no symlink that leads out, and holding nothing the guards protect (the
     permission surface, .git, the gateway's state, the project itself)."""
-    from gateway.guards.files import Surface
+    from gateway.effects.files import Surface
 
     p = lexical(path, cwd)
     rp = physical(path, cwd)

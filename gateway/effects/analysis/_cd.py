@@ -1,11 +1,11 @@
 """Where commands run: cd, pushd and popd followed through a script (`_follow_cd`, and
 the `&&` chains whose later commands run only where the cd succeeded), what unsettles that
 (CDPATH, eval, an assignment inside an expansion), and `~` in a word (`_home_value`). Part of
-the effects analyzer's core (gateway.guards.effects._core), which imports it."""
+the effects analyzer's core (gateway.effects.analysis._core), which imports it."""
 
 import os
 
-from gateway.guards.effects._base import _CD_VARS
+from gateway.effects.analysis._base import _CD_VARS
 from gateway.paths import lexical, physical
 
 _MAX_CWDS = 16

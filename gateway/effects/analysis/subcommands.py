@@ -28,7 +28,7 @@ def descend(model, name, words):
     if spec.subcommands is None:
         return None
     if spec.has_global:
-        from gateway.validator.phase7b2_subcommands import invocation
+        from gateway.policy.invocation import invocation
 
         inv = invocation(spec, rest)
         if inv.error or inv.cwd_values:

@@ -1,9 +1,9 @@
 """The judgement of a Bash command's named writes, for both hooks (one model).
 
-The effects analysis (gateway.guards.effects) names what a command writes: redirections,
+The effects analysis (gateway.effects.analysis) names what a command writes: redirections,
 cp/mv/ln/install targets (into a directory or `-t DIR` too, after a `cd` too), names an
 option derives (a backup suffix), tee, sed -i... Each path is judged by the guards' write
-judgement (gateway.guards.files.Surface, with gateway.guards.writes for what lands below a
+judgement (gateway.effects.files.Surface, with gateway.effects.writes for what lands below a
 copy's destination, plain git values and links). The PreToolUse guards turn the findings
 into a deny (GW835), an ask a human may answer (files.ASK_CODES: a file that runs later
 GW836, a secret GW833, a plain git value GW839, a link GW843) or, for a filtered tree write
@@ -12,8 +12,8 @@ check`) gives no allow for any of them (gateway.validator.written). So neither h
 what the other refuses for the same write.
 """
 
-from gateway.guards import files
-from gateway.guards import writes as writes_mod
+from gateway.effects import files
+from gateway.effects import writes as writes_mod
 from gateway.paths import lexical, real
 
 #: Finding kinds: a deny, an ask on the path itself, an ask on what a removed tree holds, a

@@ -86,7 +86,7 @@ def single(command, limit=4096):
     if cmd.assignments or cmd.redirects or not all(w.literal for w in cmd.words):
         return None
     argv = [w.value for w in cmd.words]
-    from gateway.guards.effects._base import trusted_program
+    from gateway.effects.analysis._base import trusted_program
 
     if not argv or posixpath.basename(argv[0]) != "gateway" or not trusted_program(argv[0]):
         return None

@@ -13,7 +13,7 @@ and `_argv` through `_base.DISPATCH`, set at the end of this module."""
 import os
 import posixpath
 
-from gateway.guards.effects._base import (  # noqa: F401 - names other modules read from here
+from gateway.effects.analysis._base import (  # noqa: F401 - names other modules read from here
     _CD_VARS,
     _W,
     _WORD_CHARS,
@@ -39,7 +39,7 @@ from gateway.guards.effects._base import (  # noqa: F401 - names other modules r
     trusted_program,
     writes_arguments,
 )
-from gateway.guards.effects._cd import (
+from gateway.effects.analysis._cd import (
     _and_chain_cwds,
     _dir_change,
     _follow_cd,
@@ -578,7 +578,7 @@ def _argv(eff, words, env):
     if spec is None and getattr(model, "policy", None) is not None \
             and model.policy.command(lname) is not None \
             and (trusted_program(word, model) or project_tool(word, model)):
-        from gateway.guards.effects.subcommands import INFO, descend
+        from gateway.effects.analysis.subcommands import INFO, descend
 
         found = descend(model, lname, words)
         if found == INFO:
@@ -596,7 +596,7 @@ def _argv(eff, words, env):
     if kind == "git":
         # a git elsewhere than the system directories is judged as git too (for commit and
         # push) and is never read-only
-        from gateway.guards.effects.git import _git
+        from gateway.effects.analysis.git import _git
 
         if not trusted_program(word, model):
             eff.unknown.append(f"{word!r} is not the system git")
@@ -604,7 +604,7 @@ def _argv(eff, words, env):
             return _git(eff, words, env)
         return _git(eff, [first, _W(name[4:])] + words[1:], env)
     if kind == "gateway":
-        from gateway.guards.effects.programs import _gateway
+        from gateway.effects.analysis.programs import _gateway
 
         return _gateway(eff, words, env, trusted_program(word, model), spec)
     if not trusted_program(word, model) and not project_tool(word, model):
@@ -613,11 +613,11 @@ def _argv(eff, words, env):
         return
     argv = [lname] + [w.value for w in words[1:]]
     if lname in model.runners:
-        from gateway.guards.effects.wrappers import _runner
+        from gateway.effects.analysis.wrappers import _runner
 
         return _runner(eff, lname, words, env)
     if lname in model.wrappers:
-        from gateway.guards.effects.wrappers import _wrapper
+        from gateway.effects.analysis.wrappers import _wrapper
 
         return _wrapper(eff, lname, words, env)
     if kind == "read":
@@ -662,11 +662,11 @@ def _argv(eff, words, env):
             return
         return check(eff, argv, env, spec)
     if lname in model.shells:
-        from gateway.guards.effects.wrappers import _shell
+        from gateway.effects.analysis.wrappers import _shell
 
         return _shell(eff, lname, words, env)
     if lname in model.interpreters or lname.startswith(model.interpreter_prefixes):
-        from gateway.guards.effects.wrappers import _interpreter
+        from gateway.effects.analysis.wrappers import _interpreter
 
         return _interpreter(eff, lname, words, env)
     eff.unknown.append(f"{name} is not known to be read-only")
@@ -683,7 +683,7 @@ def pure(spec) -> bool:
 def _handler(kind):
     if kind == "flags":
         return _flags
-    from gateway.guards.effects.programs import HANDLERS
+    from gateway.effects.analysis.programs import HANDLERS
 
     return HANDLERS[kind]
 

@@ -1,7 +1,7 @@
 """What a Bash write of the permission surface really is, before the guards deny it.
 
-The effects analysis (gateway.guards.effects) names each write with its target and what
-makes it; the surface check (gateway.guards.files.Surface) says what the target is. Three
+The effects analysis (gateway.effects.analysis) names each write with its target and what
+makes it; the surface check (gateway.effects.files.Surface) says what the target is. Three
 writes it names are not what a tree-wide answer says:
 
 * a copy or move into a directory (`cp -r stage .claude`) writes the **source's members**
@@ -19,7 +19,7 @@ import os
 import posixpath
 
 from gateway import paths
-from gateway.guards import files
+from gateway.effects import files
 
 #: The via of the write the effects analysis records for a symbolic link's target.
 _LINK_TARGET = "(what the link points to)"

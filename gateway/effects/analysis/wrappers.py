@@ -5,7 +5,7 @@ interpreters (never read-only; `perl -i`/`ruby -i` name the files they edit)."""
 
 import posixpath
 
-from gateway.guards.effects._base import (
+from gateway.effects.analysis._base import (
     _CD_VARS,
     DISPATCH,
     _mentions_commit_push,
@@ -171,7 +171,7 @@ def _interpreter(eff, name, words, env):
     module = _safe_module(name, words, env)
     if module is not None:
         # `python3 -m pip list` is `pip list`, as the validator judges it (safe_modules)
-        from gateway.guards.effects._base import _W
+        from gateway.effects.analysis._base import _W
 
         first, rest = module
         return DISPATCH.argv(eff, [_W(first)] + list(rest), env)

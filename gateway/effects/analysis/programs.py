@@ -11,7 +11,7 @@ the functions; every name is one of gateway.policy.models.EFFECTS and used by th
 import os
 import posixpath
 
-from gateway.guards.effects._base import (
+from gateway.effects.analysis._base import (
     _W,
     DISPATCH,
     Effects,
@@ -44,7 +44,7 @@ def _gateway(eff, words, env, trusted=True, spec=None):
 
 
 def _gateway_verb(eff, argv, spec):
-    from gateway.guards.workflowcmd import resolve
+    from gateway.effects.workflowcmd import resolve
 
     if spec is None:
         eff.unknown.append("gateway: the rules do not describe it")

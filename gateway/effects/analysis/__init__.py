@@ -68,7 +68,7 @@ The handler modules are imported when a command first needs one (a `git status` 
 only), so the PreToolUse hook loads no more than the commands it sees.
 """
 
-from gateway.guards.effects._core import (
+from gateway.effects.analysis._core import (
     MAX_COMMAND,
     Effects,
     Write,

@@ -357,7 +357,7 @@ def _long(opt, name):
 
 class _Dispatch:
     """The core's entry points for the handlers: `argv` (a simple command's words) and
-    `analyze` (a command string), set by gateway.guards.effects._core when it is imported.
+    `analyze` (a command string), set by gateway.effects.analysis._core when it is imported.
     A handler only ever runs from the core's dispatch, so both are set by then."""
 
     __slots__ = ("argv", "analyze")

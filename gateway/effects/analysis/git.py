@@ -16,7 +16,7 @@ is named in this file (tests/agreement/test_drift.py)."""
 import os
 import posixpath
 
-from gateway.guards.effects._base import Effects, Write, _flags, _write
+from gateway.effects.analysis._base import Effects, Write, _flags, _write
 from gateway.paths import physical
 
 # --- git --------------------------------------------------------------------------------------
@@ -276,8 +276,8 @@ def _config_write(eff, where, env, via, plain=False):
 def _dry_run(model, sub, args) -> bool:
     """`git SUB` with these arguments only prints what it would do: the catalogue entry's
     dry_run options, read as git reads them (the last of -n and --no-dry-run counts, `-e -n`
-    is a pattern; gateway.validator.phase7b2_subcommands.only_prints)."""
-    from gateway.validator.phase7b2_subcommands import only_prints
+    is a pattern; gateway.policy.invocation.only_prints)."""
+    from gateway.policy.invocation import only_prints
 
     git = model.policy.command("git")
     spec = git.subcommands.get(sub) if git is not None and git.subcommands else None
