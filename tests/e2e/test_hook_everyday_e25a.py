@@ -50,9 +50,13 @@ ALLOWED = [
     ("python", "python manage.py sqlmigrate orders 0007", "default"),
     ("python", "python manage.py runserver 8000", "default"),
     ("python", "python manage.py makemigrations orders", "acceptEdits"),
+    ("python", "python manage.py makemigrations orders", "default"),
     ("node", "npx tsc --noEmit -p tsconfig.app.json", "default"),
     ("node", "printenv PATH", "default"),
     ("python", "printenv PATH VIRTUAL_ENV", "plan"),
+    ("python", "docker compose ps", "default"),
+    ("python", "docker compose logs --tail=50 web", "plan"),
+    ("node", "docker ps -a", "acceptEdits"),
 ]
 
 
@@ -67,7 +71,6 @@ ASKED = [
     # PermissionRequest hook prints nothing (the client asks); its code is in the audit log.
     # PreToolUse asks itself (GW840) where the validator would not allow and what the
     # command reads is not known; it stays silent where the client's own flow decides.
-    ("python", "python manage.py makemigrations orders", "default", (None, None), "GW721"),
     ("python", "python manage.py migrate", "default", ("ask", "GW840"), "GW705"),
     ("python", "python manage.py diffsettings", "acceptEdits", ("ask", "GW840"), "GW705"),
     ("python", "python manage.py collectstatic --noinput", "acceptEdits", ("ask", "GW840"),
@@ -80,6 +83,10 @@ ASKED = [
     ("node", "printenv GITHUB_TOKEN", "default", ("ask", "GW840"), "GW704"),
     ("node", "printenv", "acceptEdits", ("ask", "GW840"), "GW704"),
     ("python", "printenv DATABASE_URL", "plan", ("ask", "GW840"), "GW704"),
+    ("python", "docker compose up -d db", "default", ("ask", "GW840"), "GW705"),
+    ("python", "docker ps --format '{{.Labels}}'", "plan", ("ask", "GW840"), "GW704"),
+    ("python", "docker -H tcp://10.0.0.5:2375 ps", "acceptEdits", ("ask", "GW840"), "GW705"),
+    ("python", "docker inspect web", "default", ("ask", "GW840"), "GW705"),
 ]
 
 

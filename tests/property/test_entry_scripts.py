@@ -1,8 +1,8 @@
 """Django's manage.py as django-admin (gateway/validator/entry_scripts.py, the catalogue's
 django-admin): generated `python manage.py SUB ...` lines in the independent benchmark's
 Django project (manage.py committed). A known subcommand with known options and test labels
-inside the project is allowed (makemigrations only in acceptEdits, unless --check or
---dry-run); every dangerous neighbour asks: a subcommand that changes the database, runs
+inside the project is allowed (makemigrations too: Django chooses what it writes, the
+default-mode edit rule of docs/security.md); every dangerous neighbour asks: a subcommand that changes the database, runs
 code or prints secrets, --pythonpath / --testrunner, a test label outside the project, a
 manage.py that is not the HEAD commit's, one outside the project or reached through a
 symlink, a bare `manage.py` found in $PATH."""
@@ -61,12 +61,9 @@ def test_known_subcommands_run(policy, django, sub, data, py):
     opts = data.draw(st.lists(st.sampled_from(SAFE[sub] + GLOBAL), max_size=3, unique=True))
     label = data.draw(st.sampled_from(LABELS[sub] + [""]))
     cmd = " ".join(w for w in [py, "manage.py", sub, *opts, label] if w)
-    edits = sub == "makemigrations" and not any(o in ("--check", "--dry-run") for o in opts)
-    v = _judge(policy, django, cmd, "acceptEdits")
-    assert (v.decision, v.code) == (ALLOW, "GW700"), (cmd, v.code, v.message)
-    v = _judge(policy, django, cmd, "default")
-    want = (ASK, "GW721") if edits else (ALLOW, "GW700")
-    assert (v.decision, v.code) == want, (cmd, v.code, v.message)
+    for mode in ("acceptEdits", "default"):
+        v = _judge(policy, django, cmd, mode)
+        assert (v.decision, v.code) == (ALLOW, "GW700"), (cmd, mode, v.code, v.message)
 
 
 DANGEROUS = [
