@@ -57,6 +57,14 @@ ALLOWED = [
     ("python", "docker compose ps", "default"),
     ("python", "docker compose logs --tail=50 web", "plan"),
     ("node", "docker ps -a", "acceptEdits"),
+    ("node", "npm pkg get scripts", "plan"),
+    ("node", "npm config get registry", "plan"),
+    ("node", "npx vite build --mode staging", "default"),
+    ("node", "npx vite --port 5174", "acceptEdits"),
+    ("node", "npx playwright test tests/e2e/login.spec.ts --project=chromium --reporter=line",
+     "default"),
+    ("python", "python -m py_compile billing/services.py", "default"),
+    ("python", "pipdeptree -p django", "plan"),
 ]
 
 
@@ -87,6 +95,11 @@ ASKED = [
     ("python", "docker ps --format '{{.Labels}}'", "plan", ("ask", "GW840"), "GW704"),
     ("python", "docker -H tcp://10.0.0.5:2375 ps", "acceptEdits", ("ask", "GW840"), "GW705"),
     ("python", "docker inspect web", "default", ("ask", "GW840"), "GW705"),
+    ("node", "npm config get //registry.npmjs.org/:_authToken", "plan", ("ask", "GW840"),
+     "GW704"),
+    ("node", "npx playwright install", "default", ("ask", "GW840"), "GW705"),
+    ("node", "npx vite build --outDir /tmp/x", "acceptEdits", (None, None), "GW501"),
+    ("python", "pipdeptree --python /tmp/py", "default", ("ask", "GW840"), "GW704"),
 ]
 
 

@@ -123,3 +123,22 @@ def test_bare_manage_py_from_path_is_not_the_projects(policy, django):
     # `manage.py check` runs whatever manage.py $PATH finds: not the project's
     v = _judge(policy, django, "manage.py check")
     assert v.decision is ASK and v.code == "GW703", (v.code, v.message)
+
+
+@pytest.mark.parametrize("cmd,allowed", [
+    ("python -m py_compile billing/services.py", True),
+    ("python3 -m py_compile -q orders/models.py orders/views.py", True),
+    (".venv/bin/python -m py_compile orders/models.py", True),
+    ("python -m py_compile", False), ("python -m py_compile -", False),
+    ("python -m py_compile /usr/lib/python3/x.py", False),
+    ("python -m py_compile ../x.py", False), ("python -m py_compile .env", False),
+    ("python -m py_compile --bogus x.py", False),
+    ("pipdeptree", True), ("pipdeptree -p django", True), ("pipdeptree -r -p requests", True),
+    ("pipdeptree --json-tree", True), ("pipdeptree --python /tmp/py", False),
+    ("pipdeptree --python=.venv/bin/python", False), ("pipdeptree --graph-output png", False),
+    ("pipdeptree --bogus", False)])
+def test_py_compile_and_pipdeptree(policy, django, cmd, allowed):
+    v = _judge(policy, django, cmd, "acceptEdits")
+    assert (v.decision is ALLOW) is allowed, (cmd, v.code, v.message)
+    if allowed:
+        assert v.code == "GW700"
