@@ -36,9 +36,10 @@ UNSCANNED = "unscanned"
 _ENTRY_MAX = 512
 #: What a verdict means beyond the scanner's own: bumped when the gateway judges more (2:
 #: containers by their members' contents; 3: credential-named assignments with unquoted
-#: values, gateway.secrets.plugins.CredentialAssignmentDetector), so verdicts kept by an
+#: values, gateway.secrets.plugins.CredentialAssignmentDetector; 4: containers inside
+#: containers opened, gateway.secrets.members), so verdicts kept by an
 #: older judgement are not reused.
-JUDGEMENT = "3"
+JUDGEMENT = "4"
 _PREFILTER_MAX = 1 << 20
 
 
