@@ -43,6 +43,12 @@ JUDGEMENT = "4"
 _PREFILTER_MAX = 1 << 20
 
 
+#: What to do about a GW510/GW841 ask, after its place and reason.
+HINT = ("Read it yourself if you mean to (or say yes to let the agent see it); if it is no "
+        "credential, end its line with the comment `pragma: allowlist secret` "
+        "(detect-secrets' allowlist)")
+
+
 class Verdict:
     __slots__ = ("kind", "path", "detail")
 
@@ -334,7 +340,7 @@ def container_secret(path, policy) -> str:
     for name in _members(path, head):
         rule = is_secret(("/" + name.lstrip("/"),), policy)
         if rule:
-            return f"the archive's member {name!r} is a secret ({rule})"
+            return f"its archive member {name!r} is a secret by its name ({rule})"
     return ""
 
 

@@ -174,8 +174,8 @@ def verdict(path, policy, env=None):
         if NEST in name:
             rule = is_secret(("/" + name.rsplit(NEST, 1)[1].lstrip("/"),), policy)
             if rule:
-                return content.Verdict(content.SECRET, path, f"its member {name!r} is a "
-                                       f"secret ({rule})")
+                return content.Verdict(content.SECRET, path, f"its archive member "
+                                       f"{name!r} is a secret by its name ({rule})")
     from gateway.secrets.blobs import key, scan_bytes
 
     items = {}
@@ -188,8 +188,9 @@ def verdict(path, policy, env=None):
     if v is None:
         return None
     name = names.get(v.path, "?")
+    place = (f"its compressed contents ({name!r})" if k == "compressed" and NEST not in name
+             else f"its archive member {name!r}")
     if v.kind == content.SECRET:
-        return content.Verdict(content.SECRET, path, f"its member {name!r} holds a credential "
-                               f"({v.detail})")
-    return content.Verdict(content.UNSCANNED, path, f"its member {name!r} could not be "
-                           f"checked: {v.detail}")
+        return content.Verdict(content.SECRET, path, f"in {place}, {v.detail}")
+    return content.Verdict(content.UNSCANNED, path, f"{place} could not be checked: "
+                           f"{v.detail}")
