@@ -25,6 +25,7 @@ _CHECKS = {
     "make": ("tools", "make"),
     "xxd": ("tools", "xxd"),
     "date": ("tools", "date"),
+    "printenv": ("tools", "printenv"),
     "ln": ("tools", "ln"),
     "tar": ("archives", "tar"),
     "zip": ("archives", "zip"),
@@ -70,6 +71,7 @@ _CHECKS = {
     "bare-install": ("buildtools.npm", "bare_install"),
     "go-cover": ("buildtools.go", "go_cover"),
     "cargo-clean": ("buildtools.cargo", "cargo_clean"),
+    "django-admin": ("buildtools.django", "django_admin"),
 }
 
 
