@@ -152,7 +152,7 @@ def _content(req, what, real_paths):
         return None
     if found.kind == content.SECRET:
         return req.ask("guard:reads", "GW841", f"{what}: {found.path!r} holds a credential: "
-                       f"{found.detail}", rule="secrets:content")
+                       f"{found.detail}. {content.HINT}", rule="secrets:content")
     return req.ask("guard:reads", "GW844", f"{what}: {found.path!r} could not be checked "
                    f"for credentials: {found.detail}", rule="secrets:content")
 

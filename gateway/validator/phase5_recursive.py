@@ -109,9 +109,11 @@ def run(ctx, walk, cwd):
                                f"credentials: {unscanned.detail}", rule="secrets:content")
             for path, detail in secrets:
                 if collect is None:
+                    from gateway.secrets import content
+
                     return ctx.ask(PHASE, "GW510", f"{start!r} is read recursively and "
-                                   f"{_shown(path, cwd)!r} holds a credential: {detail}",
-                                   rule="secrets:content")
+                                   f"{_shown(path, cwd)!r} holds a credential: {detail}. "
+                                   f"{content.HINT}", rule="secrets:content")
                 reached.setdefault(path, start)
                 by_content[path] = detail
             continue
