@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from gateway.settings import SettingsRules
-from gateway.validator.checks.gitconfig import credential
+from gateway.tools.gitconfig import credential
 from gateway.validator.pipeline import validate
 
 ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t",
