@@ -65,6 +65,10 @@ ALLOWED = [
      "default"),
     ("python", "python -m py_compile billing/services.py", "default"),
     ("python", "pipdeptree -p django", "plan"),
+    ("python", "flask --app app routes", "default"),
+    ("python", "flask --app app run --debug --port 5001", "acceptEdits"),
+    ("python", "alembic current", "default"),
+    ("python", "alembic history | head -20", "acceptEdits"),
 ]
 
 
@@ -100,6 +104,8 @@ ASKED = [
     ("node", "npx playwright install", "default", ("ask", "GW840"), "GW705"),
     ("node", "npx vite build --outDir /tmp/x", "acceptEdits", (None, None), "GW501"),
     ("python", "pipdeptree --python /tmp/py", "default", ("ask", "GW840"), "GW704"),
+    ("python", "flask --app os routes", "default", ("ask", "GW840"), "GW704"),
+    ("python", "alembic upgrade head", "default", ("ask", "GW840"), "GW705"),
 ]
 
 
