@@ -234,6 +234,37 @@ def test_the_read_tool_on_a_reference_gets_no_ask(gateway_exe, env, pyproj):
                       pyproj) == (None, None)
 
 
+# --- containers inside containers (gateway.secrets.members) --------------------------------
+
+@pytest.fixture(scope="module")
+def nested(tmp_path_factory, gateway_exe, env):
+    root = _project(str(tmp_path_factory.mktemp("nested") / "proj"), False)
+    _install(gateway_exe, env, root, False)
+    inner_tar = os.path.join(root, "inner.tar")
+    _container(inner_tar, "tar", "deploy/prod.ini", SECRET_TEXT)
+    inner_zip = os.path.join(root, "inner.zip")
+    _container(inner_zip, "zip", "deploy/prod.ini", SECRET_TEXT)
+    with open(inner_tar, "rb") as fh:
+        _container(os.path.join(root, "outer.tgz"), "tgz", "old/inner.tar", fh.read())
+    with open(inner_zip, "rb") as fh:
+        _container(os.path.join(root, "outer.tar"), "tar", "old/inner.zip", fh.read())
+    os.unlink(inner_tar)
+    os.unlink(inner_zip)
+    return root
+
+
+@pytest.mark.parametrize("command", ["tar xOzf outer.tgz", "cat outer.tgz", "cat outer.tar",
+                                     "tar xOf outer.tar", "strings outer.tar"])
+def test_a_credential_in_a_nested_archive_asks_gw510(gateway_exe, env, nested, command):
+    assert hook(gateway_exe, env, command, nested) == ("ask", "GW510"), command
+
+
+def test_a_nested_archive_really_holds_it(nested):
+    out = subprocess.run(["bash", "-c", "tar xOzf outer.tgz | tar xO"], cwd=nested,
+                         capture_output=True).stdout
+    assert AWS.encode() in out
+
+
 def test_session_start_warms_a_cold_content_scanner(gateway_exe, env, tmp_path):
     """A cold cache: SessionStart starts the scanner's worker in the background, which writes
     the prefilter before the session's first read needs it (the known cold-first-scan gap)."""
