@@ -25,6 +25,7 @@ _CHECKS = {
     "make": ("tools", "make"),
     "xxd": ("tools", "xxd"),
     "date": ("tools", "date"),
+    "printenv": ("tools", "printenv"),
     "ln": ("tools", "ln"),
     "tar": ("archives", "tar"),
     "zip": ("archives", "zip"),
@@ -56,6 +57,7 @@ _CHECKS = {
     "npm": ("buildtools.npm", "npm"),
     "npm-script": ("buildtools.npm", "npm_script"),
     "npm-exec": ("buildtools.npm", "npm_exec"),
+    "npm-config-get": ("buildtools.npm", "npm_config_get"),
     "pkg-run": ("buildtools.python", "pkg_run"),
     "pip": ("buildtools.python", "pip"),
     "downloads": ("buildtools.npm", "downloads"),
@@ -70,6 +72,7 @@ _CHECKS = {
     "bare-install": ("buildtools.npm", "bare_install"),
     "go-cover": ("buildtools.go", "go_cover"),
     "cargo-clean": ("buildtools.cargo", "cargo_clean"),
+    "django-admin": ("buildtools.django", "django_admin"),
 }
 
 
