@@ -50,9 +50,21 @@ ALLOWED = [
     ("python", "python manage.py sqlmigrate orders 0007", "default"),
     ("python", "python manage.py runserver 8000", "default"),
     ("python", "python manage.py makemigrations orders", "acceptEdits"),
+    ("python", "python manage.py makemigrations orders", "default"),
     ("node", "npx tsc --noEmit -p tsconfig.app.json", "default"),
     ("node", "printenv PATH", "default"),
     ("python", "printenv PATH VIRTUAL_ENV", "plan"),
+    ("python", "docker compose ps", "default"),
+    ("python", "docker compose logs --tail=50 web", "plan"),
+    ("node", "docker ps -a", "acceptEdits"),
+    ("node", "npm pkg get scripts", "plan"),
+    ("node", "npm config get registry", "plan"),
+    ("node", "npx vite build --mode staging", "default"),
+    ("node", "npx vite --port 5174", "acceptEdits"),
+    ("node", "npx playwright test tests/e2e/login.spec.ts --project=chromium --reporter=line",
+     "default"),
+    ("python", "python -m py_compile billing/services.py", "default"),
+    ("python", "pipdeptree -p django", "plan"),
 ]
 
 
@@ -67,7 +79,6 @@ ASKED = [
     # PermissionRequest hook prints nothing (the client asks); its code is in the audit log.
     # PreToolUse asks itself (GW840) where the validator would not allow and what the
     # command reads is not known; it stays silent where the client's own flow decides.
-    ("python", "python manage.py makemigrations orders", "default", (None, None), "GW721"),
     ("python", "python manage.py migrate", "default", ("ask", "GW840"), "GW705"),
     ("python", "python manage.py diffsettings", "acceptEdits", ("ask", "GW840"), "GW705"),
     ("python", "python manage.py collectstatic --noinput", "acceptEdits", ("ask", "GW840"),
@@ -80,6 +91,15 @@ ASKED = [
     ("node", "printenv GITHUB_TOKEN", "default", ("ask", "GW840"), "GW704"),
     ("node", "printenv", "acceptEdits", ("ask", "GW840"), "GW704"),
     ("python", "printenv DATABASE_URL", "plan", ("ask", "GW840"), "GW704"),
+    ("python", "docker compose up -d db", "default", ("ask", "GW840"), "GW705"),
+    ("python", "docker ps --format '{{.Labels}}'", "plan", ("ask", "GW840"), "GW704"),
+    ("python", "docker -H tcp://10.0.0.5:2375 ps", "acceptEdits", ("ask", "GW840"), "GW705"),
+    ("python", "docker inspect web", "default", ("ask", "GW840"), "GW705"),
+    ("node", "npm config get //registry.npmjs.org/:_authToken", "plan", ("ask", "GW840"),
+     "GW704"),
+    ("node", "npx playwright install", "default", ("ask", "GW840"), "GW705"),
+    ("node", "npx vite build --outDir /tmp/x", "acceptEdits", (None, None), "GW501"),
+    ("python", "pipdeptree --python /tmp/py", "default", ("ask", "GW840"), "GW704"),
 ]
 
 

@@ -1,8 +1,8 @@
 """Django's manage.py as django-admin (gateway/validator/entry_scripts.py, the catalogue's
 django-admin): generated `python manage.py SUB ...` lines in the independent benchmark's
 Django project (manage.py committed). A known subcommand with known options and test labels
-inside the project is allowed (makemigrations only in acceptEdits, unless --check or
---dry-run); every dangerous neighbour asks: a subcommand that changes the database, runs
+inside the project is allowed (makemigrations too: Django chooses what it writes, the
+default-mode edit rule of docs/security.md); every dangerous neighbour asks: a subcommand that changes the database, runs
 code or prints secrets, --pythonpath / --testrunner, a test label outside the project, a
 manage.py that is not the HEAD commit's, one outside the project or reached through a
 symlink, a bare `manage.py` found in $PATH."""
@@ -61,12 +61,9 @@ def test_known_subcommands_run(policy, django, sub, data, py):
     opts = data.draw(st.lists(st.sampled_from(SAFE[sub] + GLOBAL), max_size=3, unique=True))
     label = data.draw(st.sampled_from(LABELS[sub] + [""]))
     cmd = " ".join(w for w in [py, "manage.py", sub, *opts, label] if w)
-    edits = sub == "makemigrations" and not any(o in ("--check", "--dry-run") for o in opts)
-    v = _judge(policy, django, cmd, "acceptEdits")
-    assert (v.decision, v.code) == (ALLOW, "GW700"), (cmd, v.code, v.message)
-    v = _judge(policy, django, cmd, "default")
-    want = (ASK, "GW721") if edits else (ALLOW, "GW700")
-    assert (v.decision, v.code) == want, (cmd, v.code, v.message)
+    for mode in ("acceptEdits", "default"):
+        v = _judge(policy, django, cmd, mode)
+        assert (v.decision, v.code) == (ALLOW, "GW700"), (cmd, mode, v.code, v.message)
 
 
 DANGEROUS = [
@@ -126,3 +123,22 @@ def test_bare_manage_py_from_path_is_not_the_projects(policy, django):
     # `manage.py check` runs whatever manage.py $PATH finds: not the project's
     v = _judge(policy, django, "manage.py check")
     assert v.decision is ASK and v.code == "GW703", (v.code, v.message)
+
+
+@pytest.mark.parametrize("cmd,allowed", [
+    ("python -m py_compile billing/services.py", True),
+    ("python3 -m py_compile -q orders/models.py orders/views.py", True),
+    (".venv/bin/python -m py_compile orders/models.py", True),
+    ("python -m py_compile", False), ("python -m py_compile -", False),
+    ("python -m py_compile /usr/lib/python3/x.py", False),
+    ("python -m py_compile ../x.py", False), ("python -m py_compile .env", False),
+    ("python -m py_compile --bogus x.py", False),
+    ("pipdeptree", True), ("pipdeptree -p django", True), ("pipdeptree -r -p requests", True),
+    ("pipdeptree --json-tree", True), ("pipdeptree --python /tmp/py", False),
+    ("pipdeptree --python=.venv/bin/python", False), ("pipdeptree --graph-output png", False),
+    ("pipdeptree --bogus", False)])
+def test_py_compile_and_pipdeptree(policy, django, cmd, allowed):
+    v = _judge(policy, django, cmd, "acceptEdits")
+    assert (v.decision is ALLOW) is allowed, (cmd, v.code, v.message)
+    if allowed:
+        assert v.code == "GW700"

@@ -57,6 +57,7 @@ _CHECKS = {
     "npm": ("buildtools.npm", "npm"),
     "npm-script": ("buildtools.npm", "npm_script"),
     "npm-exec": ("buildtools.npm", "npm_exec"),
+    "npm-config-get": ("buildtools.npm", "npm_config_get"),
     "pkg-run": ("buildtools.python", "pkg_run"),
     "pip": ("buildtools.python", "pip"),
     "downloads": ("buildtools.npm", "downloads"),
