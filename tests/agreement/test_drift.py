@@ -20,7 +20,7 @@ import re
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CODE = os.path.join(ROOT, "gateway", "guards", "effects")
+CODE = os.path.join(ROOT, "gateway", "effects", "analysis")
 
 #: Program and builtin names the analyzer's code may spell, and why that is parsing.
 PARSING = {
