@@ -145,9 +145,9 @@ def _read(req):
 def _content(req, what, real_paths):
     """The ask for files a tool reads whose content holds a credential (GW841) or could not
     be scanned in time (GW844), or None (gateway.secrets.content)."""
-    from gateway.secrets import content
+    from gateway.secrets import content, filecheck
 
-    found = content.check(real_paths, req.policy, req.env)
+    found = filecheck.check(real_paths, req.policy, req.env)
     if found is None:
         return None
     if found.kind == content.SECRET:

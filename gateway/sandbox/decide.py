@@ -108,7 +108,7 @@ class Floor:
         could not be checked (GW511): the sandbox hides by name only (gateway.sandbox.named);
         None when every one is clean."""
         from gateway.sandbox.named import MAX_WALK, TooMany, named_files
-        from gateway.secrets import content
+        from gateway.secrets import content, filecheck
 
         req = self.req
         try:
@@ -129,7 +129,7 @@ class Floor:
         # a secret by name is hidden by the OS (denyRead, every name of the rules: unhidden()
         # proved it): only what it cannot hide is judged here
         files = [f for f in files if not is_secret((f,), req.policy)]
-        found = content.check(files, req.policy, req.env)
+        found = filecheck.check(files, req.policy, req.env)
         if found is None:
             return None
         if found.kind == content.SECRET:

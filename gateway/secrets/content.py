@@ -22,6 +22,9 @@ A file bigger than `secrets.content.max_bytes` cannot be scanned in time: its re
 file the scanner cannot decode as text is what the scanner makes of it (it skips binary
 files); archives are containers (gateway.validator.checks.archives), judged by members.
 
+The verdict on a file a tool reads (its members when it is a container, else this scanner)
+is gateway.secrets.filecheck's `check` and `verdicts`, above this module.
+
 Everything here is fail closed: a cache that is not the user's own directory, an entry that
 does not parse, a worker that dies - the file counts as not scanned, and its read asks.
 Standard library only; `re` and `subprocess` only on a cache miss.
@@ -205,108 +208,6 @@ def _prefilter(root, skey):
             return None
     if not out:
         return None
-    return out
-
-
-def check(paths, policy, env=None, *, wait=True):
-    """The first Verdict among `paths` (absolute) that is not clean - SECRET (the scanner
-    found a credential), UNSCANNED (too big, not scanned in time, no trustworthy cache) -
-    or None when every one that is a regular file is clean."""
-    found = verdicts(paths, policy, env, wait=wait, first=True)
-    return found[0] if found else None
-
-
-def verdicts(paths, policy, env=None, *, wait=True, first=False):
-    """Every Verdict among `paths` that is not clean (with `first`: at most one), in order:
-    the files the scanner found a credential in, and those it could not scan."""
-    conf = settings(policy)
-    if conf is None:
-        return []
-    plugins, max_bytes, timeout, full_exts = conf
-    out = []
-    todo = []
-    import stat as _stat
-
-    for p in dict.fromkeys(paths):
-        try:
-            st = os.stat(p)
-        except (OSError, ValueError):
-            continue  # nothing there to read
-        if not _stat.S_ISREG(st.st_mode) or st.st_size == 0:
-            continue
-        if st.st_size > max_bytes:
-            out.append(Verdict(UNSCANNED, p, f"{st.st_size} bytes, over the scanner's limit "
-                               f"of {max_bytes} (secrets.content.max_bytes)"))
-            if first:
-                return out
-            continue
-        todo.append((p, st))
-    if not todo:
-        return out
-    root = scan_root(env)
-    skey = scanner_key(plugins)
-    entry_dir = os.path.join(root, skey)
-    trusted = _own_dir(root) and (not os.path.lexists(entry_dir) or _own_dir(entry_dir))
-    misses = []
-    for p, st in todo:
-        ident = identity(st)
-        hit = cached(entry_dir, ident) if trusted else None
-        if hit is None:
-            member = container_secret(p, policy)
-            if member:
-                if trusted:
-                    write_entry(entry_dir, ident, SECRET, member)
-                out.append(Verdict(SECRET, p, member))
-                if first:
-                    return out
-                continue
-            # the members' contents (an archived deploy/settings.ini, a gzipped key):
-            # gateway.secrets.members; a clean archive is then scanned and cached as a file
-            from gateway.secrets import members as membersmod
-
-            inner = membersmod.verdict(p, policy, env)
-            if inner is not None:
-                if inner.kind == SECRET and trusted:
-                    write_entry(entry_dir, ident, SECRET, inner.detail)
-                out.append(Verdict(inner.kind, p, inner.detail))
-                if first:
-                    return out
-                continue
-            misses.append((p, st, ident))
-        elif hit[0] == SECRET:
-            out.append(Verdict(SECRET, p, hit[1]))
-            if first:
-                return out
-    if not misses:
-        return out
-    pre = _prefilter(root, skey) if trusted else None
-    scan = []
-    for p, st, ident in misses:
-        if pre is not None and not p.lower().endswith(full_exts):
-            text = _text(p, st, max_bytes)
-            if text is not None and not any(rx.search(text) for rx in pre):
-                write_entry(entry_dir, ident, CLEAN)
-                continue
-        scan.append(p)
-    if not scan:
-        return out
-    if wait:
-        _run_worker(scan, plugins, root, skey, timeout, env)
-    for p in scan:
-        try:
-            st = os.stat(p)
-        except OSError:
-            continue
-        hit = cached(entry_dir, identity(st)) if _own_dir(root) else None
-        if hit is None:
-            out.append(Verdict(UNSCANNED, p, f"not scanned within {timeout:g} s (the scanner "
-                               "goes on in the background: try again in a moment)"))
-        elif hit[0] == SECRET:
-            out.append(Verdict(SECRET, p, hit[1]))
-        else:
-            continue
-        if first:
-            return out
     return out
 
 

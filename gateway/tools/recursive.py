@@ -474,9 +474,9 @@ def walk(top, walk, policy, budget, collect=None, files=None):
 def content_secrets(paths, policy, env):
     """(secret files by content [(path, detail)], the first file not scanned or None) of the
     files a walk reads (gateway.secrets.content, cached by identity)."""
-    from gateway.secrets import content
+    from gateway.secrets import content, filecheck
 
-    found = content.verdicts(paths, policy, env)
+    found = filecheck.verdicts(paths, policy, env)
     secrets = [(v.path, v.detail) for v in found if v.kind == content.SECRET]
     unscanned = next((v for v in found if v.kind != content.SECRET), None)
     return secrets, unscanned

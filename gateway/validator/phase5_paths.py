@@ -79,7 +79,7 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
 def content_verdict(ctx, contents):
     """The ask for files read whose content holds a credential (GW510) or could not be
     scanned in time (GW511): gateway.secrets.content, cached by each file's identity."""
-    from gateway.secrets import content
+    from gateway.secrets import content, filecheck
 
     # an archive tar/zip/unzip judged member by member themselves (gateway.validator.checks.
     # archives): listing one prints names, not its bytes
@@ -87,7 +87,7 @@ def content_verdict(ctx, contents):
     contents = [(c, real) for c, real in contents if c not in judged]
     if not contents:
         return None
-    found = content.check([real for _cand, real in contents], ctx.policy,
+    found = filecheck.check([real for _cand, real in contents], ctx.policy,
                           getattr(ctx, "env", None))
     if found is None:
         return None

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gateway.secrets import blobs, content, members
+from gateway.secrets import blobs, content, filecheck, members
 from gateway.tools import gitquery as gq
 from tests.property.test_secret_content import clean_files, secret_files
 
@@ -118,12 +118,12 @@ def test_a_container_is_judged_by_its_members_contents(policy, tmp_path_factory,
     _contain(path, kind, "dir/" + name, text.encode())
     v = members.verdict(path, policy)
     assert (v is not None and v.kind == content.SECRET) == holds, (kind, name, text, v)
-    whole = content.check([path], policy)
+    whole = filecheck.check([path], policy)
     assert (whole is not None and whole.kind == content.SECRET) == holds
 
 
 def test_an_unreadable_container_is_unscanned(policy, tmp_path, cache):
     path = tmp_path / "broken.tgz"
     path.write_bytes(b"\x1f\x8b\x08\x00" + b"garbage" * 10)
-    v = content.check([str(path)], policy)
+    v = filecheck.check([str(path)], policy)
     assert v is not None and v.kind == content.UNSCANNED

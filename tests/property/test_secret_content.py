@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gateway.secrets import content
+from gateway.secrets import content, filecheck
 from gateway.secrets import scan as scanmod
 
 ALNUM = string.ascii_letters + string.digits
@@ -200,8 +200,8 @@ def test_a_verdict_is_kept_by_identity_and_a_rewrite_is_a_new_file(policy, tmp_p
     new = "[a]\npassword = Zq8vR2mT7pLx9KcW\n"
     old = "[a]\nname = " + "x" * (len(new) - len("[a]\nname = \n")) + "\n"
     f.write_text(old)
-    assert content.check([str(f)], policy) is None
-    assert content.check([str(f)], policy) is None
+    assert filecheck.check([str(f)], policy) is None
+    assert filecheck.check([str(f)], policy) is None
     first = len(scanning)
     assert first <= 1  # the prefilter or one scan; the second call is a cache hit
     st0 = os.stat(f)
@@ -209,7 +209,7 @@ def test_a_verdict_is_kept_by_identity_and_a_rewrite_is_a_new_file(policy, tmp_p
     f.write_text(new)
     assert os.stat(f).st_size == st0.st_size
     os.utime(f, ns=(st0.st_atime_ns, st0.st_mtime_ns))
-    v = content.check([str(f)], policy)
+    v = filecheck.check([str(f)], policy)
     assert v is not None and v.kind == content.SECRET, v
     assert "Secret Keyword" in v.detail
 
@@ -219,7 +219,7 @@ def test_a_file_over_the_limit_is_not_scanned_and_asks(policy, tmp_path, scannin
     limit = content.settings(policy)[1]
     with open(f, "wb") as fh:
         fh.truncate(limit + 1)
-    v = content.check([str(f)], policy)
+    v = filecheck.check([str(f)], policy)
     assert v is not None and v.kind == content.UNSCANNED and "over the scanner's limit" in v.detail
     assert not scanning
 
@@ -227,14 +227,14 @@ def test_a_file_over_the_limit_is_not_scanned_and_asks(policy, tmp_path, scannin
 def test_a_cache_others_can_write_is_not_believed(policy, tmp_path, scanning):
     f = tmp_path / "a.txt"
     f.write_text("api_key = 'Zq8vR2mT7pLx9KcW3nBd'\n")
-    v = content.check([str(f)], policy)
+    v = filecheck.check([str(f)], policy)
     assert v is not None and v.kind == content.SECRET
     root = content.scan_root()
     os.chmod(root, 0o777)
     try:
         # the recorded verdict is not read from a directory anyone may write: scanned again
         before = len(scanning)
-        v = content.check([str(f)], policy)
+        v = filecheck.check([str(f)], policy)
         assert len(scanning) == before + 1
         assert v is not None and v.kind in (content.SECRET, content.UNSCANNED)
     finally:
@@ -248,8 +248,8 @@ def test_not_scanned_in_time_asks_and_the_worker_finishes_later(policy, tmp_path
     data = dict(policy.secret_content)
     data["timeout_ms"] = 1
     monkeypatch.setattr(policy, "secret_content", data)
-    v = content.check([str(f)], policy)
+    v = filecheck.check([str(f)], policy)
     assert v is not None and v.kind == content.UNSCANNED and "not scanned within" in v.detail
     monkeypatch.setattr(policy, "secret_content", dict(data, timeout_ms=60000))
-    v = content.check([str(f)], policy)
+    v = filecheck.check([str(f)], policy)
     assert v is not None and v.kind == content.SECRET

@@ -90,7 +90,7 @@ def _by_path_words(label, words):
 def content_secret(ctx, label, words, repo, found):
     """An ask (GW510/GW511) when a version of a file the command prints holds a credential or
     could not be scanned; None otherwise."""
-    from gateway.secrets import blobs, content
+    from gateway.secrets import blobs, content, filecheck
 
     if content.settings(ctx.policy) is None:
         return None
@@ -127,8 +127,8 @@ def content_secret(ctx, label, words, repo, found):
     if worktree and top is None:
         return _ask_unscanned(ctx, label, "git could not say where its work tree is")
     if worktree:
-        found_file = content.check([os.path.join(top, n) for n in sorted(worktree)],
-                                   ctx.policy, getattr(ctx, "env", None))
+        found_file = filecheck.check([os.path.join(top, n) for n in sorted(worktree)],
+                                     ctx.policy, getattr(ctx, "env", None))
         if found_file is not None:
             return _ask(ctx, label, found_file, os.path.relpath(found_file.path, top))
     if not ids:
