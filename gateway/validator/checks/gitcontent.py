@@ -210,7 +210,7 @@ def grep_content(ctx, label, words, cwd, repo, found):
     are searched again by git with the command's own pattern and options (searchprobe.py,
     as grep -r and rg are). Ask (GW510) only when git lists one of them, GW509 when it cannot
     say, GW511 when a file could not be scanned; None when no line of such a file matches."""
-    from gateway.secrets import content
+    from gateway.secrets import content, filecheck
 
     if content.settings(ctx.policy) is None:
         return None
@@ -223,7 +223,7 @@ def grep_content(ctx, label, words, cwd, repo, found):
     if found and not cached:
         # the working tree's files (also when it searches revisions only: rather ask)
         paths = {os.path.join(top, n.lstrip("/")): n for n in sorted(found)}
-        for v in content.verdicts(list(paths), ctx.policy, env):
+        for v in filecheck.verdicts(list(paths), ctx.policy, env):
             if v.kind != content.SECRET:
                 return _ask(ctx, label, v, paths.get(v.path, v.path))
             holders.setdefault(paths.get(v.path, v.path), v.detail)
