@@ -71,6 +71,9 @@ def allowlist(ctx, spec, args, words, label):
 
 
 def parse(spec, words):
+    if spec.flag_style == "go":
+        return argvmod.parse_go(words, spec.value_flags | spec.write_flags
+                                | frozenset(spec.config_flags))
     return argvmod.parse(words, spec.value_flags | spec.write_flags
                          | frozenset(spec.config_flags))
 
