@@ -277,6 +277,9 @@ class CommandEntry(_Strict):
     # subcommand_ask rule naming just this subcommand (which asks to start one) does not
     # cover the form whose only word is one of them; this entry's check judges that form
     resumes: list[str] = []
+    # the words after `--` are the options of the program it hands them to (cargo fmt --
+    # --check is rustfmt's --check): a `dry_run` option there counts too
+    dry_run_after_dashes: bool = False
     # a checker's options that make it rewrite the files it checks (prettier --write, gofmt
     # -w); without one it only reports (the effects analysis, `effects: formatter`)
     fix_flags: list[str] = []

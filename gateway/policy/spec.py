@@ -43,7 +43,7 @@ class CommandSpec:
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global",
                  "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats",
                  "subcommand_help", "effects", "output_flags", "tree_flags", "options_first",
-                 "flag_style", "resumes",
+                 "flag_style", "resumes", "dry_run_after_dashes",
                  "plus_commands", "dry_run", "fix_flags", "state_op", "state_op_with",
                  "registers", "surface_op", "delegate", "build_tool")
 
@@ -110,6 +110,7 @@ class CommandSpec:
         # options that continue or end an operation under way (git rebase --continue): a
         # subcommand_ask rule naming just the subcommand leaves the form `SUB OPTION` here
         self.resumes = frozenset(data.get("resumes", ()))
+        self.dry_run_after_dashes = bool(data.get("dry_run_after_dashes", False))
         # options that make a checker rewrite what it checks (prettier --write)
         self.fix_flags = frozenset(data.get("fix_flags", ()))
         # the gateway's own workflow commands (rules/workflow.yaml)
