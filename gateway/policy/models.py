@@ -136,7 +136,7 @@ class SharedOptions(_Strict):
     config_flags: list[str] = []
     safe_flags: list[str] | None = None
     # how every subcommand's options are written (CommandEntry.flag_style)
-    flag_style: Literal["go"] | None = None
+    flag_style: Literal["words"] | None = None
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
                          "config_flags")(lambda cls, v: _check_flags(v))
@@ -261,10 +261,10 @@ class CommandEntry(_Strict):
     # the options end at the first operand, as a getopt without GNU permutation reads them
     # (less): a later word that starts with '-' is an operand (a file read), not an option
     options_first: bool = False
-    # how the options are written: "go" is Go's flag package (every word one option, one or
+    # how the options are written: "words" is Go's flag package (every word one option, one or
     # two dashes, -name=value or -name VALUE for value_flags: `go list -deps` is -deps, not
     # -d -e -p -s); subcommands inherit it from their tool
-    flag_style: Literal["go"] | None = None
+    flag_style: Literal["words"] | None = None
     # a word `+TEXT` among the options is a command the program runs at start (less +cmd):
     # it asks (GW704), and the effects analysis does not know it
     plus_commands: bool = False

@@ -101,7 +101,7 @@ class CommandSpec:
         # the options end at the first operand (no GNU permutation: `less a.txt -N` reads a
         # file named -N), and a word `+TEXT` among them is a command the program runs (less)
         self.options_first = bool(data.get("options_first", False))
-        # "go": Go's flag package reads every word as one option (`-deps`, `--json`)
+        # "words": Go's flag package reads every word as one option (`-deps`, `--json`)
         self.flag_style = data.get("flag_style")
         self.plus_commands = bool(data.get("plus_commands", False))
         # options that make the command only print what it would do (git clean -n): a

@@ -36,7 +36,7 @@ class Args:
         return [o.value for o in self.options if o.name in names and o.value is not None]
 
 
-def parse_go(words, value_flags=frozenset()) -> Args:
+def parse_words(words, value_flags=frozenset()) -> Args:
     """Split `words` as Go's flag package reads them: every word before the first operand
     is one option, written with one or two dashes (`-deps`, `--json`: both -name), its value
     glued (-f=x) or, for `value_flags`, the next word; `--` ends them. A word that starts
