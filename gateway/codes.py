@@ -198,18 +198,34 @@ CODES = {
               "secrets, a probe that failed or took longer than 2 s.",
               "grep -r -f - .   (with .env in the project)"),
     # --- Phase 6: containment -----------------------------------------------------------------
-    "GW510": ("5", "ask", "a file read holds a credential",
-              "A file the command reads has a name that decides nothing, but its content holds "
-              "a credential: detect-secrets (with the plugins of secrets.content in the "
-              "rules) found one, an AWS key in deploy/settings.ini, a password assignment in "
-              "a YAML file, a private key block. The verdict is kept by the file's identity "
-              "(device, inode, size, modification and change time), so an unchanged file is "
-              "scanned once.", "head -3 deploy/settings.ini   (aws_secret_access_key = ...)"),
-    "GW511": ("5", "ask", "a file read could not be checked for credentials in time",
-              "A file the command reads is bigger than secrets.content.max_bytes, or the "
-              "scanner did not finish within secrets.content.timeout_ms (it goes on in the "
-              "background: the same command a moment later finds its verdict), or the "
-              "scanner's cache is not a directory of yours that nobody else can write.",
+    "GW510": ("5", "ask", "what the command reads holds a credential",
+              "Something the command reads or prints, whose name decides nothing, holds a "
+              "credential by its content: a file (deploy/settings.ini), an archive member "
+              "(backup.tar holding prod.ini; a nested one is named outer!/inner, as in "
+              "'old/site.tar!/deploy/prod.ini'; a compressed file's contents) or a version of "
+              "a file in git's history (git show, git log -p, git diff: the message names "
+              "the path and the blob). detect-secrets, with the plugins of secrets.content "
+              "in the rules, found it: an AWS key, a password or token assigned a literal "
+              "value (quoted or not, in any file type), a private key block; the message "
+              "names the place, the kind and the line. A file's verdict is kept by its "
+              "identity (device, inode, size, modification and change time), a member's or a "
+              "git version's by the hash of its bytes, so each is scanned once. What to do: "
+              "read it yourself, or say yes to let the agent see it; for git, leave the file "
+              "out with a pathspec or name a revision without it; if it is no credential, end "
+              "its line with the comment `pragma: allowlist secret` (detect-secrets' "
+              "allowlist) and the next read is allowed.",
+              "head -3 deploy/settings.ini   (aws_secret_access_key = ...)"),
+    "GW511": ("5", "ask", "what the command reads could not be checked for credentials",
+              "A file, an archive member or a version in git's history the command reads "
+              "could not be scanned for credentials: a file bigger than "
+              "secrets.content.max_bytes; a container that cannot be read (broken, "
+              "encrypted, over its limits, containers nested more than 4 levels deep); more "
+              "versions in git's history than one call scans (the same command again goes "
+              "on); the scanner did not finish within secrets.content.timeout_ms (it goes on "
+              "in the background: the same command a moment later finds its verdict); or the "
+              "scanner's cache is not a directory of yours that nobody else can write. The "
+              "message names the place and the reason. What to do: try again in a moment "
+              "when it says so, else read it yourself or say yes.",
               "cat huge.log   (over 2 MiB)"),
     "GW600": ("6", "allow", "contained script",
               "An interpreter with safe flags (or direct execution) runs a script under the "

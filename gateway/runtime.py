@@ -1,5 +1,9 @@
 """Wiring for the entry points: load the policy and the user's settings, then judge.
 
+The layer above the validator and the guards (docs/architecture.md): they do not import each
+other, so the guards consult the validator through this module, which the callers hand them
+(`evaluate_guards`, or `judge=runtime` to gateway.guards.engine's entry points).
+
 Kept import-light: it is on the hook path. Every failure to load anything ends in ask.
 """
 
@@ -46,3 +50,13 @@ def judge_bash(command, cwd, project, tool_name="Bash", raw_input=None, env=None
     return validate(command, cwd, project, policy, tool_name, settings, raw_input, deny_only,
                     exposure=exposure, mode=mode, home=home,
                     env=env if env is not None else os.environ)
+
+
+def evaluate_guards(payload, env=None, **kw):
+    """The PreToolUse guards' verdict for a payload (gateway.guards.engine.evaluate), with
+    this module as the validator they consult (the policy, and Bash's verdict)."""
+    import sys
+
+    from gateway.guards.engine import evaluate
+
+    return evaluate(payload, env, judge=sys.modules[__name__], **kw)

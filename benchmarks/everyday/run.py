@@ -94,7 +94,7 @@ class Judge:
 
     def _judge(self, command, mode):
         from gateway import runtime
-        from gateway.guards.engine import evaluate
+        from gateway.runtime import evaluate_guards as evaluate
         from gateway.hooks import permission_request
 
         payload = {"session_id": "bench", "cwd": self.project, "permission_mode": mode,

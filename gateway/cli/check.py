@@ -130,8 +130,8 @@ def run_guards(command, cwd, project, as_json, verbose, tool_name, input_json, i
                use_settings) -> int:
     """The PreToolUse guards (and, for Bash, the validator) on one tool call. No state is
     written: a role registration is only reported."""
-    from gateway.guards.engine import evaluate
     from gateway.hooks import pre_tool_use
+    from gateway.runtime import evaluate_guards as evaluate
 
     cwd, project = _locate(cwd, project)
     tool_input = _tool_input(tool_name, command, input_json)

@@ -1,8 +1,9 @@
 """One PreToolUse request as the guards see it: the checked payload, who is calling (role,
 lead or not), the breezing state, the trace, and verdict helpers.
 
-Stdlib only (hook path): the policy is loaded on first use through gateway.runtime, which
-reads the compiled cache, never YAML or pydantic.
+Stdlib only (hook path): the policy is loaded on first use through the `judge` the caller
+hands in (gateway.runtime: the compiled cache, never YAML or pydantic). The guards and the
+validator are siblings that do not import each other: the hooks wire the validator in.
 """
 
 import os
@@ -52,8 +53,12 @@ def _text(payload, key):
 class Request:
     """The parts of a PreToolUse payload the guards use, checked."""
 
-    def __init__(self, payload, env=None, project=None):
+    def __init__(self, payload, env=None, project=None, *, judge):
         from gateway import paths
+
+        #: the validator's entry, wired in by the caller (gateway.runtime): get_policy(project,
+        #: env) and judge_bash(...)
+        self.judge = judge
 
         if not isinstance(payload, dict):
             raise GuardError("GW892", "the input is not a JSON object", "guard:input")
@@ -92,11 +97,10 @@ class Request:
     @property
     def policy(self):
         if self._policy is None:
-            from gateway import runtime
             from gateway.policy.errors import PolicyError
 
             try:
-                self._policy = runtime.get_policy(self.project, self.env)
+                self._policy = self.judge.get_policy(self.project, self.env)
             except PolicyError as exc:
                 first = exc.errors[0] if exc.errors else "unknown problem"
                 raise GuardError("GW891", f"the rules cannot be loaded, so nothing can be "

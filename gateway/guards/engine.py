@@ -29,14 +29,16 @@ from gateway.guards import codex, delegate, files, member, reads, role
 from gateway.guards.context import GuardError, Request, check_path_length, load_state
 
 
-def evaluate(payload, env=None, *, record=False, project=None) -> Verdict:
+def evaluate(payload, env=None, *, judge, record=False, project=None) -> Verdict:
     """The guards' verdict for a PreToolUse payload (a dict). A role registration is only
     checked (and refused when it must be): it is recorded once the Write has completed
     (`record=True`, from PostToolUse: gateway.hooks.post_tool_use), never from an attempt
-    the client or the human may still refuse. Never raises."""
+    the client or the human may still refuse. `judge`: the validator's entry the caller wires
+    in (gateway.runtime: get_policy and judge_bash; the guards do not import the validator).
+    Never raises."""
     req = None
     try:
-        req = Request(payload, env, project)
+        req = Request(payload, env, project, judge=judge)
         verdict = _evaluate(req, record)
     except GuardError as exc:
         # broken rules (GW891) ask: a human may still approve what nothing can be checked
@@ -68,13 +70,13 @@ def _team_rules(req) -> bool:
     return state.role is not None or state.active is not None
 
 
-def record_registration(payload, env=None) -> Verdict | None:
+def record_registration(payload, env=None, *, judge) -> Verdict | None:
     """PostToolUse of a Write: register the role its marker names, with every check of the
     PreToolUse pass run again on the state as it is now. None when the call is not a role
     marker Write; else the verdict (DENY: not registered, with the reason)."""
     req = None
     try:
-        req = Request(payload, env)
+        req = Request(payload, env, judge=judge)
         if req.tool != "Write":
             return None
         raw = req.input_dict().get("file_path")
@@ -85,7 +87,7 @@ def record_registration(payload, env=None) -> Verdict | None:
             return None
     except GuardError:
         return None  # not a call this hook acts on: the PreToolUse pass judged it
-    return evaluate(payload, env, record=True)
+    return evaluate(payload, env, judge=judge, record=True)
 
 
 def _state_error():
@@ -302,14 +304,14 @@ def _registration(req, state, command, record=False):
     return verdict if verdict is not None else True
 
 
-def record_command(payload, env=None):
+def record_command(payload, env=None, *, judge):
     """PostToolUse of a Bash call: a registration command that ran registers the caller (with
     every check again, on the state as it is now); a Lead's breezing step that ran records
     the caller as the Lead (gateway.guards.role.record_lead). None when the command is
     neither; else a verdict (DENY: not registered, with the reason; GW800: done)."""
     req = None
     try:
-        req = Request(payload, env)
+        req = Request(payload, env, judge=judge)
         command = req.input_dict().get("command")
         if not isinstance(command, str) or "gateway" not in command:
             return None
@@ -349,7 +351,6 @@ def _bash(req, state):
 def _bash_judged(req, state):
     import os
 
-    from gateway import runtime
     from gateway.guards.effects import analyze
 
     command = req.input_dict().get("command")
@@ -365,7 +366,7 @@ def _bash_judged(req, state):
     # early allow, and an allow there means every file the command reads is known and none
     # is a secret; anything else is judged again for reads alone (exposure). So an allowed
     # command is judged once.
-    core = runtime.judge_bash(command, req.cwd, req.project, "Bash", env=req.env,
+    core = req.judge.judge_bash(command, req.cwd, req.project, "Bash", env=req.env,
                               policy=policy, settings=settings, mode=req.permission_mode)
     if core.decision is DENY:
         return req.deny("guard:core", core.code, core.message, rule=core.rule)
@@ -376,7 +377,7 @@ def _bash_judged(req, state):
                        "an existing directory: what the command reads cannot be placed")
     exposure = core
     if core.decision is not ALLOW and core.code not in _ERRORS:
-        exposure = runtime.judge_bash(command, req.cwd, req.project, "Bash", env=req.env,
+        exposure = req.judge.judge_bash(command, req.cwd, req.project, "Bash", env=req.env,
                                       policy=policy, settings=settings, exposure=True)
         if exposure.decision is DENY:  # the same deny rules: never reached, kept for safety
             return req.deny("guard:core", exposure.code, exposure.message,

@@ -32,22 +32,6 @@ CERTAIN = frozenset(("GW503", "GW506", "GW510", "GW742"))
 OWN = frozenset(("GW511",))
 #: The directories the Grep tool never searches (its ripgrep call: --glob !.git ...).
 GREP_VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
-#: ripgrep's --type definitions for common types, as plain base-name globs. A type not
-#: listed here is not modelled: the search is taken to read every file.
-RG_TYPES = {
-    "py": ("*.py", "*.pyi"), "python": ("*.py", "*.pyi"),
-    "js": ("*.js", "*.jsx", "*.vue", "*.cjs", "*.mjs"),
-    "ts": ("*.ts", "*.tsx", "*.cts", "*.mts"), "typescript": ("*.ts", "*.tsx", "*.cts", "*.mts"),
-    "go": ("*.go",), "rust": ("*.rs",), "java": ("*.java", "*.jsp", "*.jspx", "*.properties"),
-    "c": ("*.c", "*.h", "*.H", "*.cats"), "cpp": ("*.C", "*.cc", "*.cpp", "*.cxx", "*.h",
-                                                "*.H", "*.hh", "*.hpp", "*.hxx", "*.inl"),
-    "md": ("*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mkd", "*.mkdn", "*.mdx"),
-    "markdown": ("*.markdown", "*.md", "*.mdown", "*.mdwn", "*.mkd", "*.mkdn", "*.mdx"),
-    "json": ("*.json", "composer.lock", "*.sarif"), "yaml": ("*.yaml", "*.yml"),
-    "toml": ("*.toml", "Cargo.lock"), "html": ("*.htm", "*.html", "*.ejs"),
-    "css": ("*.css", "*.scss"), "rb": ("*.rb", "Gemfile", "*.gemspec", "Rakefile"),
-    "ruby": ("*.rb", "Gemfile", "*.gemspec", "Rakefile"),
-}
 _PATH_KEYS = ("path", "file", "filename", "dir", "directory", "source", "uri", "root")
 #: Words of an MCP tool's name that say it reads contents (of a file, or of a whole tree).
 _MCP_READ_WORDS = frozenset(("read", "get", "cat", "view", "open", "show", "fetch", "load",
@@ -168,7 +152,7 @@ def _content(req, what, real_paths):
         return None
     if found.kind == content.SECRET:
         return req.ask("guard:reads", "GW841", f"{what}: {found.path!r} holds a credential: "
-                       f"{found.detail}", rule="secrets:content")
+                       f"{found.detail}. {content.HINT}", rule="secrets:content")
     return req.ask("guard:reads", "GW844", f"{what}: {found.path!r} could not be checked "
                    f"for credentials: {found.detail}", rule="secrets:content")
 
@@ -177,7 +161,8 @@ def _grep(req):
     """The Grep tool: ripgrep over `path` (default: the cwd) with --hidden, --no-follow and
     the VCS directories excluded. .gitignore is honoured by ripgrep, but not modelled here:
     every file the walk can reach counts. `glob` and `type` narrow the walk only where the
-    model reproduces them exactly (plain base-name globs, the types of RG_TYPES)."""
+    model reproduces them exactly (plain base-name globs, the types of
+    gateway.tools.recursive.RG_TYPES)."""
     ti = req.input_dict()
     raw = ti.get("path")
     if raw is None or raw == "":
@@ -185,7 +170,7 @@ def _grep(req):
     if not isinstance(raw, str) or "\x00" in raw:
         return None
     from gateway.guards.context import check_path_length
-    from gateway.validator import phase5_recursive as walker
+    from gateway.tools import recursive as walker
 
     check_path_length(raw, "Grep: tool_input.path")
     target, pat = _target(req, raw)
@@ -198,7 +183,7 @@ def _grep(req):
     walk = walker.Walk([target.real], follow=False, hidden=True,
                        include=include or (), exclude_dir=GREP_VCS_DIRS)
     files = []
-    found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT], files=files)
+    found = walker.walk(target.real, walk, req.policy, [walker.WALK_LIMIT], files=files)
     if found is None:
         return _tree_content(req, f"Grep searches {raw!r}", files)
     kind, path = found
@@ -215,7 +200,7 @@ def _grep(req):
 def _tree_content(req, what, files):
     """The ask for a tree whose files hold a credential by content (GW842) or could not be
     scanned in time (GW844), or None."""
-    from gateway.validator.phase5_recursive import content_secrets
+    from gateway.tools.recursive import content_secrets
 
     secrets, unscanned = content_secrets(files, req.policy, req.env)
     if secrets:
@@ -243,6 +228,8 @@ def _grep_include(glob, type_):
     elif glob not in (None, ""):
         return None
     if isinstance(type_, str) and type_:
+        from gateway.tools.recursive import RG_TYPES
+
         types = RG_TYPES.get(type_)
         if types is None:
             return None
@@ -264,7 +251,7 @@ def _mcp(req):
     if words & role.FILE_VERBS:
         return None  # a writing tool: the surface checks judge it
     reads_contents = bool(words & _MCP_READ_WORDS)
-    from gateway.validator import phase5_recursive as walker
+    from gateway.tools import recursive as walker
 
     for raw in role.tool_paths(req.tool_input):
         if raw == role.UNJUDGED or "\x00" in raw or len(raw) > 4096:
@@ -284,7 +271,7 @@ def _mcp(req):
             continue
         walk = walker.Walk([target.real], follow=False, hidden=True)
         files = []
-        found = walker._walk(target.real, walk, req.policy, [walker.WALK_LIMIT], files=files)
+        found = walker.walk(target.real, walk, req.policy, [walker.WALK_LIMIT], files=files)
         if found is None:
             verdict = _tree_content(req, f"{req.tool} reads {raw!r}", files)
             if verdict is not None:

@@ -61,10 +61,10 @@ def agree(verdict, payload, env):
     hook's allow (a role whose ownership does not cover what the command may write, a file
     that runs later, a file the client treats as sensitive...). Their deny is this hook's
     deny, their ask no decision (the dialog stays)."""
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards
 
     pre = dict(payload, hook_event_name="PreToolUse")
-    guard = evaluate(pre, env)
+    guard = evaluate_guards(pre, env)
     if guard.decision is DENY:
         return Verdict(DENY, guard.phase, guard.code, guard.rule, guard.message,
                        trace=verdict.trace + guard.trace, command=verdict.command)

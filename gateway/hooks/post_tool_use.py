@@ -51,9 +51,10 @@ def decide(raw: bytes, env) -> tuple:
         return Verdict(DENY, "guard:register", "GW806", "", "the Write did not complete; no "
                        "role was registered"), payload
     try:
+        from gateway import runtime
         from gateway.guards.engine import record_registration
 
-        verdict = record_registration(payload, env)
+        verdict = record_registration(payload, env, judge=runtime)
     except Exception as exc:  # record_registration never raises; the last line of defence
         verdict = Verdict(DENY, "guard:error", "GW893", "", f"{type(exc).__name__}: {exc}")
     if verdict is None:
@@ -130,11 +131,12 @@ def _bash(payload, env):
         return _nothing("the command was interrupted")
     out = response.get("stdout") if isinstance(response, dict) else None
     try:
+        from gateway import runtime
         from gateway.guards.engine import record_command
 
         if "register" in command and isinstance(out, str) and REGISTERED_LINE not in out:
             return _nothing("the registration command did not accept the request")
-        verdict = record_command(payload, env)
+        verdict = record_command(payload, env, judge=runtime)
     except Exception as exc:  # record_command never raises; the last line of defence
         verdict = Verdict(DENY, "guard:error", "GW893", "", f"{type(exc).__name__}: {exc}")
     return verdict or _nothing("not a workflow command")

@@ -32,9 +32,9 @@ def decide(raw: bytes, env) -> tuple:
     except Exception as exc:  # pragma: no cover - read() raises PayloadError only
         return Verdict(DENY, "guard:error", "GW893", "", f"{type(exc).__name__}: {exc}"), None
     try:
-        from gateway.guards.engine import evaluate
+        from gateway.runtime import evaluate_guards
 
-        return evaluate(payload, env), payload
+        return evaluate_guards(payload, env), payload
     except Exception as exc:  # evaluate() never raises; this is the last line of defence
         return Verdict(DENY, "guard:error", "GW893", "", f"{type(exc).__name__}: {exc}"), \
             payload

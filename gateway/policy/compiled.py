@@ -8,7 +8,7 @@ from gateway.policy.spec import CommandSpec
 
 class Interpreter:
     __slots__ = ("name", "safe_flags", "dangerous_flags", "dangerous_long_flags",
-                 "safe_modules", "info_flags")
+                 "safe_modules", "info_flags", "entry_scripts")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -16,6 +16,7 @@ class Interpreter:
         self.dangerous_flags = frozenset(data.get("dangerous_flags", ()))
         self.dangerous_long_flags = tuple(data.get("dangerous_long_flags", ()))
         self.safe_modules = frozenset(data.get("safe_modules", ()))
+        self.entry_scripts = dict(data.get("entry_scripts") or {})
         # a command line of exactly one of these prints the version or the help and exits
         self.info_flags = frozenset(data.get("info_flags", ()))
 

@@ -61,6 +61,10 @@ class Interpreter(_Strict):
     dangerous_flags: list[str] = []
     dangerous_long_flags: list[str] = []
     safe_modules: list[str] = []
+    # a script of this base name is the named catalogue tool's entry point in the project
+    # (Django's manage.py is django-admin with the project's settings): run as the HEAD
+    # commit holds it, it is judged as that tool (gateway.validator.entry_scripts)
+    entry_scripts: dict[str, str] = {}
     # a command line of exactly one of these words prints the version or the help and exits
     # without running code (`python3 --version`, `node -v`)
     info_flags: list[str] = []
@@ -156,8 +160,9 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           # build, test and package tools (checks/buildtools/)
           "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
           "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "git-clean",
-          "go-cover", "cargo-clean", "go-generate", "go-clean", "go-mod-download",
-          "golangci-lint", "go-analyzer", "git-rebase",
+          "go-cover", "cargo-clean", "go-generate", "django-admin", "printenv",
+          "npm-config-get", "go-clean", "go-mod-download", "golangci-lint", "go-analyzer",
+          "git-rebase",
           # Maven and Gradle (checks/jvm.py)
           "jvm-build")
 
@@ -297,6 +302,9 @@ class CommandEntry(_Strict):
     delegate: bool = False
     # a build tool whose words are steps (Maven, Gradle): checks/jvm.py
     build_tool: BuildTool | None = None
+    # the names (globs) of environment variables that hold no secret by what they are: a
+    # place or a setting the system or a toolchain defines (printenv PATH; checks/tools.py)
+    public_names: list[str] = []
     examples: Examples | None = None
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
@@ -605,6 +613,9 @@ class RemoteArguments(_Strict):
     # which of its non-option words (after the subcommand, from 0) are read that way; none
     # given: every one (`npx PKG ARGS...`: only the first; `git fetch REMOTE REFSPEC...`)
     positions: list[int] | None = None
+    # the non-option word at this position is a command, and the words after it are that
+    # command's (`npx tsc -p tsconfig.json`: -p is tsc's project file, not npx's --package)
+    command_at: int | None = None
     flags: list[str] = []
     hosts: list[str] = []
 

@@ -45,7 +45,7 @@ class CommandSpec:
                  "subcommand_help", "effects", "output_flags", "tree_flags", "options_first",
                  "flag_style", "resumes", "dry_run_after_dashes",
                  "plus_commands", "dry_run", "fix_flags", "state_op", "state_op_with",
-                 "registers", "surface_op", "delegate", "build_tool")
+                 "registers", "surface_op", "delegate", "build_tool", "public_names")
 
     def __init__(self, name: str, data: dict):
         self.name = name
@@ -122,6 +122,7 @@ class CommandSpec:
         # a build tool whose words are steps (checks/jvm.py): goals, properties, recipes,
         # wrapper
         self.build_tool = data.get("build_tool")
+        self.public_names = tuple(data.get("public_names", ()))
         subs = data.get("subcommands")
         self.subcommands = _SubSpecs(name, subs, self.shared) if subs is not None else None
         self.default_subcommand = data.get("default_subcommand")

@@ -135,7 +135,7 @@ class Floor:
         if found.kind == content.SECRET:
             return req.ask("guard:reads", "GW510", f"the command reads {found.path!r}, which "
                            f"holds a credential: {found.detail} (the sandbox hides secrets by "
-                           "name, not by content)", rule="secrets:content")
+                           f"name, not by content). {content.HINT}", rule="secrets:content")
         return req.ask("guard:reads", "GW511", f"{found.path!r} could not be checked for "
                        f"credentials: {found.detail}", rule="secrets:content")
 

@@ -40,11 +40,11 @@ def key(sha, path="") -> str:
     return sha + ("." + ext if ext else "")
 
 
-def raw_ids(output):
+def raw_ids(output, where=None):
     """(blob keys (gateway.secrets.blobs.key), paths with a working-tree side) of `--raw --no-abbrev -z` output (log/show
     headers interleaved): every id of every record, zero ids left out; the paths whose
     record has a zero id on its new side (git diff against the working tree). None when
-    `output` is None."""
+    `output` is None. `where`, a dict, gets each key's path (to name it to the user)."""
     if output is None:
         return None
     ids = set()
@@ -62,7 +62,12 @@ def raw_ids(output):
         npaths = 2 if fields and fields[-1][:1] in ("R", "C") else 1
         paths = [os.fsdecode(t) for t in toks[i:i + npaths]]
         i += npaths
-        ids.update(key(h, p) for h in hexes if h.strip("0") for p in paths or [""])
+        for h in hexes:
+            if h.strip("0"):
+                for p in paths or [""]:
+                    ids.add(key(h, p))
+                    if where is not None and p:
+                        where.setdefault(key(h, p), p)
         if hexes and not hexes[-1].strip("0") and paths:
             worktree.add(paths[-1])
     return ids, worktree

@@ -35,10 +35,18 @@ SECRET = "secret"
 UNSCANNED = "unscanned"
 _ENTRY_MAX = 512
 #: What a verdict means beyond the scanner's own: bumped when the gateway judges more (2:
-#: containers by their members' contents), so verdicts kept by an older judgement are not
-#: reused.
-JUDGEMENT = "2"
+#: containers by their members' contents; 3: credential-named assignments with unquoted
+#: values, gateway.secrets.plugins.CredentialAssignmentDetector; 4: containers inside
+#: containers opened, gateway.secrets.members), so verdicts kept by an
+#: older judgement are not reused.
+JUDGEMENT = "4"
 _PREFILTER_MAX = 1 << 20
+
+
+#: What to do about a GW510/GW841 ask, after its place and reason.
+HINT = ("Read it yourself if you mean to (or say yes to let the agent see it); if it is no "
+        "credential, end its line with the comment `pragma: allowlist secret` "
+        "(detect-secrets' allowlist)")
 
 
 class Verdict:
@@ -332,7 +340,7 @@ def container_secret(path, policy) -> str:
     for name in _members(path, head):
         rule = is_secret(("/" + name.lstrip("/"),), policy)
         if rule:
-            return f"the archive's member {name!r} is a secret ({rule})"
+            return f"its archive member {name!r} is a secret by its name ({rule})"
     return ""
 
 

@@ -53,7 +53,8 @@ def prefilter_lines(plugin_classes):
 
 
 #: The gateway's own detectors (gateway/secrets/plugins.py), by class name.
-OWN_PLUGINS = ("AnthropicKeyDetector", "TokenAssignmentDetector")
+OWN_PLUGINS = ("AnthropicKeyDetector", "TokenAssignmentDetector",
+               "CredentialAssignmentDetector")
 
 
 def plugins_used(names):
@@ -93,7 +94,8 @@ def scan_one(path):
     from detect_secrets.core.scan import scan_file
 
     for secret in scan_file(path):
-        return (contentmod.SECRET, f"detect-secrets finds a {secret.type} on line "
+        article = "an" if secret.type[:1].upper() in "AEIOU" else "a"
+        return (contentmod.SECRET, f"detect-secrets finds {article} {secret.type} on line "
                 f"{secret.line_number}")
     return (contentmod.CLEAN, "")
 

@@ -124,6 +124,7 @@ def targets(policy, argv):
     positions = entry.get("positions")
     flags = set(entry.get("flags", ()))
     own = {h.lower() for h in entry.get("hosts", ())}
+    command_at = entry.get("command_at")
     out = []
     words = argv[1:]
     seen_sub = 0
@@ -151,6 +152,8 @@ def targets(policy, argv):
         index += 1
         if positions is None or index - 1 in positions:
             out.extend(remotes(kind, w))
+        if command_at is not None and index - 1 >= command_at:
+            break  # the rest is the command's own arguments (npx PKG ARGS...)
     return [(h, why) for h, why in out if h == "" or h not in own]
 
 

@@ -93,6 +93,7 @@ def content_verdict(ctx, contents):
         return None
     cand = next((c for c, real in contents if real == found.path), found.path)
     if found.kind == content.SECRET:
-        return ctx.ask(PHASE, "GW510", f"{cand!r} holds a credential: {found.detail}", rule="secrets:content")
+        return ctx.ask(PHASE, "GW510", f"{cand!r} holds a credential: {found.detail}. "
+                       f"{content.HINT}", rule="secrets:content")
     return ctx.ask(PHASE, "GW511", f"{cand!r} could not be checked for credentials: "
                    f"{found.detail}", rule="secrets:content")

@@ -11,12 +11,12 @@ import os
 
 from gateway.paths import is_within, physical, real, resolve
 from gateway.shell import argv as argvmod
+from gateway.tools.recursive import pattern_given as _pattern_given
 from gateway.validator import checks, phase5_recursive
 from gateway.validator.checks._common import git_excludes
 from gateway.validator.phase7b2_subcommands import invocation
 
 PHASE = "7C"
-_PATTERN_FLAGS = ("-e", "--regexp", "-f", "--file")
 #: recursive kinds that print only matching lines (and options that keep it so)
 _SEARCHES = ("grep", "rg", "git-grep")
 
@@ -42,18 +42,6 @@ class Arguments:
         self.cwd = cwd
         self.label = label
         self.verdict = verdict
-
-
-def _pattern_given(args) -> bool:
-    """A pattern option is present, so every positional is a file: -e/-f, or a long option
-    that is or may abbreviate --regexp/--file (`grep --reg=KEY .env` reads .env)."""
-    for opt in args.options:
-        if opt.name in _PATTERN_FLAGS:
-            return True
-        if opt.name.startswith("--") and any(argvmod.long_matches(opt.name, f)
-                                             for f in ("--regexp", "--file")):
-            return True
-    return False
 
 
 def run(ctx, name, argv, cwd) -> Arguments:

@@ -330,7 +330,7 @@ def _listed(rc, out, files, cwd):
 
 
 def _grep_like(kind, search, files, cwd, env, roots, multi):
-    from gateway.validator.phase7c_arguments import _pattern_given
+    from gateway.tools.recursive import pattern_given as _pattern_given
 
     args = search.args
     if kind == "grep" and (env.get("GREP_OPTIONS") or "").strip():

@@ -332,6 +332,13 @@ def _interpreter(ctx, argv, interp, cwd, text, inputs, depth):
         module, first = norm.module
         return judge_argv(ctx, [module] + argv[first:], cwd, text, (), depth + 1)
     script = argv[norm.script_index]
+    tool = interp.entry_scripts.get(posixpath.basename(script)) if interp.entry_scripts \
+        else None
+    if tool is not None:  # `python manage.py check` is `django-admin check`
+        from gateway.validator import entry_scripts
+
+        return entry_scripts.judge(ctx, tool, script, argv[norm.script_index + 1:], cwd, text,
+                                   depth, judge_argv)
     verdict = phase6_containment.run(ctx, script, cwd, argv[0])
     if verdict.decision is ASK:
         return verdict

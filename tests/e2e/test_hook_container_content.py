@@ -152,12 +152,6 @@ _READERS = st.sampled_from(["cat {}", "strings {}", "grep -a a {}", "head -c 400
                             "xxd {}"])
 
 
-@pytest.mark.xfail(reason="known gap (closing note of stop 31): a member named *.py holding "
-                   "an unquoted `aws_secret_access_key = <40 chars>` line is not flagged by "
-                   "detect-secrets (its AWS and keyword rules want a quoted value in Python "
-                   "files), so `cat backup.tar` is allowed GW700; the same holds for a plain "
-                   ".py file. Needs a plugin of the gateway's own for unquoted key lines",
-                   strict=False)
 @settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(kind=_KINDS, member=_MEMBERS, secret=_SECRETS, name=_NAMES, reader=_READERS)
@@ -167,6 +161,108 @@ def test_generated_containers_ask_for_every_reader(gateway_exe, env, proj, kind,
     _container(os.path.join(root, name), kind, member, secret.encode())
     assert hook(gateway_exe, env, reader.format(name), root) == ("ask", "GW510"), \
         (kind, member, secret[:20], name, reader)
+
+
+# --- the closed gap: an unquoted credential assignment in a source file ---------------------
+# detect-secrets' AWS and keyword rules want a quoted value in a .py file, so
+# `aws_secret_access_key = <40 characters>` there (or archived) was read with no dialog
+# (GW700) while the same line in a .ini file asked; the gateway's own
+# CredentialAssignmentDetector (gateway/secrets/plugins.py) takes it, quoted or not.
+
+UNQUOTED = f"import os\n\nREGION = 'eu-west-1'\naws_secret_access_key = {AWS}\n"
+REFERENCE = "import os\n\naws_secret_access_key = os.environ['AWS_SECRET_ACCESS_KEY']\n"
+
+
+def _hook_tool(gateway_exe, env, tool, tool_input, cwd):
+    data = {"session_id": SESSION, "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
+            "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": tool,
+            "tool_input": tool_input, "tool_use_id": "toolu_2"}
+    proc = subprocess.run([gateway_exe, "hook", "pre-tool-use"],
+                          input=json.dumps(data).encode(), capture_output=True,
+                          env=dict(env, CLAUDE_PROJECT_DIR=cwd), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout.decode().strip()
+    if not text:
+        return None, None
+    out = json.loads(text)["hookSpecificOutput"]
+    return (out["permissionDecision"],
+            out["permissionDecisionReason"].split(":", 1)[0].replace("gateway ", ""))
+
+
+@pytest.fixture(scope="module")
+def pyproj(tmp_path_factory, gateway_exe, env):
+    root = _project(str(tmp_path_factory.mktemp("unquoted") / "proj"), False)
+    _install(gateway_exe, env, root, False)
+    with open(os.path.join(root, "settings.py"), "w") as fh:
+        fh.write(UNQUOTED)
+    with open(os.path.join(root, "conf.py"), "w") as fh:
+        fh.write(REFERENCE)
+    _container(os.path.join(root, "backup.tar"), "tar", "app/settings.py", UNQUOTED.encode())
+    _container(os.path.join(root, "clean.tar"), "tar", "app/conf.py", REFERENCE.encode())
+    return root
+
+
+@pytest.mark.parametrize("command", ["cat settings.py", "head -5 settings.py",
+                                     "grep aws settings.py", "cat backup.tar",
+                                     "tar xOf backup.tar", "strings backup.tar"])
+def test_an_unquoted_key_line_in_a_source_file_asks_gw510(gateway_exe, env, pyproj, command):
+    out = subprocess.run(["bash", "-c", command], cwd=pyproj, capture_output=True).stdout
+    assert AWS.encode() in out, command  # the form really prints it
+    assert hook(gateway_exe, env, command, pyproj) == ("ask", "GW510"), command
+
+
+def test_the_read_tool_on_it_asks(gateway_exe, env, pyproj):
+    assert _hook_tool(gateway_exe, env, "Read", {"file_path": os.path.join(pyproj,
+                                                                           "settings.py")},
+                      pyproj) == ("ask", "GW841")
+
+
+def test_the_grep_tool_over_it_asks(gateway_exe, env, pyproj):
+    assert _hook_tool(gateway_exe, env, "Grep", {"pattern": "aws", "path": pyproj,
+                                                 "output_mode": "content"},
+                      pyproj) == ("ask", "GW842")
+
+
+@pytest.mark.parametrize("command", ["cat conf.py", "tar xOf clean.tar", "cat README.md"])
+def test_a_reference_to_the_environment_stays_allowed(gateway_exe, env, pyproj, command):
+    assert hook(gateway_exe, env, command, pyproj) == ("allow", "GW700"), command
+
+
+def test_the_read_tool_on_a_reference_gets_no_ask(gateway_exe, env, pyproj):
+    assert _hook_tool(gateway_exe, env, "Read", {"file_path": os.path.join(pyproj,
+                                                                           "conf.py")},
+                      pyproj) == (None, None)
+
+
+# --- containers inside containers (gateway.secrets.members) --------------------------------
+
+@pytest.fixture(scope="module")
+def nested(tmp_path_factory, gateway_exe, env):
+    root = _project(str(tmp_path_factory.mktemp("nested") / "proj"), False)
+    _install(gateway_exe, env, root, False)
+    inner_tar = os.path.join(root, "inner.tar")
+    _container(inner_tar, "tar", "deploy/prod.ini", SECRET_TEXT)
+    inner_zip = os.path.join(root, "inner.zip")
+    _container(inner_zip, "zip", "deploy/prod.ini", SECRET_TEXT)
+    with open(inner_tar, "rb") as fh:
+        _container(os.path.join(root, "outer.tgz"), "tgz", "old/inner.tar", fh.read())
+    with open(inner_zip, "rb") as fh:
+        _container(os.path.join(root, "outer.tar"), "tar", "old/inner.zip", fh.read())
+    os.unlink(inner_tar)
+    os.unlink(inner_zip)
+    return root
+
+
+@pytest.mark.parametrize("command", ["tar xOzf outer.tgz", "cat outer.tgz", "cat outer.tar",
+                                     "tar xOf outer.tar", "strings outer.tar"])
+def test_a_credential_in_a_nested_archive_asks_gw510(gateway_exe, env, nested, command):
+    assert hook(gateway_exe, env, command, nested) == ("ask", "GW510"), command
+
+
+def test_a_nested_archive_really_holds_it(nested):
+    out = subprocess.run(["bash", "-c", "tar xOzf outer.tgz | tar xO"], cwd=nested,
+                         capture_output=True).stdout
+    assert AWS.encode() in out
 
 
 def test_session_start_warms_a_cold_content_scanner(gateway_exe, env, tmp_path):

@@ -27,7 +27,10 @@ CASES = [
      "git pull: subcommand not in the catalogue (GW705); a subcommand the catalogue does not "
      "know may read any file, a secret among them"),
     ("docker run alpine", "GW840",
-     "docker is on the ALWAYS_ASK list (GW701); the catalogue does not model what it reads, "
+     "docker run: subcommand not in the catalogue (GW705); a subcommand the catalogue does not "
+     "know may read any file, a secret among them"),
+    ("podman run alpine", "GW840",
+     "podman is on the ALWAYS_ASK list (GW701); the catalogue does not model what it reads, "
      "so it may read a secret"),
     ("python3 -c 'print(1)'", "GW840",
      "python3 -c runs code given on the command line (GW401); code given on the command line "

@@ -26,7 +26,7 @@ def proj(tmp_path_factory):
 def guard(proj):
     """guard(tool, tool_input, cwd=None, record=True, env=None, **identity) -> Verdict.
     Early allow is off (GATEWAY_EARLY_ALLOW=0) unless `env` turns it on."""
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards as evaluate
 
     def _guard(tool, tool_input, cwd=None, record=True, env=None, **identity):
         where = cwd if cwd and cwd.startswith("/") else (

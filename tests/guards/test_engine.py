@@ -194,7 +194,7 @@ BAD = sorted(_bad_payloads("/p"))
 
 @pytest.mark.parametrize("case", BAD)
 def test_malformed_input_is_denied(proj, case):
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards as evaluate
 
     data = _bad_payloads(proj)[case]
     v = evaluate(data, dict(os.environ))
@@ -202,7 +202,7 @@ def test_malformed_input_is_denied(proj, case):
 
 
 def test_deep_nesting_is_denied_not_raised(proj):
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards as evaluate
 
     deep = {}
     for _ in range(5000):
@@ -239,7 +239,7 @@ def test_overlong_paths_are_refused_quickly(proj, tool, key):
     (realpath and the walk up to .claude/ are quadratic): the hook timed out, no decision."""
     import time
 
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards as evaluate
 
     long_path = proj + "/" + "a/" * 300_000 + "x"
     if key == "cwd":
@@ -257,7 +257,7 @@ def test_overlong_paths_are_refused_quickly(proj, tool, key):
 
 
 def test_relative_cwd_is_judged_from_the_project(guard, proj):
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards as evaluate
 
     data = payload("Write", {"file_path": ".claude/settings.json", "content": "x"}, "src")
     v = evaluate(data, dict(os.environ), project=proj)

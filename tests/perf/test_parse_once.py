@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gateway.guards import engine
+from gateway import runtime
 from gateway.shell import parse as shell_parse
 from gateway.validator import phase2_syntax
 
@@ -41,7 +41,7 @@ def test_the_whole_command_is_parsed_once(tmp_path, monkeypatch, size, shape):
         return real(t, *a, **kw)
 
     monkeypatch.setattr(shell_parse, "parse", counting)
-    verdict = engine.evaluate(_payload(command, str(tmp_path)))
+    verdict = runtime.evaluate_guards(_payload(command, str(tmp_path)))
     expected = "ALLOW" if shape == "allowed" else "ASK"
     assert verdict.decision.name == expected, verdict
     assert sum(1 for t in calls if t == command) == 1, (len(calls), [len(t) for t in calls])

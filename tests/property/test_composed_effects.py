@@ -65,7 +65,7 @@ def _copy(template):
 def _hooks(command, proj, mode, env_extra=None):
     """(validator, PermissionRequest, PreToolUse) decisions as strings ("none": no
     decision)."""
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards as evaluate
     from gateway.hooks import permission_request
     from gateway.runtime import judge_bash
 

@@ -83,7 +83,7 @@ def _wrap(command, cd, rng):
 
 @pytest.fixture(scope="module")
 def hook(pproject, tmp_path_factory):
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards as evaluate
 
     home = tmp_path_factory.mktemp("exposure-home")
     env = dict(os.environ, HOME=str(home), GATEWAY_EARLY_ALLOW="1")

@@ -62,7 +62,7 @@ def _aliases_surface(root, cmd):
 @given(cmd=copy())
 def test_a_copy_that_aliases_the_surface_is_denied(cmd):
     tick("cp link copies against real cp")
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards as evaluate
 
     work = tempfile.mkdtemp(prefix="gw-alias-")
     try:

@@ -120,7 +120,7 @@ def test_a_virtual_environment_named_env_is_not_a_secret(policy, tmp_path):
 @given(name=env_names())
 def test_every_tool_asks_for_a_generated_env_name(policy, tmp_path, name):
     """The same name through Bash's read question and the Read tool's guard."""
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards as evaluate
     from gateway.settings import SettingsRules
     from gateway.validator.pipeline import validate
 

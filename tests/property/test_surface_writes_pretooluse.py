@@ -82,7 +82,7 @@ def _surface_files(root, home):
 @given(case=extraction())
 def test_an_extraction_that_writes_the_surface_is_stopped_by_pre_tool_use(case):
     tick("tar extraction into home/project/outside against GNU tar, PreToolUse")
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards as evaluate
 
     members, target, spelling = case
     work = os.path.realpath(tempfile.mkdtemp(prefix="gw-surface-"))

@@ -43,7 +43,7 @@ def test_validator(policy, repo, command, mode, decision, code):
 
 @pytest.mark.parametrize("command,mode,decision,code", _rows())
 def test_hooks(repo, command, mode, decision, code):
-    from gateway.guards.engine import evaluate
+    from gateway.runtime import evaluate_guards as evaluate
     from gateway.hooks import permission_request
 
     env = dict(os.environ, CLAUDE_PROJECT_DIR=repo)

@@ -25,6 +25,7 @@ _CHECKS = {
     "make": ("tools", "make"),
     "xxd": ("tools", "xxd"),
     "date": ("tools", "date"),
+    "printenv": ("tools", "printenv"),
     "ln": ("tools", "ln"),
     "tar": ("archives", "tar"),
     "zip": ("archives", "zip"),
@@ -57,6 +58,7 @@ _CHECKS = {
     "npm": ("buildtools.npm", "npm"),
     "npm-script": ("buildtools.npm", "npm_script"),
     "npm-exec": ("buildtools.npm", "npm_exec"),
+    "npm-config-get": ("buildtools.npm", "npm_config_get"),
     "pkg-run": ("buildtools.python", "pkg_run"),
     "pip": ("buildtools.python", "pip"),
     "downloads": ("buildtools.npm", "downloads"),
@@ -75,6 +77,7 @@ _CHECKS = {
     "golangci-lint": ("buildtools.go", "golangci_lint"),
     "go-analyzer": ("buildtools.go", "go_analyzer"),
     "cargo-clean": ("buildtools.cargo", "cargo_clean"),
+    "django-admin": ("buildtools.django", "django_admin"),
 }
 
 

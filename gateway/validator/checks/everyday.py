@@ -77,9 +77,11 @@ def compileall(ctx, spec, words, cwd):
     verdict, args, _c, _w = generic(ctx, spec, words)
     if verdict is not None:
         return _refuse(verdict)
-    if not args.positionals:
+    if not args.positionals or "-" in args.positionals:
+        # (py_compile, given no file or `-`, reads the names from standard input)
         return _refuse(ctx.ask(PHASE, "GW712", f"{spec.name} without a directory compiles "
-                               "every directory on sys.path, outside the project",
+                               "every directory on sys.path, outside the project (py_compile: "
+                               "the files named on its input)",
                                rule=f"catalogue:{spec.name}"))
     return formatter(ctx, spec, words, cwd)
 

@@ -96,11 +96,12 @@ def content_secret(ctx, label, words, repo, found):
         return None
     ids = set()
     worktree = set()
+    where = {}  # blob key -> the path it is a version of
     sub = label.split(" ", 1)[1] if " " in label else label
     for args, ok in getattr(repo, "queries", ()):
         if "--name-only" not in args:
             continue
-        res = blobs.raw_ids(repo.run(_blob_query(args), ok=ok))
+        res = blobs.raw_ids(repo.run(_blob_query(args), ok=ok), where)
         if res is None:
             return _ask_unscanned(ctx, label, "git could not list the versions it prints")
         ids |= res[0]
@@ -115,7 +116,7 @@ def content_secret(ctx, label, words, repo, found):
         named += [w for w in words if blobs.is_id(w) or (len(w) >= 4 and not w.startswith("-")
                                                           and _hexish(w))]
     if named:
-        resolved = _resolve(repo, named)
+        resolved = _resolve(repo, named, where)
         if resolved is None:
             return _ask_unscanned(ctx, label, "git could not say which versions it prints")
         ids |= resolved
@@ -139,7 +140,10 @@ def content_secret(ctx, label, words, repo, found):
     v = blobs.verdict(ids, git, ctx.policy, getattr(ctx, "env", None))
     if v is None:
         return None
-    return _ask(ctx, label, v, f"a version in git's objects (blob {v.path[:12]})")
+    path = where.get(v.path)
+    return _ask(ctx, label, v, (f"a version of {path!r} in git's history" if path else
+                                "a version of a file in git's objects")
+                + f" (blob {v.path[:12]})")
 
 
 def _hexish(w) -> bool:
@@ -154,7 +158,7 @@ def _grep_named(words, found):
     return [f"{r}:{n}" for r in revs for n in (found or ()) if ":" not in r][:20000]
 
 
-def _resolve(repo, words):
+def _resolve(repo, words, where=None):
     """The blob ids `words` name (others - commits, trees, nothing - are left out), or
     None when git could not say."""
     if any("\n" in w for w in words):
@@ -170,7 +174,10 @@ def _resolve(repo, words):
     for w, line in zip(words, lines, strict=False):
         parts = line.split()
         if len(parts) == 2 and parts[1] == "blob":
-            ids.add(key(parts[0], w.split(":", 1)[1] if ":" in w else ""))
+            path = w.split(":", 1)[1] if ":" in w else ""
+            ids.add(key(parts[0], path))
+            if where is not None and path:
+                where.setdefault(key(parts[0], path), path)
     return ids
 
 
@@ -179,8 +186,9 @@ def _ask(ctx, label, verdict, where):
 
     if verdict.kind == content.SECRET:
         return ctx.ask("5", "GW510", f"{label} prints {where}, which holds a credential: "
-                       f"{verdict.detail}. Read it yourself if you mean to; leave the file out "
-                       "with a pathspec, or name a revision that does not hold it",
+                       f"{verdict.detail}. Read it yourself if you mean to (or say yes to let "
+                       "the agent see it); leave the file out with a pathspec, or name a "
+                       "revision that does not hold it",
                        rule="secrets:content")
     return _ask_unscanned(ctx, label, f"{where}: {verdict.detail}")
 

@@ -249,3 +249,31 @@ def date(ctx, spec, words, cwd):
                            rule="catalogue:date"), [], []
     # -r FILE reads a file's time, -f FILE reads dates from a file (a bad line is echoed)
     return None, args.values("-r", "--reference", "-f", "--file"), []
+
+
+def printenv(ctx, spec, words, cwd):
+    """printenv NAME...: prints the named environment variables. A name among the entry's
+    `public_names` (a place or a setting: PATH, HOME, VIRTUAL_ENV ...) holds no secret by
+    what it is; any other name may (GITHUB_TOKEN is one, DATABASE_URL carries a password),
+    and printenv alone prints every variable: both ask (GW704)."""
+    from gateway.paths import fnmatchcase
+
+    names = []
+    for w in words:
+        if w in ("-0", "--null"):
+            continue
+        if w.startswith("-"):
+            return ctx.ask(PHASE, "GW704", f"printenv {w} is not among its known options",
+                           rule="catalogue:printenv"), [], []
+        names.append(w)
+    if not names:
+        return ctx.ask(PHASE, "GW704", "printenv without a name prints every environment "
+                       "variable, tokens and passwords among them; name the variables "
+                       "(printenv PATH)", rule="catalogue:printenv"), [], []
+    for n in names:
+        if not any(fnmatchcase(n, g) for g in spec.public_names):
+            return ctx.ask(PHASE, "GW704", f"printenv {n}: {n} is not a variable known to "
+                           "hold no secret (a place or a setting such as PATH, HOME, "
+                           "VIRTUAL_ENV); its value may be a token or a password",
+                           rule="catalogue:printenv"), [], []
+    return None, [], []

@@ -280,3 +280,28 @@ def downloads(ctx, spec, words, cwd):
     return _refuse(ctx.ask(PHASE, "GW764", f"{spec.name} installs, downloads or publishes "
                            "packages (code the project does not pin runs or lands in the "
                            "environment)", rule=f"catalogue:{spec.name}"))
+
+
+def npm_config_get(ctx, spec, words, cwd):
+    """npm config get KEY...: prints configuration values. A key among the entry's
+    `public_names` (the registry, the prefix, the cache ...) holds no credential; any other
+    (`//registry.npmjs.org/:_authToken`, `_auth`, a key the model does not know), or no key
+    at all (every value), asks."""
+    from gateway.paths import fnmatchcase
+
+    verdict, args, _cands, written = generic(ctx, spec, words, positionals=False)
+    if verdict is not None:
+        return _refuse(verdict)
+    if not args.positionals:
+        return _refuse(_ask(ctx, "GW704", spec.name, "without a key it prints every "
+                            "configuration value, credentials among them; name the key",
+                            rule=f"catalogue:{spec.name}"))
+    for key in args.positionals:
+        if not any(fnmatchcase(key, g) for g in spec.public_names):
+            return _refuse(_ask(ctx, "GW704", f"{spec.name} {key}", "not a key known to hold "
+                                "no credential (registry, prefix, cache ...)",
+                                rule=f"catalogue:{spec.name}"))
+    verdict = _npm_config(ctx, spec.name, cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    return None, [], written
