@@ -159,7 +159,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
           "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "git-clean",
           "go-cover", "cargo-clean", "go-generate", "django-admin", "printenv",
-          "npm-config-get",
+          "npm-config-get", "flask", "alembic",
           # Maven and Gradle (checks/jvm.py)
           "jvm-build")
 
