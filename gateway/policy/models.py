@@ -161,8 +161,8 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
           "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "git-clean",
           "go-cover", "cargo-clean", "go-generate", "django-admin", "printenv",
-          "npm-config-get", "go-clean", "go-mod-download", "golangci-lint", "go-analyzer",
-          "git-rebase",
+          "npm-config-get", "flask", "alembic", "go-clean", "go-mod-download",
+          "golangci-lint", "go-analyzer", "git-rebase",
           # Maven and Gradle (checks/jvm.py)
           "jvm-build")
 

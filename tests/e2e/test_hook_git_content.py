@@ -179,3 +179,62 @@ def test_generated_credentials_in_history_ask(gateway_exe, env, tmp_path_factory
     assert kv[1] in out, command  # the effect: real git prints it
     assert hook(gateway_exe, env, "PreToolUse", command, root) == ("ask", "GW510"), \
         (command, fmt, kv[0])
+
+
+# --- git grep prints only the lines that match (the search probe, as for grep -r and rg) -----
+
+_GREP_FORMS = st.sampled_from(["git grep {p}", "git grep -n {p}", "git grep {p} HEAD",
+                               "git grep --cached {p}", "git grep -i {p}", "git grep -e {p}",
+                               "git grep -c {p}", "git grep -l {p}", "git grep -A3 {p}"])
+
+
+def _tracked(root, rel, text):
+    """A repository whose working tree, index and HEAD hold a credential in `rel` (an
+    ordinary name); src/app.py holds a TODO."""
+    _project(root, rel, text)
+    with open(os.path.join(root, rel), "w") as fh:
+        fh.write(text)
+    with open(os.path.join(root, "src", "app.py"), "w") as fh:
+        fh.write("a = 1  # TODO: tidy\n")
+    _git(root, "commit", "-qam", "again")
+    return root
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rel=_NAMES, kv=_KEYS, fmt=_FORMATS, form=_GREP_FORMS,
+       matching=st.booleans())
+def test_git_grep_asks_only_when_a_line_of_a_credential_file_matches(
+        gateway_exe, env, tmp_path_factory, rel, kv, fmt, form, matching):
+    """Before: every git grep in a project tracking a credential asked GW510 (the over-ask of
+    `git grep TODO`). Now: the files holding a credential are searched again by git with the
+    same pattern; a search that prints none of their lines is allowed, one that would print
+    one asks. The effect is checked in real git either way."""
+    root = _tracked(str(tmp_path_factory.mktemp("gg") / "p"), rel, _render(fmt, *kv))
+    pattern = kv[1][4:10] if matching else "TODO"
+    command = form.format(p="'" + pattern + "'")
+    out = subprocess.run(command, shell=True, cwd=root, capture_output=True, text=True,
+                         env=dict(os.environ, GIT_PAGER="cat")).stdout
+    if matching:
+        assert rel in out, command  # the file's lines (or name, count) are printed
+        assert hook(gateway_exe, env, "PreToolUse", command, root) == ("ask", "GW510"), \
+            (command, fmt)
+    else:
+        assert kv[1] not in out and "app.py" in out, command
+        assert hook(gateway_exe, env, "PreToolUse", command, root) == ("allow", "GW700"), \
+            (command, fmt)
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "plan"])
+def test_git_grep_of_a_scrubbed_version(gateway_exe, env, proj, mode):
+    """HEAD~1:deploy/settings.ini holds the credential: a search of that revision whose
+    pattern matches none of its lines is allowed by both hooks; one that matches asks."""
+    assert hook(gateway_exe, env, "PreToolUse", "git grep TODO HEAD~1", proj, mode) == \
+        ("allow", "GW700")
+    assert hook(gateway_exe, env, "PreToolUse", "git grep aws_secret HEAD~1", proj, mode) == \
+        ("ask", "GW510")
+    if mode == "default":
+        assert hook(gateway_exe, env, "PermissionRequest", "git grep TODO HEAD~1", proj) == \
+            ("allow", None)
+        assert hook(gateway_exe, env, "PermissionRequest", "git grep aws_secret HEAD~1",
+                    proj) == (None, None)

@@ -58,9 +58,6 @@ def _pr(run_hook, hook_env, command, cwd, mode):
 ALLOWED = ["grep -rn TODO .", "git grep TODO"] + (["rg TODO"] if RG else [])
 
 
-@pytest.mark.xfail(reason="known over-ask since the git-history content scan (issue 24 red "
-                   "team): `git grep TODO` asks GW510 because a tracked file holds a "
-                   "credential, though no line of it matches", strict=False)
 @pytest.mark.parametrize("mode", ("default", "acceptEdits"))
 @pytest.mark.parametrize("command", ALLOWED)
 def test_the_everyday_searches_are_allowed_by_both_hooks(run_hook, hook_env, shop, mode,

@@ -59,6 +59,8 @@ _CHECKS = {
     "npm-script": ("buildtools.npm", "npm_script"),
     "npm-exec": ("buildtools.npm", "npm_exec"),
     "npm-config-get": ("buildtools.npm", "npm_config_get"),
+    "flask": ("buildtools.pyapps", "flask"),
+    "alembic": ("buildtools.pyapps", "alembic"),
     "pkg-run": ("buildtools.python", "pkg_run"),
     "pip": ("buildtools.python", "pip"),
     "downloads": ("buildtools.npm", "downloads"),

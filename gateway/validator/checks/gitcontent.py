@@ -196,3 +196,121 @@ def _ask(ctx, label, verdict, where):
 def _ask_unscanned(ctx, label, why):
     return ctx.ask("5", "GW511", f"{label} prints file contents that could not be checked "
                    f"for credentials: {why}", rule="secrets:content")
+
+
+# --- git grep: a search prints only the lines that match -----------------------------------
+
+#: Blobs judged one by one to tell which of the files git grep searches hold a credential.
+_MAX_HOLDERS = 256
+
+
+def grep_content(ctx, label, words, cwd, repo, found):
+    """git grep prints the lines that match, not whole files: the files it searches whose
+    content (a working-tree file, or a version in a revision or the index) holds a credential
+    are searched again by git with the command's own pattern and options (searchprobe.py,
+    as grep -r and rg are). Ask (GW510) only when git lists one of them, GW509 when it cannot
+    say, GW511 when a file could not be scanned; None when no line of such a file matches."""
+    from gateway.secrets import content
+
+    if content.settings(ctx.policy) is None:
+        return None
+    top = repo.toplevel() if found else None
+    if found and top is None:
+        return _ask_unscanned(ctx, label, "git could not say where its work tree is")
+    holders = {}  # path (relative to the top) -> what the scanner found
+    cached = bool({"--cached", "--index"} & set(words))
+    env = getattr(ctx, "env", None)
+    if found and not cached:
+        # the working tree's files (also when it searches revisions only: rather ask)
+        paths = {os.path.join(top, n.lstrip("/")): n for n in sorted(found)}
+        for v in content.verdicts(list(paths), ctx.policy, env):
+            if v.kind != content.SECRET:
+                return _ask(ctx, label, v, paths.get(v.path, v.path))
+            holders.setdefault(paths.get(v.path, v.path), v.detail)
+    # versions in revisions (`git grep TODO HEAD~3`) and in the index (--cached)
+    named = {w: w.split(":", 1)[1] for w in _grep_named(words, found)}
+    if cached:
+        named.update({":" + n: n for n in (found or ())})
+    if named:
+        keys = _resolve_each(repo, list(named))
+        if keys is None:
+            return _ask_unscanned(ctx, label, "git could not say which versions it prints")
+        by_key = {}
+        for w, k in keys.items():
+            by_key.setdefault(k, set()).add(named[w])
+        verdict = _blob_holders(ctx, repo, by_key, holders)
+        if verdict is not None:
+            return verdict
+    if not holders:
+        return None
+    from gateway.validator import searchprobe
+
+    files = {os.path.join(top, n.lstrip("/")): n for n in sorted(holders)}
+    first = next(iter(files.values()))
+    if len(files) > searchprobe.MAX_FILES:
+        return ctx.ask("5", "GW509", f"{label} searches {len(files)} files that hold a "
+                       f"credential ({first!r}: {holders[first]}), more than the "
+                       f"{searchprobe.MAX_FILES} whose lines can be checked",
+                       rule="secrets:content")
+    try:
+        hit = searchprobe.git_grep(ctx, words, list(files), cwd, repo)
+    except searchprobe.Unknown as exc:
+        return ctx.ask("5", "GW509", f"{label} searches {first!r}, which holds a credential "
+                       f"({holders[first]}), and whether lines of it match the pattern could "
+                       f"not be checked: {exc}. Leave it out with a pathspec (-- . "
+                       f"':!{first}')", rule="secrets:content")
+    if not hit:
+        ctx.step("5", "pass", "", f"{label} searches file(s) that hold a credential "
+                 f"({', '.join(repr(n) for n in list(files.values())[:4])}); git, asked with "
+                 "the same pattern, lists none: no line of theirs is printed")
+        return None
+    name = files.get(hit, first)
+    return ctx.ask("5", "GW510", f"{label}: lines of {name!r}, which holds a credential "
+                   f"({holders.get(name, holders[first])}), match the pattern and would be "
+                   f"printed. Read it yourself if you mean to; leave it out with a pathspec "
+                   f"(-- . ':!{name}')", rule="secrets:content")
+
+
+def _resolve_each(repo, words):
+    """{word: blob key} for the `words` (<rev>:<path>) that name blobs; None when git could
+    not say."""
+    if any("\n" in w for w in words):
+        return None
+    out = repo.run(["cat-file", "--batch-check=%(objectname) %(objecttype)"],
+                   stdin=("\n".join(words) + "\n").encode())
+    if out is None:
+        return None
+    from gateway.secrets.blobs import key
+
+    got = {}
+    lines = out.decode("ascii", "replace").splitlines()
+    if len(lines) != len(words):
+        return None
+    for w, line in zip(words, lines, strict=True):
+        parts = line.split()
+        if len(parts) == 2 and parts[1] == "blob":
+            got[w] = key(parts[0], w.split(":", 1)[1])
+    return got
+
+
+def _blob_holders(ctx, repo, by_key, holders):
+    """Add to `holders` the paths whose blobs (by_key: blob key -> paths) hold a credential;
+    an ask when one could not be scanned or too many do, else None."""
+    from gateway.secrets import blobs, content
+
+    def git(args, stdin):
+        return repo.run(args, stdin=stdin)
+
+    left = set(by_key)
+    for _ in range(_MAX_HOLDERS + 1):
+        v = blobs.verdict(left, git, ctx.policy, getattr(ctx, "env", None))
+        if v is None:
+            return None
+        if v.kind != content.SECRET or v.path not in left:
+            return _ask(ctx, "git grep", v, f"a version in git's objects (blob {v.path[:12]})")
+        left.discard(v.path)
+        for n in sorted(by_key[v.path]):
+            holders.setdefault(n, v.detail)
+    return ctx.ask("5", "GW509", f"git grep searches more than {_MAX_HOLDERS} versions of "
+                   "files that hold a credential, too many to check line by line",
+                   rule="secrets:content")

@@ -317,7 +317,7 @@ def tracked_secret(ctx, label, mode, words, cwd, rule):
     cannot say, GW744 for a file named by object id."""
     if not prints_contents(label, mode, words):
         return None
-    from gateway.validator.checks.gitcontent import Recording, content_secret
+    from gateway.validator.checks.gitcontent import Recording, content_secret, grep_content
 
     repo = Recording(ctx, cwd)
     if repo.git_dir is None:
@@ -337,7 +337,7 @@ def tracked_secret(ctx, label, mode, words, cwd, rule):
         return _unknown(ctx, label, "git could not say which files' contents it prints")
     if label == "git grep":
         return (_grep_secrets(ctx, label, words, cwd, repo, found)
-                or content_secret(ctx, label, words, repo, found))
+                or grep_content(ctx, label, words, cwd, repo, found))
     for name in sorted(found, key=lambda n: (len(n), n)):
         secret = is_secret(("/" + name.lstrip("/"),), ctx.policy)
         if secret:
