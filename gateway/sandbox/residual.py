@@ -16,8 +16,12 @@ denyRead hides files by name. What it cannot hide:
   archive is listed (zip, tar) and counts only when a member is a secret or it cannot be
   listed.
 
-Not covered (docs/sandbox.md): a file whose content is a secret under an ordinary name, and
-git objects no ref or reflog reaches. Fail closed: whatever cannot be checked (git too slow,
+* a version in git's history of a file whose name decides nothing, holding a credential by
+  content (gateway.secrets.blobs, cached by blob id): git show prints it from the objects.
+
+Not covered here (docs/sandbox.md): a file in the tree whose content is a secret under an
+ordinary name (gateway.sandbox.decide.Floor.tree_by_content judges those per call), and git
+objects no ref or reflog reaches. Fail closed: whatever cannot be checked (git too slow,
 a walk over its bound, an archive too big to list) counts as a secret.
 """
 
