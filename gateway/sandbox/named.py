@@ -99,9 +99,9 @@ def tree_files(tops, policy):
     """Real paths of the regular files below `tops` (the project, and the working directory
     when it lies outside it) that the sandbox does not hide by name: what a program the
     gateway cannot model (`find -exec cat {} +`, `cat $(git ls-files)`, a `while read` loop
-    over `ls`, an interpreter's code) may read and print from inside the sandbox. Links are
-    not followed (their targets are files of their own or outside), VCS directories are left
-    out (git's objects and configuration: gateway.sandbox.residual), and a secret by name is
+    over `ls`, an interpreter's code) may read and print from inside the sandbox. A link is
+    followed to its target, inside the project or out (`find -L . -exec cat {} +`), each
+    directory walked once; VCS directories are left out (git's objects and configuration: gateway.sandbox.residual), and a secret by name is
     hidden by denyRead. Raises TooMany past MAX_TREE."""
     from gateway.paths import is_secret
 
@@ -121,14 +121,23 @@ def tree_files(tops, policy):
                 continue
             for e in entries:
                 try:
-                    if e.is_dir(follow_symlinks=False):
-                        if e.name not in _SKIP_DIRS and not is_secret((e.path,), policy):
-                            stack.append(e.path)
-                    elif e.is_file(follow_symlinks=False):
-                        if not is_secret((e.path,), policy):
-                            out.append(e.path)
-                except OSError:
+                    path = e.path
+                    if e.is_symlink():
+                        # `find -L`, `cat link`, `grep -R`: the target is read, inside the
+                        # project or out (a dangling link reads nothing)
+                        path = os.path.realpath(e.path)
+                        if is_secret((e.path,), policy) or is_secret((path,), policy):
+                            continue
+                    if os.path.isdir(path) if path != e.path else \
+                            e.is_dir(follow_symlinks=False):
+                        if e.name not in _SKIP_DIRS and not is_secret((path,), policy):
+                            stack.append(path)
+                    elif os.path.isfile(path) if path != e.path else \
+                            e.is_file(follow_symlinks=False):
+                        if not is_secret((path,), policy):
+                            out.append(path)
+                except (OSError, ValueError):
                     continue
                 if len(out) > MAX_TREE:
                     raise TooMany(top)
-    return out
+    return list(dict.fromkeys(out))

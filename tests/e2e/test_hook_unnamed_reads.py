@@ -227,3 +227,19 @@ def test_generated_read_forms_and_trees(gateway_exe, env, tmp_path_factory, rel,
     decision, code = hook(gateway_exe, env, command, root, mode)
     # tracked: git's history holds it too, which the sandbox cannot hide (GW840)
     assert (decision, code) == ("ask", "GW840"), (command, rel, code)
+
+
+@needs_sandbox
+@pytest.mark.parametrize("command", ["find -L . -exec cat {} +", "cat ext/*",
+                                     "python3 -c \"print(open('ext/app.ini').read())\""])
+def test_a_link_to_a_credential_outside_the_project_asks(gateway_exe, env, tmp_path, command):
+    """A link in the project to a directory outside it: the tree walk used to skip links, so
+    a reader that follows them (find -L) printed the target's credential with no dialog."""
+    out_dir = tmp_path / "outside"
+    out_dir.mkdir()
+    (out_dir / "app.ini").write_text(TEXT)
+    root = _project(str(tmp_path / "p"), gateway_exe, env, rel="src/app.py", text="a = 1\n")
+    os.symlink(str(out_dir), os.path.join(root, "ext"))
+    out = subprocess.run(["bash", "-c", command], cwd=root, capture_output=True).stdout
+    assert AWS.encode() in out, command
+    assert hook(gateway_exe, env, command, root) == ("ask", "GW510"), command
