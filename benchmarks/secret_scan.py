@@ -11,7 +11,12 @@ In a temporary project with its own cache, alternating rounds of `gateway hook p
             (plain code: no keyword, no token shape);
 * scanner   Read of a new file each round that the patterns cannot clear (it says
             "password" in prose): the worker process runs detect-secrets on it;
-* name      Read of `.env` (decided by the name grammar: no content scan), for comparison.
+* name      Read of `.env` (decided by the name grammar: no content scan), for comparison;
+* worker    the scanner's worker alone on a new prose file, started as the hook starts it
+            (gateway.secrets.content._run_worker's command line, its lean start:
+            gateway.secrets.scan._lean_imports);
+* worker-full the same with the library's full import (`requests` imported first, as
+            before the lean start): the ratio worker/worker-full is the lean start's gain.
 
 Prints the median wall time of each and its ratio to bare python in the same run.
 """
@@ -75,7 +80,27 @@ def main(argv=None):
         for _ in range(3):  # warm-up: compiled policy, code cache, the prefilter file
             hook("src/app.py")
             bare()
-        times = {k: [] for k in ("bare", "cached", "prefilter", "scanner", "name")}
+        times = {k: [] for k in ("bare", "cached", "prefilter", "scanner", "name", "worker",
+                                 "worker-full")}
+        from gateway.runtime import get_policy
+        from gateway.secrets import content
+
+        plugins = content.settings(get_policy(None, use_cache=False))[0]
+        search = [p for p in sys.path if p and os.path.isabs(p)]
+        wroot = os.path.join(tmp, "wcache")
+        os.makedirs(wroot, mode=0o700)
+
+        def worker(path, first=""):
+            code = (f"import sys; sys.path[:] = {search!r}; {first}"
+                    "from gateway.secrets.scan import main; sys.exit(main())")
+            argv = [sys.executable, "-I", "-c", code, "--root", wroot, "--key",
+                    "full" if first else "lean"]
+            for p in plugins:
+                argv += ["--plugin", p]
+            t = time.perf_counter()
+            subprocess.run(argv + ["--", path], check=True, cwd=wroot)
+            return time.perf_counter() - t
+
         for i in range(args.runs):
             code = os.path.join("src", f"new_{i}.py")
             with open(os.path.join(proj, code), "w") as fh:
@@ -91,11 +116,18 @@ def main(argv=None):
                 raise SystemExit(f"the prose file was not cleared: {out}")
             times["scanner"].append(d)
             times["name"].append(hook(".env")[0])
+            for k, first in (("worker", ""), ("worker-full", "import requests; ")):
+                doc = os.path.join(proj, f"w_{k}_{i}.md")
+                with open(doc, "w") as fh:
+                    fh.write(f"# Notes {i}\n\nSet the password in the settings page.\n")
+                times[k].append(worker(doc, first))
         base = statistics.median(times["bare"])
-        print(f"{'case':10} {'median ms':>10} {'x bare':>7}")
+        full = statistics.median(times["worker-full"])
+        print(f"{'case':11} {'median ms':>10} {'x bare':>7}")
         for k, v in times.items():
             m = statistics.median(v)
-            print(f"{k:10} {1000 * m:10.1f} {m / base:7.2f}")
+            print(f"{k:11} {1000 * m:10.1f} {m / base:7.2f}")
+        print(f"worker/worker-full {statistics.median(times['worker']) / full:.2f}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

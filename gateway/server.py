@@ -11,9 +11,11 @@ non-2xx as a non-blocking error: no decision. For PermissionRequest that means t
 permission dialog, never an allow, so a server that is down only costs the human a prompt.
 For PreToolUse it would mean "no guard", so `http_hook_entries()` (what `gateway install
 --http` registers) only ever lists PermissionRequest; the guards stay command hooks with
-"onFailure": "block". Those command hooks are served too, over the Unix socket of
-gateway._resident (PreToolUse and PermissionRequest): a server that is down, refuses or
-answers anything but the hook's own kind of answer leaves the decision to the hook process.
+"onFailure": "block". Those command hooks are served too, every event of them, over the
+Unix socket of gateway._resident: a server that is down, refuses or answers anything but
+the hook's own kind of answer leaves the decision to the hook process, and a state-writing
+event is applied exactly once, by whichever of the two takes its call id first
+(gateway._resident: "Exactly once").
 
 Security:
 - binds 127.0.0.1 only (`--host` accepts nothing else);
@@ -166,6 +168,11 @@ def http_hook_entries(port=DEFAULT_PORT, project=None, env=None, timeout=10,
 class StaleCode(Exception):
     """The installed gateway changed under a running server: its answers could differ from
     what the command hook would now say."""
+
+
+class NotTaken(Exception):
+    """A state-writing call the server must not apply: the hook process took it (it stopped
+    waiting and applies it itself) or it waited longer than the hook waits for it."""
 
 
 class CodeState:
@@ -348,12 +355,16 @@ def make_server(port=DEFAULT_PORT, host=DEFAULT_HOST, token=None, env=None, verb
                 env["CLAUDE_PROJECT_DIR"] = project
             return self.answer_env(module, raw, env, started)
 
-        def answer_env(self, module, raw, env, started=None, as_process=False):
+        def answer_env(self, module, raw, env, started=None, as_process=False, call=None):
             """`as_process`: answer a hook process (gateway._resident) as that process
             would: with its environment as os.environ for the decision (the parts of the
             gateway that read os.environ -- CDPATH, XDG_CONFIG_HOME, git's environment --
             see the hook's, not the server's), and every lock wait ended before the
-            process stops waiting for the answer."""
+            process stops waiting for the answer.
+
+            `call`: (calls directory, call id) of a state-writing hook's call: it is taken
+            (gateway._resident.take) just before it is applied, or refused (NotTaken) when
+            the hook process took it first; the answer is also left in ``<id>.done``."""
             if self.code.changed():
                 raise StaleCode("the gateway's code changed since this server started; "
                                 "restart `gateway serve`")
@@ -363,12 +374,32 @@ def make_server(port=DEFAULT_PORT, host=DEFAULT_HOST, token=None, env=None, verb
                 from gateway import _resident
                 from gateway.state import lockwait
 
+                if call is not None:
+                    directory, call_id = call
+                    if (started is not None
+                            and time.perf_counter() - started > _resident.TIMEOUT - 3.0):
+                        raise NotTaken("the hook stopped waiting for this call")
+                    if not _resident.take(directory, call_id):
+                        raise NotTaken("the hook process took this call itself")
+
                 saved = dict(os.environ)
                 previous = lockwait.answer_by(time.monotonic() + _resident.TIMEOUT - 3.0)
                 os.environ.clear()
                 os.environ.update(env)
                 try:
-                    return runner.respond(module, raw, env, started)
+                    if call is None:
+                        return runner.respond(module, raw, env, started)
+                    try:
+                        text = runner.respond(module, raw, env, started)
+                    except Exception as exc:  # taken: answered as the hook process would
+                        sys.stderr.write(f"gateway serve: internal error in the "
+                                         f"{module.EVENT} hook: {exc}\n")
+                        text = ""
+                    try:
+                        _resident.finish(directory, call_id, text)
+                    except OSError:
+                        pass
+                    return text
                 finally:
                     os.environ.clear()
                     os.environ.update(saved)
@@ -445,6 +476,27 @@ class ResidentListener:
             os.umask(old)
         self.sock.listen(64)
         self._closed = False
+        self.calls = _resident.calls_dir(self.path)
+        os.makedirs(self.calls, mode=0o700, exist_ok=True)
+        self._taken = 0
+        self.refused = 0
+        self.prune()
+
+    def prune(self, age: float = 600.0) -> None:
+        """Forget the calls taken more than `age` seconds ago: no hook waits that long, and
+        the server refuses a call older than the hook's wait (answer_env)."""
+        try:
+            names = os.listdir(self.calls)
+        except OSError:
+            return
+        limit = time.time() - age
+        for name in names:
+            path = os.path.join(self.calls, name)
+            try:
+                if os.lstat(path).st_mtime < limit:
+                    os.unlink(path)
+            except OSError:
+                pass
 
     def serve_forever(self):
         while not self._closed:
@@ -508,8 +560,9 @@ class ResidentListener:
     def answer(self, data: bytes, started) -> bytes:
         from gateway import __version__, _resident
 
-        event, version, pkg, env, raw = _resident.decode_request(data)
+        event, version, pkg, env, raw, call = _resident.decode_request(data)
         if (event not in _resident.FORWARDED or version != __version__
+                or (event not in _resident.PURE) != bool(call)
                 or pkg != _resident.package_dir()
                 or os.path.normpath(env.get("HOME") or "") != self.home
                 or not env.get("CLAUDE_PROJECT_DIR", "").startswith("/")):
@@ -518,8 +571,18 @@ class ResidentListener:
         if module is None:
             return _resident.REFUSED
         try:
-            text = self.httpd.answer_env(module, raw, env, started, as_process=True)
-        except StaleCode:
+            text = self.httpd.answer_env(module, raw, env, started, as_process=True,
+                                         call=(self.calls, call) if call else None)
+        except (StaleCode, NotTaken) as exc:
+            self.refused += 1
+            if self.httpd.verbose:
+                sys.stderr.write(f"gateway serve: hook socket: {event} refused: {exc}\n")
             return _resident.REFUSED
         self.httpd.count += 1
+        if call:
+            self._taken += 1
+            if self._taken % 256 == 0:
+                self.prune()
+        if self.httpd.verbose:
+            sys.stderr.write(f"gateway serve: hook socket: {event} answered\n")
         return _resident.ANSWERED + text.encode("utf-8")

@@ -27,7 +27,8 @@ def pytest_addoption(parser):
 def pytest_report_header(config):
     if tiers.quick(config):
         return [f"tier: quick (plain pytest; leaves out the tests marked "
-                f"{' or '.join(tiers.FULL_ONLY_MARKERS)} and the files of tests/tiers.py). "
+                f"{' or '.join(tiers.FULL_ONLY_MARKERS)}, the files of tests/tiers.py and the "
+                f"measured slow tests of tests/data/slow-tests.tsv). "
                 f"`python -m pytest {tiers.OPTION}` runs every test (what CI runs)"]
     lines = ["tier: full (every test)" if tiers.full_requested(config) else
              "tier: as selected (arguments or -m given: nothing left out by the tiers)"]
@@ -56,12 +57,16 @@ def _realclient_line(config):
             "them"]
 
 
+def pytest_ignore_collect(collection_path, config):
+    if tiers.quick(config) and tiers.ignored_path(config, collection_path):
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     if not tiers.quick(config):
         return
-    keep, left = [], []
-    for item in items:
-        (left if tiers.full_only(item) else keep).append(item)
+    keep, left = tiers.split(items)
     if left:
         config.hook.pytest_deselected(items=left)
         items[:] = keep

@@ -1,6 +1,8 @@
 """The two tiers (tests/tiers.py): plain `pytest` is the quick tier; `--full`, GATEWAY_TESTS=full,
 a -m or -k expression, or paths named on the command line run everything that is asked for."""
 
+import functools
+
 import pytest
 
 from tests import tiers
@@ -63,3 +65,103 @@ def test_the_quick_tier_leaves_out_only_what_is_listed(tmp_path):
     assert tiers.full_only(Item("property/test_regressions.py")).startswith("hypothesis")
     assert tiers.full_only(Item("e2e/test_long_run.py")).startswith("a 20-task")
     assert tiers.full_only(Item("propertyx/test_a.py")) == ""
+
+
+@functools.cache
+def _test_functions(path):
+    """The test functions defined in `path`, as node ids name them after the file."""
+    import ast
+
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    out = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.name.startswith("test"):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):  # test_machine = Machine.TestCase (hypothesis)
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id.startswith("test"):
+                    out.add(f"{target.id}::runTest")
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            for sub in node.body:
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                        sub.name.startswith("test"):
+                    out.add(f"{node.name}::{sub.name}")
+    return out
+
+
+def test_every_measured_slow_test_exists():
+    # a row for a renamed or removed test would silently stop meaning anything
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for node, rule in tiers.slow().items():
+        assert rule in ("first", "none"), node
+        path, _, name = node.partition("::")
+        assert os.path.isfile(os.path.join(root, path)), node
+        assert name in _test_functions(os.path.join(root, path)), node
+
+
+def test_every_test_file_keeps_a_quick_test():
+    # the quick tier is a slice of every area: each test file outside the full-only suites
+    # keeps at least one test function (or one case of one) in the quick tier
+    import glob
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    table = tiers.slow()
+    empty = []
+    for path in sorted(glob.glob(os.path.join(root, "tests", "**", "test_*.py"),
+                                 recursive=True)):
+        rel = os.path.relpath(path, os.path.join(root, "tests")).replace(os.sep, "/")
+        if rel.startswith("realclient/") or any(
+                rel == p or rel.startswith(p) for p in tiers.FULL_ONLY):
+            continue
+        funcs = _test_functions(path)
+        if funcs and all(table.get(f"tests/{rel}::{f}") == "none" for f in funcs):
+            empty.append(rel)
+    assert empty == []
+
+
+def test_a_measured_slow_function_runs_its_first_case_or_none(tmp_path, monkeypatch):
+    class Item:
+        def __init__(self, nodeid):
+            self.nodeid = nodeid
+            self.config = type("C", (), {"rootpath": tmp_path})()
+            self.path = tmp_path / nodeid.split("::")[0]
+
+        def get_closest_marker(self, name):
+            return None
+
+    monkeypatch.setattr(tiers, "_slow_cache", {"tests/a/test_x.py::test_table": "first",
+                                               "tests/a/test_x.py::test_long": "none"})
+    items = [Item(n) for n in (
+        "tests/a/test_x.py::test_table[1]", "tests/a/test_x.py::test_table[2]",
+        "tests/a/test_x.py::test_long", "tests/a/test_x.py::test_fast[1]",
+        "tests/a/test_x.py::test_fast[2]", "tests/property/test_p.py::test_prop")]
+    keep, left = tiers.split(items)
+    assert [i.nodeid for i in keep] == ["tests/a/test_x.py::test_table[1]",
+                                        "tests/a/test_x.py::test_fast[1]",
+                                        "tests/a/test_x.py::test_fast[2]"]
+    assert [i.nodeid for i in left] == ["tests/a/test_x.py::test_table[2]",
+                                        "tests/a/test_x.py::test_long",
+                                        "tests/property/test_p.py::test_prop"]
+
+
+def test_the_measurement_keeps_each_files_cheapest_function():
+    text = "\n".join([
+        "30.00s call     tests/a/test_x.py::test_big",
+        "3.00s call     tests/a/test_x.py::test_mid",
+        "0.60s call     tests/a/test_y.py::test_table[1]",
+        "0.60s call     tests/a/test_y.py::test_table[2]",
+        "0.60s call     tests/a/test_y.py::test_table[3]",
+        "4.00s call     tests/a/test_y.py::test_heavy[1]",
+        "0.20s call     tests/a/test_y.py::test_light",
+    ])
+    rows = tiers.measure(text, "40.0s call     tests/a/test_y.py::test_light")
+    assert [(r[0], r[3]) for r in rows] == [
+        ("tests/a/test_x.py::test_big", "none"),          # test_mid stays: the file's cheapest
+        ("tests/a/test_y.py::test_heavy", "none"),
+        ("tests/a/test_y.py::test_light", "none"),        # slow in the second run
+        ("tests/a/test_y.py::test_table", "first")]       # 1.8 s in all, 0.6 s a case: one stays

@@ -233,7 +233,6 @@ def test_resident_refuses_what_it_cannot_answer_the_same(resident, project):
     assert _resident.forward("permission-request", body, dict(env, HOME="/elsewhere")) is None
     assert _resident.forward("permission-request", body,
                              {k: v for k, v in env.items() if k != "CLAUDE_PROJECT_DIR"}) is None
-    assert _resident.forward("session-start", body, env) is None  # writes state: in-process
     assert _resident.forward("no-such-hook", body, env) is None
     assert _resident.forward("permission-request", body, dict(env, GATEWAY_RESIDENT="off")) is None
     httpd.code._stale = True  # as after an upgrade under the running server
@@ -248,8 +247,11 @@ def test_no_server_means_in_process(project, tmp_path):
 def test_request_codec_round_trip():
     env = {"A": "1", "B": "x=y", "C": ""}
     data = _resident.encode_request("permission-request", b"\x00raw", env)
-    event, version, pkg, env2, raw = _resident.decode_request(data)
-    assert (event, env2, raw) == ("permission-request", env, b"\x00raw")
+    event, version, pkg, env2, raw, call = _resident.decode_request(data)
+    assert (event, env2, raw, call) == ("permission-request", env, b"\x00raw", "")
+    call = "0123456789abcdef" * 2
+    assert _resident.decode_request(_resident.encode_request("task-created", b"{}", env, call))[
+        -1] == call
     for bad in (b"", data[:-1], data + b"x", b"XXXX" + data[4:]):
         with pytest.raises(ValueError):
             _resident.decode_request(bad)
