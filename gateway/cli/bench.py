@@ -102,6 +102,17 @@ def typical_payload(event: str, project: str, command=TYPICAL_COMMAND):
     }).encode("utf-8")
 
 
+def state_payloads(project: str) -> list:
+    """(hook, label, stdin) of two state-writing hooks: PostToolUse (after every tool call:
+    it records a role marker, audits) and SessionStart (it restores the session's state)."""
+    post = json.loads(typical_payload("PostToolUse", project))
+    post["tool_response"] = {"stdout": "", "stderr": "", "interrupted": False}
+    start = {"session_id": "bench-0000", "transcript_path": os.path.join(project, "t.jsonl"),
+             "cwd": project, "hook_event_name": "SessionStart", "source": "startup"}
+    return [("post-tool-use", "post-tool-use (Bash)", json.dumps(post).encode("utf-8")),
+            ("session-start", "session-start", json.dumps(start).encode("utf-8"))]
+
+
 def write_payload(project: str, rel="src/app.py"):
     """A PreToolUse Write of a source file inside the project (no guard objects)."""
     return json.dumps({
@@ -290,6 +301,9 @@ def hook_cases(project, env) -> list:
         for what, command in (("commit message", COMMIT_COMMAND), ("pytest", PYTEST_COMMAND)):
             cases.append((f"lean launcher pre-tool-use (Bash {what})", lean_argv("pre-tool-use"),
                           typical_payload("PreToolUse", project, command), alone))
+    for name, label, body in state_payloads(project):
+        if name in events:
+            cases.append((f"lean launcher {label}", lean_argv(name), body, alone))
     return cases
 
 
@@ -310,6 +324,9 @@ def measure_processes(project, env, runs=30, warmup=3, rss_runs=5, echo=None,
                       lean_argv("pre-tool-use"), typical_payload("PreToolUse", project), env))
         cases.append(("lean launcher pre-tool-use (Write), serve running",
                       lean_argv("pre-tool-use"), write_payload(project), env))
+        # the state-writing hooks, each call applied once (gateway._resident)
+        for name, label, body in state_payloads(project):
+            cases.append((f"lean launcher {label}, serve running", lean_argv(name), body, env))
     try:
         for _ in range(warmup):
             for _label, argv, data, e in cases:

@@ -37,9 +37,9 @@ _ENTRY_MAX = 512
 #: What a verdict means beyond the scanner's own: bumped when the gateway judges more (2:
 #: containers by their members' contents; 3: credential-named assignments with unquoted
 #: values, gateway.secrets.plugins.CredentialAssignmentDetector; 4: containers inside
-#: containers opened, gateway.secrets.members), so verdicts kept by an
-#: older judgement are not reused.
-JUDGEMENT = "4"
+#: containers opened, gateway.secrets.members; 5: a name passed on, `key=key_name`, is no
+#: credential assignment), so verdicts kept by an older judgement are not reused.
+JUDGEMENT = "5"
 _PREFILTER_MAX = 1 << 20
 
 

@@ -151,6 +151,12 @@ def literal_credential(value, quoted) -> bool:
         if not digits_inside and len("".join(toks)) / max(1, len(toks)) >= 3 and all(
                 len(t) <= 20 for t in toks):
             return False
+        # a name passed on (`cl_api_key=cl_api_key,`, `self.db_password`): its parts
+        # between `_` and `.` are words in one case (or numbers), a secret's are not
+        parts = [x for x in re.split(r"[_.]|::|->", value) if x]
+        if len(parts) > 1 and all(x.isdigit() or (x.isalpha() and (
+                x.islower() or x.isupper() or x.istitle())) for x in parts):
+            return False
     has_digit = any(c.isdigit() for c in value)
     has_symbol = any(not c.isalnum() for c in value)
     mixed_case = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)

@@ -55,6 +55,8 @@ def run(ctx, name, argv, cwd) -> Arguments:
         return Arguments([], [], cwd, f"catalogue:{name}")
     label = name
     global_paths = []
+    # the tool's global options as written, for a check that reads one (flask --app)
+    ctx.global_words = ()
     if spec.has_global:
         inv = invocation(spec, words)
         if inv.error:
@@ -76,6 +78,7 @@ def run(ctx, name, argv, cwd) -> Arguments:
                                                  "configuration (diff.external, "
                                                  "core.fsmonitor, aliases) can run programs",
                                                  rule="catalogue:git"))
+        ctx.global_words = tuple(words[:len(words) - len(inv.words)])
         words = inv.words
     if (len(words) == 2 and words[1] in spec.subcommand_help and words[0]
             and not words[0].startswith("-")):

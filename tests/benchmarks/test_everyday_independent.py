@@ -57,6 +57,17 @@ SLICE = {
     ("node", "npm audit --omit=dev"): ("allow", "allow", "allow"),
     ("node", "npm audit fix"): ("ask", "ask", "ask"),
     ("node", "npm version patch"): ("ask", "ask", "ask"),
+    # issue 25, e25a: entry points, the environment, docker, gh in plan mode
+    ("python", "python manage.py check"): ("allow", "allow", "ask"),
+    ("python", "python manage.py migrate"): ("ask", "ask", "ask"),
+    ("python", "docker compose ps"): ("allow", "allow", "allow"),
+    ("python", "printenv PATH"): ("allow", "allow", "allow"),
+    ("python", 'env | grep -i -E "key|token|secret"'): ("ask", "ask", "ask"),
+    ("python", "flask --app app routes"): ("allow", "allow", "ask"),
+    ("python", "gh pr view --comments"): ("allow", "allow", "allow"),
+    ("node", "npx vite build"): ("allow", "allow", "ask"),
+    ("node", "npm config get registry"): ("allow", "allow", "allow"),
+    ("node", "npx tsc --noEmit -p tsconfig.app.json"): ("allow", "allow", "ask"),
     ("go", "go build ./..."): ("allow", "allow", "ask"),
     ("go", "gh pr create --fill"): ("ask", "ask", "ask"),
     ("rust", "cargo clippy --workspace --all-targets -- -D warnings"):

@@ -65,6 +65,10 @@ ALLOWED = [
      "default"),
     ("python", "python -m py_compile billing/services.py", "default"),
     ("python", "pipdeptree -p django", "plan"),
+    ("python", "flask --app app routes", "default"),
+    ("python", "flask --app app run --debug --port 5001", "acceptEdits"),
+    ("python", "alembic current", "default"),
+    ("python", "alembic history | head -20", "acceptEdits"),
 ]
 
 
@@ -100,6 +104,8 @@ ASKED = [
     ("node", "npx playwright install", "default", ("ask", "GW840"), "GW705"),
     ("node", "npx vite build --outDir /tmp/x", "acceptEdits", (None, None), "GW501"),
     ("python", "pipdeptree --python /tmp/py", "default", ("ask", "GW840"), "GW704"),
+    ("python", "flask --app os routes", "default", ("ask", "GW840"), "GW704"),
+    ("python", "alembic upgrade head", "default", ("ask", "GW840"), "GW705"),
 ]
 
 
@@ -113,3 +119,18 @@ def test_asked(run_hook, hook_env, projects, eco, command, mode, pre, code):
     with open(hook_env["GATEWAY_AUDIT_LOG"], encoding="utf-8") as fh:
         last = json.loads(fh.read().splitlines()[-1])
     assert last["code"] == code, last
+
+
+@pytest.mark.parametrize("command,allowed", [
+    ("gh pr view --comments", True), ("gh pr checks", True), ("gh pr diff 128 | head -200", True),
+    ("gh run list --limit 5", True), ("gh run view 9876543210 --log-failed | tail -60", True),
+    ("gh issue view 88", True), ("gh pr view --web", False), ("gh pr create --fill", False),
+    ("gh pr merge 12", False), ("gh api -X POST repos/o/r/issues", False)])
+def test_gh_queries_in_plan_mode(run_hook, projects, command, allowed):
+    # plan mode: the read-only gh queries run (they write nothing); --web opens a browser
+    pre = _call(run_hook, "PreToolUse", command, projects["python"], "plan")
+    perm = _call(run_hook, "PermissionRequest", command, projects["python"], "plan")
+    if allowed:
+        assert (pre, perm) == (("allow", "GW700"), ("allow", None))
+    else:
+        assert pre[0] != "allow" and perm == (None, None), (pre, perm)

@@ -16,11 +16,16 @@ def test_every_measured_hook_call_answers_as_expected(tmp_path):
     labels = [c[0] for c in cases]
     assert "lean launcher pre-tool-use (Bash commit message)" in labels
     assert "lean launcher pre-tool-use (Bash pytest)" in labels
+    assert {"lean launcher post-tool-use (Bash)", "lean launcher session-start"} <= set(labels)
     for label, argv, data, e in cases:
         out = subprocess.run(argv, input=data, env=e, capture_output=True, timeout=120)
         assert out.returncode == 0, (label, out.stderr.decode())
         if "(Write)" in label:
             assert out.stdout == b"", label  # no decision: the client's acceptEdits rules
+            continue
+        if "post-tool-use" in label or "session-start" in label:
+            # the state-writing hooks: nothing to record or say in a project with no team
+            assert (out.stdout, out.stderr) == (b"", b""), label
             continue
         answer = json.loads(out.stdout)["hookSpecificOutput"]
         if "permission-request" in label:
