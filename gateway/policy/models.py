@@ -139,6 +139,8 @@ class SharedOptions(_Strict):
     write_flags: list[str] = []
     config_flags: list[str] = []
     safe_flags: list[str] | None = None
+    # how every subcommand's options are written (CommandEntry.flag_style)
+    flag_style: Literal["words"] | None = None
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
                          "config_flags")(lambda cls, v: _check_flags(v))
@@ -159,7 +161,8 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
           "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "git-clean",
           "go-cover", "cargo-clean", "go-generate", "django-admin", "printenv",
-          "npm-config-get", "flask", "alembic",
+          "npm-config-get", "flask", "alembic", "go-clean", "go-mod-download",
+          "golangci-lint", "go-analyzer", "git-rebase",
           # Maven and Gradle (checks/jvm.py)
           "jvm-build")
 
@@ -263,6 +266,10 @@ class CommandEntry(_Strict):
     # the options end at the first operand, as a getopt without GNU permutation reads them
     # (less): a later word that starts with '-' is an operand (a file read), not an option
     options_first: bool = False
+    # how the options are written: "words" is Go's flag package (every word one option, one or
+    # two dashes, -name=value or -name VALUE for value_flags: `go list -deps` is -deps, not
+    # -d -e -p -s); subcommands inherit it from their tool
+    flag_style: Literal["words"] | None = None
     # a word `+TEXT` among the options is a command the program runs at start (less +cmd):
     # it asks (GW704), and the effects analysis does not know it
     plus_commands: bool = False
@@ -271,6 +278,13 @@ class CommandEntry(_Strict):
     # in force at the end (git reads `--no-dry-run` as turning it off again; the last wins),
     # and every option is in the allowlist; this entry judges that form
     dry_run: list[str] = []
+    # options that act on an operation already under way (git rebase --continue): a
+    # subcommand_ask rule naming just this subcommand (which asks to start one) does not
+    # cover the form whose only word is one of them; this entry's check judges that form
+    resumes: list[str] = []
+    # the words after `--` are the options of the program it hands them to (cargo fmt --
+    # --check is rustfmt's --check): a `dry_run` option there counts too
+    dry_run_after_dashes: bool = False
     # a checker's options that make it rewrite the files it checks (prettier --write, gofmt
     # -w); without one it only reports (the effects analysis, `effects: formatter`)
     fix_flags: list[str] = []
@@ -295,7 +309,7 @@ class CommandEntry(_Strict):
 
     _v = field_validator("value_flags", "text_flags", "unsafe_flags", "write_flags",
                          "config_flags", "optional_flags", "info_flags", "subcommand_help",
-                         "output_flags", "tree_flags", "dry_run", "fix_flags")(
+                         "output_flags", "tree_flags", "dry_run", "fix_flags", "resumes")(
         lambda cls, v: _check_flags(v))
     _flat = field_validator("value_flags", "text_flags", "unsafe_flags", "safe_flags",
                             "options", mode="before")(lambda cls, v: _flatten(v))

@@ -17,6 +17,8 @@ def with_shared(data: dict, shared) -> dict:
     if not shared or data.get("own_options"):
         return data  # another program reads these options (go tool cover)
     out = dict(data)
+    if shared.get("flag_style") and not out.get("flag_style"):
+        out["flag_style"] = shared["flag_style"]
     for key in _SHARED_KEYS:
         extra = shared.get(key)
         if extra is None:
@@ -41,6 +43,7 @@ class CommandSpec:
                  "global_cwd_flags", "global_flags", "anywhere_value_flags", "has_global",
                  "optional_flags", "long_options", "info_flags", "names_only", "shared", "formats",
                  "subcommand_help", "effects", "output_flags", "tree_flags", "options_first",
+                 "flag_style", "resumes", "dry_run_after_dashes",
                  "plus_commands", "dry_run", "fix_flags", "state_op", "state_op_with",
                  "registers", "surface_op", "delegate", "build_tool", "public_names")
 
@@ -98,10 +101,16 @@ class CommandSpec:
         # the options end at the first operand (no GNU permutation: `less a.txt -N` reads a
         # file named -N), and a word `+TEXT` among them is a command the program runs (less)
         self.options_first = bool(data.get("options_first", False))
+        # "words": Go's flag package reads every word as one option (`-deps`, `--json`)
+        self.flag_style = data.get("flag_style")
         self.plus_commands = bool(data.get("plus_commands", False))
         # options that make the command only print what it would do (git clean -n): a
         # subcommand_ask rule naming just the subcommand leaves that form to this entry
         self.dry_run = frozenset(data.get("dry_run", ()))
+        # options that continue or end an operation under way (git rebase --continue): a
+        # subcommand_ask rule naming just the subcommand leaves the form `SUB OPTION` here
+        self.resumes = frozenset(data.get("resumes", ()))
+        self.dry_run_after_dashes = bool(data.get("dry_run_after_dashes", False))
         # options that make a checker rewrite what it checks (prettier --write)
         self.fix_flags = frozenset(data.get("fix_flags", ()))
         # the gateway's own workflow commands (rules/workflow.yaml)

@@ -36,6 +36,39 @@ class Args:
         return [o.value for o in self.options if o.name in names and o.value is not None]
 
 
+def parse_words(words, value_flags=frozenset()) -> Args:
+    """Split `words` as Go's flag package reads them: every word before the first operand
+    is one option, written with one or two dashes (`-deps`, `--json`: both -name), its value
+    glued (-f=x) or, for `value_flags`, the next word; `--` ends them. A word that starts
+    with '-' after an operand is an option too (`go test ./... -count=1`), so none is ever
+    taken for a path."""
+    args = Args()
+    i = 0
+    n = len(words)
+    while i < n:
+        word = words[i]
+        i += 1
+        if word == "--":
+            args.positionals.extend(words[i:])
+            args.rest = list(words[i:])
+            break
+        if word.startswith("-") and len(word) > 1 and word != "-":
+            name, eq, value = word.lstrip("-").partition("=")
+            name = "-" + name
+            if eq:
+                args.options.append(Option(name, value, word))
+                if name not in value_flags:
+                    args.attached.append(value)
+            elif name in value_flags and i < n:
+                args.options.append(Option(name, words[i], word))
+                i += 1
+            else:
+                args.options.append(Option(name, None, word))
+            continue
+        args.positionals.append(word)
+    return args
+
+
 def resolve_long(name: str, longs) -> str:
     """The long option `name` (as written, without =value) selects among `longs`, as
     getopt_long reads it: itself, or the one option it abbreviates; else `name` unchanged

@@ -145,6 +145,10 @@ def _covers(ctx, name, rule_words, words) -> bool:
         return True
     spec = ctx.policy.command(name)
     sub = spec.subcommands.get(rule_words[1]) if spec is not None and spec.subcommands else None
+    if sub is not None and len(words) == 2 and words[1] in sub.resumes:
+        ctx.step(PHASE, "info", "", f"{' '.join(rule_words)} {words[1]}: continues or ends "
+                 "an operation already under way: judged by the catalogue")
+        return False
     if sub is None or not sub.dry_run or not only_prints(sub, words[1:]):
         return True
     ctx.step(PHASE, "info", "", f"{' '.join(rule_words)} {' '.join(words[1:])}: a dry run "

@@ -116,8 +116,12 @@ NODE_HOME = {".npm/_cacache/index": "cache\n"}
 GO = {
     "README.md": "# orders\n",
     ".env": "DATABASE_URL=postgres://orders:hunter2@db/orders\n",
-    "go.mod": "module github.com/acme/orders\n\ngo 1.22\n",
-    "go.sum": "",
+    "go.mod": ("module github.com/acme/orders\n\ngo 1.22\n\nrequire (\n"
+               "\tgithub.com/go-chi/chi/v5 v5.1.0\n\tgithub.com/jackc/pgx/v5 v5.6.0\n)\n"),
+    "go.sum": ("github.com/go-chi/chi/v5 v5.1.0 h1:acVI1TYaD+hhedDJ3r54HyA6sExp3HfXq7QWEEY/xMw=\n"
+               "github.com/go-chi/chi/v5 v5.1.0/go.mod h1:DslCQbL2OYiznFReuXYUmQ2hGd1aDpCnlMNITLSKoi8=\n"
+               "github.com/jackc/pgx/v5 v5.6.0 h1:SWJzexBzPL5jb0GEsrPMLIsi/3jOo7RHlzTjcAeDrPY=\n"
+               "github.com/jackc/pgx/v5 v5.6.0/go.mod h1:DNZ/vlrUnhWCoFGxHAG8U2ljioxukquj7utPDgtQdTw=\n"),
     "Makefile": "build:\n\tgo build ./...\n\ntest:\n\tgo test ./...\n\nlint:\n\tgolangci-lint run\n",
     ".golangci.yml": "linters:\n  enable: [govet]\n",
     ".github/workflows/ci.yml": "name: ci\non: [push]\n",

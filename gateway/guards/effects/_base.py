@@ -264,6 +264,8 @@ def parse_options(spec, words):
     """The words parsed as the entry reads them (output flags take a value too)."""
     from gateway.shell import argv as argvmod
 
+    if spec.flag_style == "words":
+        return argvmod.parse_words(words, spec.value_flags | spec.output_flags)
     return argvmod.parse(words, spec.value_flags | spec.output_flags, spec.long_options,
                          spec.optional_flags, spec.options_first, spec.plus_commands)
 

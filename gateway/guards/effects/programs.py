@@ -391,6 +391,8 @@ def _formatter(eff, argv, env, spec):
     if not options_known(eff, spec, args, words):
         return
     given = {o.name for o in args.options}
+    if spec.dry_run_after_dashes and args.rest:
+        given |= {w for w in args.rest if w in spec.dry_run}
     writes = bool(given & spec.fix_flags) if spec.fix_flags else not (given & spec.dry_run)
     if writes:
         # only the files of its types (the validator's formatter check walks them for the

@@ -38,6 +38,7 @@ _CHECKS = {
     "git-reset": ("git", "git_reset"),
     "git-config": ("gitconfig", "git_config"),
     "git-merge": ("git", "git_merge"),
+    "git-rebase": ("git", "git_rebase"),
     "git-cherry-pick": ("git", "git_cherry_pick"),
     "git-stash-push": ("git", "git_stash_push"),
     "git-remote": ("gitconfig", "git_remote"),
@@ -73,6 +74,10 @@ _CHECKS = {
     "venv": ("buildtools.python", "venv"),
     "bare-install": ("buildtools.npm", "bare_install"),
     "go-cover": ("buildtools.go", "go_cover"),
+    "go-clean": ("buildtools.go", "go_clean"),
+    "go-mod-download": ("buildtools.go", "go_mod_download"),
+    "golangci-lint": ("buildtools.go", "golangci_lint"),
+    "go-analyzer": ("buildtools.go", "go_analyzer"),
     "cargo-clean": ("buildtools.cargo", "cargo_clean"),
     "django-admin": ("buildtools.django", "django_admin"),
 }

@@ -602,3 +602,100 @@ def gh_api(ctx, spec, words, cwd):
     return None, [], []
 
 
+
+
+# --- rebase: continuing or ending one under way ----------------------------------------------
+
+#: the todo list's commands that only apply, reword, stop at or drop a commit (their commit
+#: is the line's second word); every other (exec runs a command, merge/label/reset/
+#: update-ref rebuild history as the list says) asks
+_TODO_PICKS = {"pick": "pick", "p": "pick", "reword": "pick", "r": "pick", "edit": "pick",
+               "e": "pick", "squash": "pick", "s": "pick", "fixup": "pick", "f": "pick",
+               "drop": "drop", "d": "drop", "break": "none", "b": "none", "noop": "none"}
+
+
+def _rebase_todo(ctx, label, state):
+    """(commits the rest of the todo list applies, verdict) of the rebase in `state`
+    (.git/rebase-merge)."""
+    try:
+        with open(os.path.join(state, "git-rebase-todo"), "rb") as fh:
+            text = fh.read(1 << 20).decode("utf-8", "replace")
+    except FileNotFoundError:
+        return [], None
+    except OSError:
+        return [], _unknown(ctx, label, "the rebase's todo list cannot be read")
+    commits = []
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        kind = _TODO_PICKS.get(parts[0])
+        if kind is None:
+            return [], ctx.ask(PHASE, "GW707", f"{label}: the rebase's todo list holds "
+                               f"{line.strip()[:60]!r}, which runs a command or rebuilds "
+                               "history in a way the gateway does not follow; continue it "
+                               "yourself", rule="subcommand_ask:git rebase")
+        if kind == "pick":
+            sha = parts[2] if parts[1:2] in (["-C"], ["-c"]) and len(parts) > 2 else \
+                parts[1] if len(parts) > 1 else ""
+            if not sha or not all(c in "0123456789abcdef" for c in sha.lower()):
+                return [], _unknown(ctx, label, f"the todo line {line.strip()[:60]!r} names "
+                                    "no commit")
+            commits.append(sha)
+    return commits, None
+
+
+def git_rebase(ctx, spec, words, cwd):
+    """`git rebase --continue | --abort | --quit | --show-current-patch`: a rebase already
+    under way (starting one asks: subcommand_ask). --continue commits what is staged and
+    applies the rest of the todo list: the files those commits change are asked of git as a
+    cherry-pick's are, and a todo line that runs a command (exec) or rebuilds history
+    (merge, reset, label) asks. --abort puts the branch back where it was: the files that
+    differ are asked of git, and uncommitted changes (a conflict being resolved) would be
+    lost for good: it asks then. --quit leaves HEAD and the files as they are."""
+    label = "git rebase"
+    args = argvmod.parse(words, frozenset())
+    if len(args.options) != 1 or args.positionals or args.options[0].name not in spec.resumes:
+        return ctx.ask(PHASE, "GW707", f"{label} {' '.join(words)[:60]}: starts a rebase "
+                       "(it rewrites history)", rule="subcommand_ask:git rebase"), [], []
+    op = args.options[0].name
+    label = f"{label} {op}"
+    repo = _Repo(ctx, cwd)
+    if repo.git_dir is None or op in ("--quit", "--show-current-patch"):
+        return None, [], []
+    verdict = stale(ctx, label)
+    if verdict:
+        return verdict, [], []
+    merge_state = os.path.join(repo.git_dir, "rebase-merge")
+    apply_state = os.path.join(repo.git_dir, "rebase-apply")
+    if os.path.isdir(apply_state):
+        return ctx.ask(PHASE, "GW707", f"{label}: the rebase under way applies mailbox "
+                       "patches (the apply backend), which the gateway does not follow",
+                       rule="subcommand_ask:git rebase"), [], []
+    if not os.path.isdir(merge_state):
+        return None, [], []  # no rebase under way: git refuses
+    if op == "--continue":
+        commits, verdict = _rebase_todo(ctx, label, merge_state)
+        if verdict:
+            return verdict, [], []
+        if not commits:
+            return None, [], []
+        names = repo.names(["log", "--no-walk=unsorted", "-m", "--root", "--format=%x00",
+                            *_DIFF_NAMES, *commits, "--"])
+        return _changes(ctx, label, repo, names), [], []
+    # --abort
+    status = repo.run(["status", "--porcelain", "-z", "--untracked-files=no",
+                       "--ignore-submodules=none"])
+    if status is None:
+        return _unknown(ctx, label, "git could not list the uncommitted changes"), [], []
+    if status.strip(b"\0"):
+        return ctx.ask(PHASE, "GW707", f"{label}: the uncommitted changes (a conflict being "
+                       "resolved, an edit at a stop) would be lost for good; commit or stash "
+                       "them first, or abort it yourself", rule="subcommand_ask:git rebase"), \
+            [], []
+    try:
+        with open(os.path.join(merge_state, "orig-head"), encoding="ascii") as fh:
+            orig = fh.read(100).strip()
+    except (OSError, UnicodeDecodeError):
+        return _unknown(ctx, label, "the rebase's starting point cannot be read"), [], []
+    return _changes(ctx, label, repo, _tree_names(repo, "HEAD", orig)), [], []

@@ -71,6 +71,9 @@ def allowlist(ctx, spec, args, words, label):
 
 
 def parse(spec, words):
+    if spec.flag_style == "words":
+        return argvmod.parse_words(words, spec.value_flags | spec.write_flags
+                                | frozenset(spec.config_flags))
     return argvmod.parse(words, spec.value_flags | spec.write_flags
                          | frozenset(spec.config_flags))
 

@@ -289,10 +289,18 @@ def cargo(ctx, spec, words, cwd):
     dependencies (no Cargo.lock) as a download; fmt and clippy --fix rewrite .rs files."""
     label = spec.name
     sub = label.split()[-1]
+    if label == "cargo nextest run":
+        sub = "test"  # cargo test's build, nextest's runner; after `--`, test filters
     args = parse(spec, words)
     verdict, written = allowlist(ctx, spec, args, words, label)
     if verdict is not None:
         return _refuse(verdict)
+    if sub in ("publish", "update") and not args.has("-n", "--dry-run"):
+        # without --dry-run: an upload to the registry, or new versions in Cargo.lock
+        return _refuse(ctx.ask(PHASE, "GW764", f"{label} installs, downloads or publishes "
+                               "packages (code the project does not pin runs or lands in the "
+                               "environment); --dry-run only shows what it would do",
+                               rule=f"catalogue:{label}"))
     why = _passthrough_problem(sub, args.rest or [])
     if why:
         return _refuse(_ask(ctx, "GW704", f"{label} --", why))
@@ -315,12 +323,13 @@ def cargo(ctx, spec, words, cwd):
     later = [lambda td=td: _side_output(ctx, label, td, "the build's target directory", cwd,
                                         as_dir=True) for td in target_dirs]
     manifest = next((o.value for o in args.options if o.name == "--manifest-path"), None)
-    if sub in ("build", "check", "test", "bench", "run", "clippy", "doc", "tree", "metadata"):
+    if sub in ("build", "check", "test", "bench", "run", "clippy", "doc", "tree", "metadata",
+               "fetch", "publish", "fix", "nextest", "list", "audit"):
         verdict = _cargo_unpinned(ctx, label, cwd, manifest)
         if verdict is not None:
             return _refuse(verdict)
     if sub == "fmt" and "--check" not in (args.rest or []) or (
-            sub == "clippy" and args.has("--fix")):
+            sub == "clippy" and args.has("--fix")) or sub == "fix":
         top = posixpath.dirname(lexical(manifest, cwd)) if manifest else ctx.roots.project
         surface = Surface(ctx, ("*.rs",), skip=("target", ".git"), follow=False)
         later.append(lambda: _surface_verdict(ctx, label, surface, [top], cwd))

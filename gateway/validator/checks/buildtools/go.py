@@ -6,7 +6,7 @@ Part of gateway.validator.checks.buildtools (see its docstring)."""
 import os
 import posixpath
 
-from gateway.paths import is_within, lexical
+from gateway.paths import is_protected, is_secret, is_within, lexical
 from gateway.validator.checks._common import PHASE
 from gateway.validator.checks.buildtools._shared import (
     ConfigError,
@@ -22,6 +22,7 @@ from gateway.validator.checks.buildtools._shared import (
     _shared_unsafe,
     _side_output,
     _surface_verdict,
+    _toml,
     generic,
 )
 
@@ -508,5 +509,250 @@ def gofmt(ctx, spec, words, cwd):
         return None, cands, written
     targets = list(args.positionals)
     surface = Surface(ctx, spec.formats or ("*.go",), follow=False)
-    return None, cands, written, _after([lambda: _surface_verdict(ctx, "gofmt -w", surface,
-                                                                  targets, cwd)])
+    return None, cands, written, _after([lambda: _surface_verdict(ctx, f"{spec.name} -w",
+                                                                  surface, targets, cwd)])
+
+
+def go_clean(ctx, spec, words, cwd):
+    """go clean -testcache: the cached test results expire (one file in GOCACHE, as
+    `go test -count=1` bypasses them). Without -testcache go clean removes files: the
+    package's binaries and test binaries in the project, with -i the installed ones, with
+    -cache, -modcache or -fuzzcache whole caches outside it (the entry's allowlist asks)."""
+    label = spec.name
+    flags, pos, _ = _go_words(spec, words)
+    verdict, _w, _o = _go_flags_verdict(ctx, spec, flags, label)
+    if verdict is not None:
+        return _refuse(verdict)
+    if pos:
+        return _refuse(_ask(ctx, "GW704", f"{label} {pos[0]}", "removes the files it builds "
+                            "for the packages it names"))
+    if not any(name == "-testcache" for name, _v, _word in flags):
+        return _refuse(_ask(ctx, "GW704", label, "without -testcache it removes the binaries "
+                            "and files go build left in the package's directory"))
+    verdict, _w, _o = _go_environment(ctx, spec, label, cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    return None, [], []
+
+
+def go_mod_download(ctx, spec, words, cwd):
+    """go mod download (and go mod tidy -diff): the modules go.mod requires, at the versions
+    it pins, each checked against go.sum, into GOMODCACHE; no code runs (what `go build`
+    fetches on its own). A module@version argument, a module without a go.sum, and go mod
+    tidy without -diff (it adds a module for an import go.mod does not pin, at a version the
+    network chooses, whose code later builds run) ask (GW764)."""
+    label = spec.name
+    sub = label.split()[-1]
+    flags, pos, _ = _go_words(spec, words)
+    verdict, _w, _o = _go_flags_verdict(ctx, spec, flags, label)
+    if verdict is not None:
+        return _refuse(verdict)
+    if sub == "tidy" and not any(name == "-diff" for name, _v, _word in flags):
+        return _refuse(_ask(ctx, "GW764", label, "adds to go.mod a module for every import it "
+                            "does not pin yet, at a version the network chooses, and later "
+                            "builds and tests run that module's code (-diff only prints)",
+                            rule=f"catalogue:{label}"))
+    for p in pos:
+        if "@" in p or sub == "tidy":
+            return _refuse(_ask(ctx, "GW764", f"{label} {p}", "downloads a module at a "
+                                "version go.mod does not pin", rule=f"catalogue:{label}"))
+    root, _mod = _go_module(cwd, ctx.roots.project)
+    if root is None or not _inside(ctx, root):
+        return _refuse(_ask(ctx, "GW764", label, "no go.mod of the project above the working "
+                            "directory: what it downloads is not what the project pins"))
+    gomod = _read(posixpath.join(root, "go.mod")) or ""
+    requires = any(line.split()[:1] == ["require"] for line in gomod.splitlines())
+    sums = _read(posixpath.join(root, "go.sum"))
+    if requires and not sums:
+        return _refuse(_ask(ctx, "GW764", label, f"{posixpath.join(root, 'go.sum')} is "
+                            "missing or empty: what it downloads is checked against no "
+                            "pinned checksum"))
+    verdict, _w, _o = _go_environment(ctx, spec, label, cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    return None, [], []
+
+
+# --- Go linters: golangci-lint, staticcheck, govulncheck; goimports ---------------------------
+
+#: golangci-lint's configuration file names, looked for in the working directory, every
+#: directory above it, then the home directory (the first found is used)
+_GOLANGCI_CONFIGS = (".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json")
+_GOLANGCI_DOWNLOAD_OK = ("readonly", "vendor", "")
+
+
+def _golangci_config(ctx, label, args, cwd):
+    """(verdict, path) of the configuration golangci-lint reads: -c/--config's file, else the
+    first of its names in the working directory and above, then in the home directory; one
+    outside the project asks (GW761: it picks the linters, their settings and plugins)."""
+    if args.has("--no-config"):
+        return None, None
+    named = args.values("-c", "--config")
+    if named:
+        return None, lexical(named[-1], cwd)  # a path candidate: phase 5 judges it
+    dirs = list(_ancestors(cwd))
+    home = _home(ctx)
+    if home:
+        dirs.append(home)
+    for d in dirs:
+        for name in _GOLANGCI_CONFIGS:
+            p = posixpath.join(d, name)
+            if os.path.lexists(p):
+                if not _inside(ctx, p):
+                    return _ask(ctx, "GW761", label, f"it reads its configuration from {p}, "
+                                "outside the project (it chooses the linters, their settings "
+                                "and plugins)"), None
+                return None, p
+    return None, None
+
+
+def _golangci_file_key(keys) -> bool:
+    """A setting whose value is a file golangci-lint reads or writes: an output's path
+    (output.formats), a `*-path` / `*-file` setting (goheader's template-path, a rules
+    file); not the regular expressions of file names in exclusion rules, not path-prefix."""
+    last = keys[-1]
+    if last == "path-prefix" or any(k in ("exclude-rules", "exclusions", "exclude-files",
+                                          "exclude-dirs", "skip-files", "skip-dirs")
+                                    for k in keys):
+        return False
+    return (last == "path" and "output" in keys) or last.endswith(("-path", "-file"))
+
+
+def _golangci_settings_problem(ctx, data, path, cwd):
+    """Why golangci-lint's configuration (parsed) is not safe to run without a human, or "":
+    a plugin (custom linters: a Go plugin or module it loads and runs), modules fetched
+    unpinned (modules-download-mode), a file named outside the project or on the
+    permission surface (an output path, a template or rules file it reads)."""
+    base = posixpath.dirname(path)
+    stack = [((), data)]
+    seen = 0
+    while stack:
+        keys, node = stack.pop()
+        seen += 1
+        if seen > 20000:
+            return "it is too large to judge"
+        if isinstance(node, dict):
+            for k, v in node.items():
+                k = str(k)
+                if k in ("custom", "plugins") or k.startswith("custom"):
+                    return f"{'.'.join(keys + (k,))}: a linter plugin it loads and runs"
+                if k == "modules-download-mode" and str(v) not in _GOLANGCI_DOWNLOAD_OK:
+                    return (f"{'.'.join(keys + (k,))}: {v}: modules the project does not pin "
+                            "are fetched")
+                stack.append((keys + (k,), v))
+        elif isinstance(node, list):
+            stack.extend((keys, v) for v in node)
+        elif isinstance(node, str) and keys and _golangci_file_key(keys):
+            if node in ("stdout", "stderr", ""):
+                continue
+            if node.startswith(("~", "$")):
+                return f"{'.'.join(keys)}: {node!r} is a file outside the project"
+            p = lexical(node, base)
+            secret = is_secret((p, p), ctx.policy)
+            if secret:
+                return f"{'.'.join(keys)}: {node!r} is a secret file ({secret})"
+            if not _inside(ctx, p):
+                return f"{'.'.join(keys)}: {node!r} is outside the project"
+            prot = is_protected((p, p), ctx.roots, ctx.policy)
+            if prot:
+                return f"{'.'.join(keys)}: {node!r} is on the permission surface ({prot})"
+    return ""
+
+
+def _golangci_load(path):
+    text = _read(path)
+    if text is None:
+        raise ConfigError(f"{path} cannot be read")
+    if not text.strip():
+        return {}
+    if path.endswith(".toml"):
+        return _toml(path) or {}
+    if path.endswith(".json"):
+        from gateway import _fastjson
+
+        try:
+            return _fastjson.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise ConfigError(f"{path} is not valid JSON ({exc})") from None
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        raise ConfigError(f"{path} is not valid YAML ({str(exc).splitlines()[0]})") from None
+
+
+def golangci_lint(ctx, spec, words, cwd):
+    """golangci-lint run: loads the packages (go list: GOFLAGS and a go.work above are
+    judged as for go) and runs the linters its configuration enables; that configuration
+    is found in the working directory, every directory above it and the home directory: one
+    outside the project asks, and inside it a plugin, unpinned module downloads or a file
+    named outside the project ask (GW761). --fix rewrites the .go files of the packages, as
+    a formatter does (the project's linters and their settings choose the text)."""
+    label = spec.name
+    verdict, args, cands, written = generic(ctx, spec, words)
+    if verdict is not None:
+        return _refuse(verdict)
+    mode = args.values("--modules-download-mode")
+    if mode and mode[-1] not in _GOLANGCI_DOWNLOAD_OK:
+        return _refuse(_ask(ctx, "GW764", f"{label} --modules-download-mode={mode[-1]}",
+                            "fetches modules the project does not pin"))
+    verdict, path = _golangci_config(ctx, label, args, cwd)
+    if verdict is not None:
+        return _refuse(verdict)
+    if path is not None and _inside(ctx, path):
+        try:
+            data = _golangci_load(path)
+        except ConfigError as exc:
+            return _refuse(_ask(ctx, "GW761", label, str(exc)))
+        why = _golangci_settings_problem(ctx, data, path, cwd)
+        if why:
+            return _refuse(_ask(ctx, "GW761", label, f"its configuration {path}: {why}"))
+    elif path is not None:
+        cands = cands + [path]
+    go_spec = ctx.policy.command("go")
+    build = go_spec.subcommands["build"] if go_spec and go_spec.subcommands else None
+    if build is not None:
+        verdict, _w, _o = _go_environment(ctx, build, label, cwd)
+        if verdict is not None:
+            return _refuse(verdict)
+    later = []
+    if args.has("--fix"):
+        targets = [p[:-3].rstrip("/") or "." if p.endswith("...") else p
+                   for p in args.positionals] or ["."]
+        surface = Surface(ctx, ("*.go",), skip=("testdata", "vendor"), dot_dirs=False,
+                          follow=False)
+        later.append(lambda: _surface_verdict(ctx, f"{label} --fix", surface, targets, cwd))
+    pkgs = [p[:-3].rstrip("/") or "." if p.endswith("...") else p for p in args.positionals]
+    return None, [c for c in cands if c not in args.positionals] + pkgs, written, _after(later)
+
+
+def go_analyzer(ctx, spec, words, cwd):
+    """staticcheck and govulncheck: they load the packages they are given (go list: GOFLAGS
+    and a go.work above are judged as for go) and print findings. staticcheck's
+    staticcheck.conf only selects checks; govulncheck asks the Go vulnerability database
+    (vuln.go.dev, or $GOVULNDB) which known vulnerabilities affect the modules go.mod pins: a
+    network read, nothing is sent but the requests for the database's own files."""
+    label = spec.name
+    verdict, flags_pos = None, _go_words(spec, words)
+    flags, pos, _ = flags_pos
+    verdict, written, _o = _go_flags_verdict(ctx, spec, flags, label)
+    if verdict is not None:
+        return _refuse(verdict)
+    for name, value, _w in flags:
+        if name == "-mode" and value not in ("source", None):
+            return _refuse(_ask(ctx, "GW704", f"{label} -mode={value}", "reads a binary or "
+                                "writes a blob; only the source mode is modelled"))
+    go_spec = ctx.policy.command("go")
+    build = go_spec.subcommands["build"] if go_spec and go_spec.subcommands else None
+    if build is not None:
+        verdict, _w, _o = _go_environment(ctx, build, label, cwd)
+        if verdict is not None:
+            return _refuse(verdict)
+    for p in pos:
+        if "@" in p:
+            return _refuse(_ask(ctx, "GW764", f"{label} {p}", "downloads a module to analyse "
+                                "it", rule=f"catalogue:{label}"))
+    cands = [p[:-3].rstrip("/") or "." if p.endswith("...") else p for p in pos
+             if p.startswith((".", "/")) or p.endswith(".go")]
+    return None, cands + [v for _n, v in written], [v for _n, v in written]
