@@ -25,6 +25,8 @@ Without the sandbox (off, unavailable, or the call leaves it) both return the de
 today. Standard library only; the posture is read from the settings the hook already parsed.
 """
 
+import os
+
 from gateway.decision import ALLOW
 
 #: Modes in which an edit inside the project runs without a dialog anyway (the client's own).
@@ -98,6 +100,9 @@ class Floor:
         named = self.named_by_content(exposure)
         if named is not None:
             return named
+        tree = self.tree_by_content(exposure)
+        if tree is not None:
+            return tree
         req.step("guard:sandbox", "pass", "GW860", "the call runs in the sandbox, which hides "
                  "every secret of the rules: what it reads is left to the OS "
                  f"({exposure.code}: {exposure.message})")
@@ -138,6 +143,45 @@ class Floor:
                            f"name, not by content). {content.HINT}", rule="secrets:content")
         return req.ask("guard:reads", "GW511", f"{found.path!r} could not be checked for "
                        f"credentials: {found.detail}", rule="secrets:content")
+
+    def tree_by_content(self, exposure):
+        """The ask for a call whose reads cannot be known when the project holds a file
+        whose content is a credential (GW510) or could not be checked (GW511): its read set
+        is every file the OS lets it read, and the sandbox hides by name only (`find -exec
+        cat {} +`, `cat $(git ls-files)`, `ls | while read f; do cat "$f"; done` print
+        config/settings.ini holding `aws_secret_access_key = ...`). None when none does."""
+        from gateway.sandbox.named import MAX_TREE, TooMany, tree_files
+        from gateway.secrets import content
+
+        req = self.req
+        if content.settings(req.policy) is None:
+            return None
+        tops = [req.project]
+        cwd = os.path.realpath(req.cwd or req.project)
+        proj = os.path.realpath(req.project)
+        if not (cwd == proj or cwd.startswith(proj.rstrip("/") + "/")):
+            tops.append(cwd)
+        try:
+            files = tree_files(tops, req.policy)
+        except TooMany as exc:
+            return req.ask("guard:reads", "GW840", "what the command reads cannot be known, "
+                           f"and {str(exc)!r} holds more than {MAX_TREE} files, too many to "
+                           "check for credentials the sandbox does not hide (it hides by "
+                           f"name, not by content) ({exposure.code}: {exposure.message})",
+                           rule=exposure.rule)
+        found = content.check(files, req.policy, req.env)
+        if found is None:
+            return None
+        shown = os.path.relpath(found.path, proj) if found.path.startswith(proj + "/") \
+            else found.path
+        if found.kind == content.SECRET:
+            return req.ask("guard:reads", "GW510", "what the command reads cannot be known, "
+                           f"and {shown!r} holds a credential: {found.detail}; the sandbox "
+                           "hides secrets by name, not by content, so the command may print "
+                           f"it ({exposure.code}: {exposure.message})", rule="secrets:content")
+        return req.ask("guard:reads", "GW511", "what the command reads cannot be known, and "
+                       f"{shown!r} could not be checked for credentials: {found.detail} "
+                       f"({exposure.code}: {exposure.message})", rule="secrets:content")
 
     # --- auto-allow -------------------------------------------------------------------
 

@@ -88,3 +88,56 @@ def _walk(top):
             if len(out) > MAX_WALK:
                 raise TooMany(top)
     return out
+
+
+#: Files below the project checked by content for a call whose reads cannot be known, at
+#: most; more: the call asks (its read set cannot be bounded to files the gateway checked).
+MAX_TREE = 20000
+
+
+def tree_files(tops, policy):
+    """Real paths of the regular files below `tops` (the project, and the working directory
+    when it lies outside it) that the sandbox does not hide by name: what a program the
+    gateway cannot model (`find -exec cat {} +`, `cat $(git ls-files)`, a `while read` loop
+    over `ls`, an interpreter's code) may read and print from inside the sandbox. A link is
+    followed to its target, inside the project or out (`find -L . -exec cat {} +`), each
+    directory walked once; VCS directories are left out (git's objects and configuration: gateway.sandbox.residual), and a secret by name is
+    hidden by denyRead. Raises TooMany past MAX_TREE."""
+    from gateway.paths import is_secret
+
+    out = []
+    seen = set()
+    for top in tops:
+        stack = [os.path.realpath(top)]
+        while stack:
+            d = stack.pop()
+            if d in seen:
+                continue
+            seen.add(d)
+            try:
+                with os.scandir(d) as it:
+                    entries = list(it)
+            except OSError:
+                continue
+            for e in entries:
+                try:
+                    path = e.path
+                    if e.is_symlink():
+                        # `find -L`, `cat link`, `grep -R`: the target is read, inside the
+                        # project or out (a dangling link reads nothing)
+                        path = os.path.realpath(e.path)
+                        if is_secret((e.path,), policy) or is_secret((path,), policy):
+                            continue
+                    if os.path.isdir(path) if path != e.path else \
+                            e.is_dir(follow_symlinks=False):
+                        if e.name not in _SKIP_DIRS and not is_secret((path,), policy):
+                            stack.append(path)
+                    elif os.path.isfile(path) if path != e.path else \
+                            e.is_file(follow_symlinks=False):
+                        if not is_secret((path,), policy):
+                            out.append(path)
+                except (OSError, ValueError):
+                    continue
+                if len(out) > MAX_TREE:
+                    raise TooMany(top)
+    return list(dict.fromkeys(out))

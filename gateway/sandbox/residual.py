@@ -16,8 +16,12 @@ denyRead hides files by name. What it cannot hide:
   archive is listed (zip, tar) and counts only when a member is a secret or it cannot be
   listed.
 
-Not covered (docs/sandbox.md): a file whose content is a secret under an ordinary name, and
-git objects no ref or reflog reaches. Fail closed: whatever cannot be checked (git too slow,
+* a version in git's history of a file whose name decides nothing, holding a credential by
+  content (gateway.secrets.blobs, cached by blob id): git show prints it from the objects.
+
+Not covered here (docs/sandbox.md): a file in the tree whose content is a secret under an
+ordinary name (gateway.sandbox.decide.Floor.tree_by_content judges those per call), and git
+objects no ref or reflog reaches. Fail closed: whatever cannot be checked (git too slow,
 a walk over its bound, an archive too big to list) counts as a secret.
 """
 
@@ -79,7 +83,7 @@ def _git_history(policy, project, env) -> list:
     from gateway.cachedir import cache_dir, key
 
     cache = os.path.join(cache_dir(env), "residual",
-                         key(os.path.realpath(project)) + "-" + _digest(state) + ".txt")
+                         key(os.path.realpath(project)) + "-" + _digest(state) + "-c.txt")
     cached = _read_cache(cache)
     if cached is not None:
         return cached
@@ -87,23 +91,68 @@ def _git_history(policy, project, env) -> list:
     if p is None or p.returncode != 0:
         return ["git could not list the history in time, so it cannot be checked for secrets"]
     from gateway import paths
+    from gateway.secrets.blobs import key as blob_key
 
     found = []
     seen = set()
+    ordinary = {}  # blob key -> path: versions of files whose names decide nothing
     for line in p.stdout.split(b"\n"):
-        _sha, _, name = line.partition(b" ")
-        if not name or name in seen:
+        sha, _, name = line.partition(b" ")
+        if not name:
             continue
-        seen.add(name)
         text = name.decode("utf-8", "surrogateescape")
-        pat = paths.is_secret(("/" + text,), policy)
-        if pat:
-            found.append(f"git's history holds the secret {text!r} ({pat}): git show prints "
-                         "it from the objects, which the sandbox does not hide")
-            if len(found) >= 3:
-                break
+        if name not in seen:
+            seen.add(name)
+            pat = paths.is_secret(("/" + text,), policy)
+            if pat:
+                found.append(f"git's history holds the secret {text!r} ({pat}): git show "
+                             "prints it from the objects, which the sandbox does not hide")
+                if len(found) >= 3:
+                    break
+                continue
+        elif paths.is_secret(("/" + text,), policy):
+            continue
+        ordinary.setdefault(blob_key(sha.decode("ascii", "replace"), text), text)
+    if not found:
+        why = _history_content(policy, project, env, ordinary)
+        if why is not None:
+            return [why]  # not kept: a scan not done in time goes on in the background
     _write_cache(cache, found)
     return found
+
+
+def _history_content(policy, project, env, ordinary):
+    """Why a version in git's history of a file whose name decides nothing holds a credential
+    or could not be scanned (git show prints it from the objects: the sandbox hides names,
+    not contents), or None. Verdicts are kept by blob id (gateway.secrets.blobs)."""
+    from gateway.secrets import blobs, content
+
+    if not ordinary or content.settings(policy) is None:
+        return None
+
+    def git(args, stdin):
+        import subprocess
+
+        try:
+            r = subprocess.run(["git", "-C", project, *args], input=stdin,
+                               capture_output=True, timeout=GIT_TIMEOUT,
+                               env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                                    "HOME": os.environ.get("HOME", "/"), "LC_ALL": "C",
+                                    "GIT_OPTIONAL_LOCKS": "0"})
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return r.stdout if r.returncode == 0 else None
+
+    v = blobs.verdict(set(ordinary), git, policy, env)
+    if v is None:
+        return None
+    where = ordinary.get(v.path, "a file")
+    if v.kind == content.SECRET:
+        return (f"a version of {where!r} in git's history holds a credential ({v.detail}): "
+                "git show prints it from the objects, and the sandbox hides names, not "
+                "contents")
+    return (f"versions of files in git's history could not be checked for credentials "
+            f"({where!r}: {v.detail})")
 
 
 def _digest(data: bytes) -> str:

@@ -103,8 +103,20 @@ def test_an_unmodelled_reader_of_a_content_secret_asks(gateway_exe, env, proj, c
     assert hook(gateway_exe, env, command, proj, mode) == ("ask", "GW510"), command
 
 
-def test_the_same_reader_of_clean_files_is_left_to_the_os(gateway_exe, env, proj):
-    assert hook(gateway_exe, env, "find src -exec cat {} +", proj) == (None, None)
+def test_the_same_reader_of_clean_files_is_left_to_the_os(gateway_exe, env, tmp_path):
+    """In a project no file of which holds a credential (by content, in the tree or in git's
+    history), a reader the gateway does not model is left to the OS. In `proj` it asks: the
+    read set of a command the gateway cannot model is every file the sandbox lets it read
+    (tests/e2e/test_hook_unnamed_reads.py)."""
+    root = str(tmp_path / "clean")
+    os.makedirs(os.path.join(root, "src"))
+    with open(os.path.join(root, "src", "app.py"), "w") as fh:
+        fh.write("a = 1\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    p = subprocess.run([gateway_exe, "install", "--project", root], cwd=root,
+                       env=dict(env, CLAUDE_PROJECT_DIR=root), capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert hook(gateway_exe, env, "find src -exec cat {} +", root) == (None, None)
 
 
 _DIRS = st.sampled_from(["deploy", "config", "ops/prod", "etc"])

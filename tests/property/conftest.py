@@ -41,9 +41,10 @@ settings.load_profile(PROFILE)
 SCALE = {"ci": 1, "dev": 1, "long": 20}.get(PROFILE, 1)
 
 
-def budget(n: int) -> settings:
-    """@budget(200): this property tries 200 examples under the ci profile."""
-    return settings(max_examples=max(1, n * SCALE))
+def budget(n: int, **overrides) -> settings:
+    """@budget(200): this property tries 200 examples under the ci profile (overrides: other
+    settings of this property, e.g. deadline=None where an example's first call fills a cache)."""
+    return settings(max_examples=max(1, n * SCALE), **overrides)
 
 
 @pytest.fixture(scope="session")

@@ -620,7 +620,7 @@ wrapper = st.sampled_from(WRAPPERS)
 # --- known-dangerous simple commands --------------------------------------------------------
 
 ALWAYS_ASK_SAMPLE = ["rm", "curl", "wget", "ssh", "sudo", "kill", "dd",
-                     "bun", "uvx", "conda", "docker", "python2", "zsh", "rsync", "truncate",
+                     "bun", "uvx", "conda", "podman", "python2", "zsh", "rsync", "truncate",
                      "systemctl", "crontab", "deno"]
 #: The catalogue's edit entries: allowed only in acceptEdits (GW721 elsewhere).
 EDIT_SAMPLE = ["cp", "mv", "chmod", "ln", "tee"]  # rm, rmdir: ALWAYS_ASK floors

@@ -46,7 +46,13 @@ def test_one_dangerous_token_in_an_allowed_command(pjudge, data, n):
                 and any(c.argv[0] in ("cat", "tee") for c in cmds)))
     token.text = fill(token.text, pjudge.project)
     text = data.draw(S.insert(r, token))
-    expect_token(pjudge(text), token, text)
+    v = pjudge(text)
+    if token.kind == "wrap" and token.text.startswith("for ") and v.decision is ALLOW:
+        # a for loop over literal words is unrolled (gateway.shell.loops): it is as strict as
+        # its body, which the generator drew allowed
+        assert v.code == "GW700", f"{text!r}: {show(v)}"
+        return
+    expect_token(v, token, text)
 
 
 @budget(200)

@@ -330,7 +330,7 @@ def test_recursive_readers_never_read_secrets(pjudge, how, d, seed):
         assert v.decision is ALLOW, f"{text!r}: {show(v)}"
 
 
-@budget(60)
+@budget(60, deadline=None)  # the first walk of a directory outside scans its files cold
 @given(cwd=st.sampled_from(["lnk", "uplink", "scripts/tmplink", "chainout"]),
        how=st.sampled_from(["cat README.md", "ls .", "find . -name x", "head -n 1 a.txt",
                             "grep -r x .", "ls", "grep -r root", "rg x", "tree", "du -a",

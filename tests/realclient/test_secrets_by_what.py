@@ -186,3 +186,46 @@ def test_git_history_and_archive_members_by_content_reach_no_model(tmp_path, mod
     codes = sorted(t.split("gateway ", 1)[1][:5].replace("GW511", "GW510") for t in texts
                    if "gateway GW" in t)
     assert codes == ["GW510", "GW510", "GW510", "GW840"], res.describe()
+
+
+UNNAMED = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYUNNAMED44"
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+def test_readers_of_files_they_do_not_name_reach_no_model(tmp_path, mode):
+    """With the sandbox on (gateway install) a reader the gateway cannot model was left to
+    the OS, which hides by name only: `find -exec cat {} +` (no start directory), `cat
+    $(git ls-files)`, a `while read` loop over ls printed config/settings.ini's credential.
+    Now each is refused in print mode (GW510 by content; the project's own history holds
+    config/.env.prod, which the sandbox cannot hide: GW840 may decide first)."""
+    box = Installed(tmp_path / "unnamed")
+    # the user's own setting under which the client runs what PreToolUse leaves alone with
+    # no dialog and no PermissionRequest (reference §16)
+    sp = box.project / ".claude" / "settings.json"
+    data = json.loads(sp.read_text())
+    data["sandbox"]["autoAllowBashIfSandboxed"] = True
+    sp.write_text(json.dumps(data))
+    (box.project / "config").mkdir(exist_ok=True)
+    (box.project / "config" / "settings.ini").write_text(
+        f"[default]\naws_secret_access_key = {UNNAMED}\n")
+    cmds = ["find -exec cat {} +", "cat $(find . -name '*.ini')",
+            'ls -d config/* | while read f; do cat "$f"; done']
+    res = box.run([bash(c) for c in cmds], mode=mode)
+    texts = [t.text for t in res.tool_results]
+    assert len(texts) == len(cmds), res.describe()
+    assert not any(UNNAMED in t for t in texts), res.describe()
+    codes = [t.split("gateway ", 1)[1][:5] for t in texts if "gateway GW" in t]
+    assert len(codes) == len(cmds) and set(codes) <= {"GW510", "GW840", "GW511"}, \
+        res.describe()
+
+
+def test_edit_of_a_content_secret_shows_no_line_in_accept_edits(tmp_path):
+    """Measured (2.1.330): the client's Edit result in acceptEdits says only that the file was
+    updated; no line of it (the credential beside the edit) reaches the model."""
+    box = Installed(tmp_path / "edit")
+    (box.project / "config").mkdir(exist_ok=True)
+    f = box.project / "config" / "settings.ini"
+    f.write_text(f"[default]\nregion = x\naws_secret_access_key = {UNNAMED}\n")
+    res = box.run([tool_use("Edit", {"file_path": str(f), "old_string": "region = x",
+                                     "new_string": "region = y"})], mode="acceptEdits")
+    assert not any(UNNAMED in t.text for t in res.tool_results), res.describe()

@@ -233,6 +233,9 @@ def test_the_untracked_part_of_a_stash_counts(policy, root):
     "git commit -qam x; git show",
     "git stash | git stash pop",
     "git branch x pr && git merge x",
+    "git branch new && git diff",
+    "git tag v1 && git show v1",
+    "git branch --list 'x*' && git diff",
 ])
 def test_a_segment_after_a_change_of_the_repository_asks(policy, root, command):
     commit_on(root, "pr", GUARDED["script"], "pr")
@@ -266,3 +269,16 @@ def test_reset_unstages_only(policy, root, command, decision, code):
 def test_plan_mode_asks_for_what_writes_the_working_tree(policy, root):
     for command in ("git checkout feature", "git merge feature", "git stash"):
         assert judge(policy, root, command, mode="plan")[:2] == ("ask", "GW720"), command
+
+
+@pytest.mark.parametrize("command", [
+    "ls && git branch && git diff",
+    "git branch -a && git status",
+    "git branch -vv; git log -1",
+    "git tag && git diff",
+    "git tag -l && git status",
+])
+def test_listing_branches_or_tags_changes_nothing(policy, root, command):
+    """`git branch` and `git tag` with no operand only list: a later segment is judged on the
+    state it meets (no GW745)."""
+    assert judge(policy, root, command)[:2] == ("allow", "GW700"), command

@@ -53,6 +53,17 @@ _GIT_READS = frozenset(("status", "log", "show", "diff", "diff-files", "diff-ind
 _GIT_READ_SUBS = {"stash": ("list", "show"), "reflog": ("show",), "worktree": ("list",),
                   "notes": ("list", "show"), "submodule": ("status",),
                   "remote": ("show", "get-url", "-v", "--verbose")}
+#: `git branch` and `git tag` only list with no operand and only these options (a name
+#: creates, renames or deletes a ref).
+_GIT_LISTS = {"branch": frozenset(("-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose",
+                                   "--list", "-l", "--show-current", "--no-color", "--color")),
+              "tag": frozenset(("-l", "--list", "-n", "--no-color", "--color"))}
+
+
+def _lists(args, listing) -> bool:
+    return all(a in listing for a in args)
+
+
 _GIT_GLOBAL_VALUES = frozenset(("-C", "-c", "--git-dir", "--work-tree", "--namespace",
                                 "--config-env", "--super-prefix"))
 
@@ -79,6 +90,8 @@ def changes_git_state(words) -> bool:
                                       or args[:1] and args[0] in _GIT_READ_SUBS[sub]):
             continue
         if sub == "config" and _config_reads(args):
+            continue
+        if sub in _GIT_LISTS and _lists(args, _GIT_LISTS[sub]):
             continue
         return True
     return False
