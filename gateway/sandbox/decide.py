@@ -151,7 +151,7 @@ class Floor:
         cat {} +`, `cat $(git ls-files)`, `ls | while read f; do cat "$f"; done` print
         config/settings.ini holding `aws_secret_access_key = ...`). None when none does."""
         from gateway.sandbox.named import MAX_TREE, TooMany, tree_files
-        from gateway.secrets import content
+        from gateway.secrets import content, filecheck
 
         req = self.req
         if content.settings(req.policy) is None:
@@ -169,7 +169,7 @@ class Floor:
                            "check for credentials the sandbox does not hide (it hides by "
                            f"name, not by content) ({exposure.code}: {exposure.message})",
                            rule=exposure.rule)
-        found = content.check(files, req.policy, req.env)
+        found = filecheck.check(files, req.policy, req.env)
         if found is None:
             return None
         shown = os.path.relpath(found.path, proj) if found.path.startswith(proj + "/") \
