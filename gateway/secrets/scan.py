@@ -148,13 +148,37 @@ def _lean_imports():
         sys.modules["requests.exceptions"] = exc
 
 
+#: The worker outlives the hook that started it (it goes on filling the cache); the kernel
+#: ends it after this much CPU time, so a scan that never finishes (a huge tree, a file the
+#: library is slow on) cannot burn a core for hours. Verdicts written so far stay; a file
+#: with no verdict is unscanned, and a read of it asks (GW511).
+CPU_SECONDS = 120
+
+
+def _limit_cpu(seconds):
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        seconds += int(used.ru_utime + used.ru_stime) + 1  # the limit counts from start
+        if hard != resource.RLIM_INFINITY:
+            seconds = min(seconds, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     root = key = None
     plugins = []
+    cpu_seconds = CPU_SECONDS
     while argv and argv[0] != "--":
         opt = argv.pop(0)
-        if opt == "--root":
+        if opt == "--cpu-seconds":
+            cpu_seconds = int(argv.pop(0))
+        elif opt == "--root":
             root = argv.pop(0)
         elif opt == "--key":
             key = argv.pop(0)
@@ -173,6 +197,7 @@ def main(argv=None):
                  and _blob_name(os.path.basename(f))]
     if not (root and key and plugins):
         raise SystemExit("usage: --root DIR --key KEY --plugin NAME... -- FILE...")
+    _limit_cpu(cpu_seconds)
     os.makedirs(root, mode=0o700, exist_ok=True)
     entry_dir = os.path.join(root, key)
     _lean_imports()

@@ -79,3 +79,30 @@ def test_no_request_leaves_the_worker():
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["refused the gateway's content scanner makes no network "
                                        "requests", "True"]
+
+
+def test_a_worker_that_never_finishes_is_ended_by_the_kernel(plugins, tmp_path):
+    """The worker outlives the hook (it fills the cache for the next call); a scan that would
+    run for hours (orphaned workers burned a core each for 50 minutes) is ended by its CPU
+    limit. What it wrote before stays; a file with no verdict is unscanned (a read asks)."""
+    import signal
+
+    files = []
+    for i in range(4000):
+        p = tmp_path / f"f{i}.ini"
+        p.write_text("".join(f"[s{j}]\nname_{j} = value {i} {j} lorem ipsum\n" for j in range(60)))
+        files.append(str(p))
+    root = tmp_path / "cache"
+    root.mkdir(mode=0o700)
+    search = [p for p in sys.path if p and os.path.isabs(p)]
+    code = (f"import sys; sys.path[:] = {search!r}; "
+            "from gateway.secrets.scan import main; sys.exit(main())")
+    args = [sys.executable, "-I", "-c", code, "--cpu-seconds", "2", "--root", str(root),
+            "--key", "k"]
+    for p in plugins:
+        args += ["--plugin", p]
+    out = subprocess.run(args + ["--"] + files, capture_output=True, timeout=600, cwd=str(root))
+    assert out.returncode == -signal.SIGXCPU, (out.returncode, out.stderr[-500:])
+    done = [f for f in files
+            if content.cached(str(root / "k"), content.identity(os.stat(f))) is not None]
+    assert 0 < len(done) < len(files), len(done)
