@@ -144,28 +144,28 @@ def test_flat_entry_keeps_paths_inside_the_project(proj, tmp_path, monkeypatch):
 
 
 def test_a_subcommand_after_a_global_option_stays_the_only_one(proj, tmp_path, monkeypatch):
-    # issue 25: `flask --app X routes` was proposed as flask with --app and two paths,
-    # which also allowed `flask --app X init-db`, `shell` and `run`
+    # issue 25: `flask --app X routes` (flask, since catalogued; quart is the same CLI, not catalogued) was proposed with --app and two paths,
+    # which also allowed `quart --app X init-db`, `shell` and `run`
     os.makedirs(os.path.join(proj, "flaskr"))
-    groups, text, _ = analyse(prompts(proj, ("flask --app flaskr routes", 4)))
-    g = groups["flask"]
+    groups, text, _ = analyse(prompts(proj, ("quart --app flaskr routes", 4)))
+    g = groups["quart"]
     assert g.proposal is not None and g.proposal.saved == 4, g.reason
     assert g.proposal.entry["subcommands"] == {"routes": {"safe_flags": [], "args": "none"}}
     judge = with_rules(text, tmp_path, monkeypatch, proj)
-    assert judge("flask --app flaskr routes").allowed
-    for still in ("flask --app flaskr init-db", "flask --app flaskr shell",
-                  "flask --app flaskr run", "flask --app /tmp/x routes", "flask routes x",
-                  "flask --app flaskr", "flask",
-                  "flask --app flaskr routes --all"):
+    assert judge("quart --app flaskr routes").allowed
+    for still in ("quart --app flaskr init-db", "quart --app flaskr shell",
+                  "quart --app flaskr run", "quart --app /tmp/x routes", "quart routes x",
+                  "quart --app flaskr", "quart",
+                  "quart --app flaskr routes --all"):
         assert not judge(still).allowed, still
 
 
 def test_a_realistic_flask_log_proposes_only_the_subcommands_seen(tmp_path, monkeypatch):
     # issue 25, as a user meets it: the prompts are written by the real hook command
     # (PermissionRequest, raw JSON on stdin) in a flask project, `gateway stats --yaml` is
-    # pasted into the user rules, and only what was seen runs: `flask --version` and
+    # pasted into the user rules, and only what was seen runs: `quart --version` and
     # `flask routes` (FLASK_APP from .flaskenv) among the prompts made the proposal flat
-    # on main, which allowed `flask --app flaskr init-db`, `shell` and `run`
+    # on main, which allowed `quart --app flaskr init-db`, `shell` and `run`
     import subprocess
     import sys
 
@@ -180,9 +180,9 @@ def test_a_realistic_flask_log_proposes_only_the_subcommands_seen(tmp_path, monk
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GATEWAY_", "CLAUDE_"))}
     env.update(HOME=str(home), GATEWAY_AUDIT_LOG=str(log), CLAUDE_PROJECT_DIR=proj,
                GATEWAY_USER_RULES=str(tmp_path / "none.yaml"))
-    seen = ["flask --app flaskr routes", "flask --app flaskr routes",
-            "flask --app flaskr routes --sort rule", "flask routes", "flask --version",
-            f"cd {proj} && flask --app flaskr routes", "flask --app flaskr routes | head -20"]
+    seen = ["quart --app flaskr routes", "quart --app flaskr routes",
+            "quart --app flaskr routes --sort rule", "quart routes", "quart --version",
+            f"cd {proj} && quart --app flaskr routes", "quart --app flaskr routes | head -20"]
     for command in seen:
         payload = json.dumps({"session_id": "s", "transcript_path": "/tmp/t", "cwd": proj,
                               "hook_event_name": "PermissionRequest", "tool_name": "Bash",
@@ -198,17 +198,17 @@ def test_a_realistic_flask_log_proposes_only_the_subcommands_seen(tmp_path, monk
     monkeypatch.setenv("GATEWAY_USER_RULES", str(tmp_path / "none.yaml"))
     r = CliRunner().invoke(cli, ["stats", "--file", str(log), "--yaml"])
     assert r.exit_code == 0, r.output
-    entry = yaml.safe_load(r.output)["catalogue"]["flask"]
+    entry = yaml.safe_load(r.output)["catalogue"]["quart"]
     assert entry["subcommands"] == {"routes": {"safe_flags": ["--sort"],
                                                "max_positionals": 1, "writes": True}}
     assert entry["global"] == {"value_flags": ["--app"], "flags": []}
     judge = with_rules(r.output, tmp_path, monkeypatch, proj)
-    for ok in seen[:4] + ["flask --version", "flask --app flaskr routes --sort endpoint"]:
+    for ok in seen[:4] + ["quart --version", "quart --app flaskr routes --sort endpoint"]:
         assert judge(ok).allowed, (ok, judge(ok))
-    still = {"flask --app flaskr init-db": "GW705", "flask --app flaskr shell": "GW705",
-             "flask run": "GW705", "flask --app flaskr run --debug": "GW705",
-             "flask init-db": "GW705", "flask shell": "GW705", "flask --app flaskr": "GW705",
-             "flask --app /tmp/x routes": "GW501", "flask --app flaskr routes --all": "GW704"}
+    still = {"quart --app flaskr init-db": "GW705", "quart --app flaskr shell": "GW705",
+             "quart run": "GW705", "quart --app flaskr run --debug": "GW705",
+             "quart init-db": "GW705", "quart shell": "GW705", "quart --app flaskr": "GW705",
+             "quart --app /tmp/x routes": "GW501", "quart --app flaskr routes --all": "GW704"}
     assert {c: (judge(c).decision.name, judge(c).code) for c in still} == \
         {c: ("ASK", code) for c, code in still.items()}
 

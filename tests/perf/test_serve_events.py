@@ -13,6 +13,7 @@ import fcntl
 import io
 import json
 import os
+import sys
 import shutil
 import signal
 import subprocess
@@ -23,7 +24,7 @@ import pytest
 
 from gateway import _resident
 from gateway import server as srv
-from gateway.cli.bench import _free_port, gateway_argv
+from gateway.cli.bench import _free_port
 from gateway.hooks import runner
 from gateway.orchestration import progress
 from gateway.state.locks import lock_path_for
@@ -44,10 +45,17 @@ def test_every_hook_event_is_served():
 # --- a real `gateway serve` and real hook processes -----------------------------------------
 
 
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def _serve(env, *extra):
     server_env = {k: v for k, v in env.items() if k not in ("GATEWAY_RESIDENT",
                                                             "CLAUDE_PROJECT_DIR")}
-    proc = subprocess.Popen(gateway_argv() + ["serve", "--port", str(_free_port()), "-v", *extra],
+    # the server imports the same copy of the package as the hooks (launch.hook_argv: this
+    # test process's sys.path); an installed console script may import another (CI installs
+    # non-editable) and the server then refuses every call as another package's
+    proc = subprocess.Popen([sys.executable, "-m", "gateway", "serve", "--port",
+                             str(_free_port()), "-v", *extra], cwd=_REPO,
                             env=server_env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     path = _resident.socket_path(env)
