@@ -62,7 +62,10 @@ def test_lists_are_as_strict_as_their_strictest_segment(pjudge, data, op, first)
     tick("monotonicity: composition")
     d = data.draw(S.refused_command(pjudge.project))
     dv = pjudge(d)
-    assert dv.decision is not ALLOW, f"{d!r}: {show(dv)}"
+    # the generator's refused commands predate models that now allow some of them (a for
+    # loop over literal words is unrolled; a tracked project script is the project's code):
+    # the property is about composing a refused one
+    assume(dv.decision is not ALLOW)
     a = data.draw(S.rendered([fill_cmd(data.draw(S.allowed_cmd), pjudge.project)])).text()
     text = d + op + a if first else a + op + d
     v = pjudge(text)
