@@ -108,8 +108,7 @@ def test_abort_at_a_clean_stop_runs(repo):
     _git(root, "rebase", "-i", "main", env={"GIT_SEQUENCE_EDITOR": "sed -i 's/^pick/edit/'"},
          ok=(0, 1))
     state = os.path.join(root, ".git", "rebase-merge")
-    if not os.path.isdir(state):
-        pytest.skip("the rebase did not stop")
+    assert os.path.isdir(state), "the rebase did not stop at the edit line"
     status = _git(root, "status", "--porcelain", "--untracked-files=no").stdout
     if status.strip():
         _git(root, "checkout", "--theirs", "a.txt", ok=(0, 1))
