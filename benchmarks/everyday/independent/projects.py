@@ -10,6 +10,7 @@ directory with the dotfiles and caches the lists read (`~/.cargo/registry/src`, 
     python benchmarks/everyday/independent/projects.py DIR python   # build one, print its path
 """
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -17,7 +18,7 @@ import sys
 GITIGNORE = (".env\n.env.local\n.venv/\nnode_modules/\ndist/\nbuild/\ntarget/\nbin/\n"
              "__pycache__/\n*.pyc\n.pytest_cache/\n.mypy_cache/\n.ruff_cache/\nhtmlcov/\n"
              ".coverage\ncoverage/\ncoverage.out\ncoverage.html\n.gradle/\n.tox/\n"
-             "db.sqlite3\n")
+             "db.sqlite3\n.devserver/\n")
 
 PYTHON = {
     "README.md": "# orders\n\nA Django shop.\n",
@@ -227,6 +228,46 @@ ECOSYSTEMS = {
 }
 HOME_FILES = {".bashrc": "# rc\n", ".gitconfig": "[user]\n\tname = Dev\n",
               ".ssh/id_ed25519": "KEY\n", ".aws/credentials": "[default]\n"}
+
+
+#: the ports the lists' `curl localhost:PORT` rows talk to: the dev servers each project
+#: runs while the list is judged (the gateway lets curl reach the loopback only when the
+#: port is served by the project's own code: gateway.tools.listeners)
+DEV_SERVERS = {"python": (8000,), "node": (5173, 3000), "go": (8080, 6060), "rust": (3000,),
+               "java": (8080,)}
+DEV_SERVER = """import socket, sys, time
+for port in sys.argv[1:]:
+    for family, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+        try:
+            s = socket.socket(family)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind((host, int(port)))
+            s.listen()
+            globals().setdefault("held", []).append(s)
+        except OSError as exc:  # the port is taken on this machine: those rows ask
+            print(f"{host}:{port}: {exc}", file=sys.stderr)
+print("ready", flush=True)
+time.sleep(3600)
+"""
+
+
+@contextlib.contextmanager
+def dev_servers(project, ecosystem):
+    """The project's dev servers listening while its rows are judged (the project's own
+    script, run from the project, as `python manage.py runserver` is)."""
+    ports = DEV_SERVERS.get(ecosystem, ())
+    if not ports:
+        yield
+        return
+    _write(project, {".devserver/serve.py": DEV_SERVER})
+    proc = subprocess.Popen([sys.executable, ".devserver/serve.py", *map(str, ports)],
+                            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        proc.stdout.readline()  # "ready", or "" if it died
+        yield
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 def _write(base, files):

@@ -114,15 +114,17 @@ def label_rows(rows, labels):
 
 
 def judge_all(rows, root):
-    from benchmarks.everyday.independent.projects import build
+    from benchmarks.everyday.independent.projects import build, dev_servers
 
-    judges = {}
+    by_eco = {}
     for r in rows:
-        eco = r["file"]
-        if eco not in judges:
-            project, home = build(root, eco)
-            judges[eco] = bench.Judge(os.path.join(root, eco), project=project, home=home)
-        r["actual"] = {m: judges[eco](r["command"], m) for m in MODES}
+        by_eco.setdefault(r["file"], []).append(r)
+    for eco, eco_rows in by_eco.items():
+        project, home = build(root, eco)
+        judge = bench.Judge(os.path.join(root, eco), project=project, home=home)
+        with dev_servers(project, eco):
+            for r in eco_rows:
+                r["actual"] = {m: judge(r["command"], m) for m in MODES}
     return rows
 
 
