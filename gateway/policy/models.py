@@ -164,7 +164,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           "npm-config-get", "flask", "alembic", "go-clean", "go-mod-download",
           "golangci-lint", "go-analyzer", "git-rebase", "tox", "nox", "sqlite3",
           # Maven and Gradle (checks/jvm.py)
-          "jvm-build")
+          "jvm-build", "curl")
 
 # How the effects analysis (gateway/effects/analysis/) reads an entry: `flags` derives what the
 # command writes from the entry's own lists (writes/edit, write_flags, output_flags,
@@ -172,7 +172,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
 # whatever its options; the others name a handler in gateway/effects/analysis/ (parsing that
 # cannot be data: cp's destinations, sed's in-place option, find's actions, git).
 EFFECTS = ("flags", "read", "copy", "move", "link", "install", "dd", "sed", "awk", "find",
-           "xxd", "uniq", "git", "gateway", "formatter")
+           "xxd", "uniq", "git", "gateway", "formatter", "curl")
 
 
 class BuildTool(_Strict):

@@ -46,6 +46,7 @@ _CHECKS = {
     "git-clean": ("git", "git_clean"),
     "gh-api": ("git", "gh_api"),
     "rm": ("removal", "rm"),
+    "curl": ("net", "curl"),
     "yq": ("everyday", "yq"),
     "compileall": ("everyday", "compileall"),
     "coverage-run": ("everyday", "coverage_run"),
