@@ -513,7 +513,13 @@ VALIDATOR = {
               "could be read another way: user information (http://localhost@evil.com), a "
               "backslash, percent-encoding, other spellings of an address (2130706433, "
               "0x7f.1, 127.1), curl's URL globbing ({a,b}, [1-9]) without -g, other schemes "
-              "(file://, dict://, gopher://), and no URL on the command line at all.",
+              "(file://, dict://, gopher://), and no URL on the command line at all. The "
+              "loopback is not only the dev server: kubectl proxy serves a cluster's API "
+              "(its secrets) there, Docker's TCP socket runs containers, a browser's "
+              "debugging port opens pages; so every port must also be served, at the time "
+              "of the call, by a process that runs the project's code from the project "
+              "(gateway/tools/listeners.py, Linux: /proc): nothing listening, another "
+              "user's daemon, or a program that is not the project's asks.",
               "curl -s https://example.com/api"),
     "GW791": ("7C", "ask", "a curl option or configuration the gateway does not judge",
               "Only the options whose effect the model knows are judged (gateway/tools/"

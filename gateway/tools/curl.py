@@ -227,6 +227,26 @@ def loopback(url, globoff=False):
         "127.x.x.x, [::1])"
 
 
+def port(url) -> int:
+    """The TCP port curl connects to for a loopback `url` (one `loopback` accepted): the
+    one it writes, else the scheme's (https 443, http or none 80)."""
+    scheme = _scheme(url)
+    rest = url[len(scheme) + 3:] if scheme is not None else url
+    end = len(rest)
+    for sep in "/?#":
+        k = rest.find(sep)
+        if k >= 0:
+            end = min(end, k)
+    authority = rest[:end]
+    if authority.startswith("["):
+        tail = authority[authority.find("]") + 1:]
+    else:
+        tail = authority[authority.find(":"):] if ":" in authority else ""
+    if tail.startswith(":") and tail[1:].isdigit():
+        return int(tail[1:])
+    return 443 if scheme is not None and scheme.lower() == "https" else 80
+
+
 def parse(words):
     """The Request of `curl WORDS` (the words after `curl`)."""
     req = Request()

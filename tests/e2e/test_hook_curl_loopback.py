@@ -7,6 +7,7 @@ validator's own code inside PreToolUse's GW840)."""
 
 import json
 import os
+import re
 
 import pytest
 
@@ -25,6 +26,56 @@ def project(tmp_path_factory):
     with open(os.path.join(path, "order.json"), "w") as fh:
         fh.write('{"sku": "A1", "qty": 2}\n')
     return path
+
+
+SERVER = """import socket, sys, time
+a = socket.socket()
+a.bind(("127.0.0.1", 0))
+a.listen()
+port = a.getsockname()[1]
+try:
+    b = socket.socket(socket.AF_INET6)
+    b.bind(("::1", port))
+    b.listen()
+except OSError:
+    pass
+print(port, flush=True)
+time.sleep(600)
+"""
+
+
+def _serve(path, cwd):
+    """A server run as `python PATH` from `cwd`, listening on a free loopback port (IPv4 and,
+    where it can, IPv6 on the same port): (process, port)."""
+    import subprocess
+    import sys
+
+    with open(path, "w") as fh:
+        fh.write(SERVER)
+    proc = subprocess.Popen([sys.executable, path], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    line = proc.stdout.readline()
+    assert line.strip(), "the server did not start"
+    return proc, int(line)
+
+
+@pytest.fixture(scope="module")
+def port(project):
+    """The project's own dev server (its script, run from the project): curl reaches the
+    loopback without a dialog only when the project's code answers on the port
+    (gateway.tools.listeners)."""
+    proc, port = _serve(os.path.join(project, "devserver.py"), project)
+    yield port
+    proc.kill()
+    proc.wait()
+
+
+_PORTS = re.compile(r":(8000|8080|6060|3000|5173)\b")
+
+
+def _p(command, port):
+    """The list's command with its dev-server port replaced by the test server's."""
+    return _PORTS.sub(f":{port}", command)
 
 
 def _call(run_hook, event, command, cwd, mode):
@@ -70,7 +121,8 @@ READS = [
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("command", READS)
-def test_loopback_reads_run_in_every_mode(run_hook, project, command, mode):
+def test_loopback_reads_run_in_every_mode(run_hook, project, port, command, mode):
+    command = _p(command, port)
     pre = _call(run_hook, "PreToolUse", command, project, mode)
     assert pre[:2] == ("allow", "GW700"), pre
     assert _call(run_hook, "PermissionRequest", command, project, mode)[:2] == ("allow", None)
@@ -86,8 +138,9 @@ CHANGES = [
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("command", CHANGES)
-def test_requests_that_change_the_dev_server_ask_in_plan(run_hook, hook_env, project, command,
-                                                         mode):
+def test_requests_that_change_the_dev_server_ask_in_plan(run_hook, hook_env, project, port,
+                                                         command, mode):
+    command = _p(command, port)
     pre = _call(run_hook, "PreToolUse", command, project, mode)
     perm = _call(run_hook, "PermissionRequest", command, project, mode)
     if mode == "plan":
@@ -142,8 +195,8 @@ def test_a_secret_sent_as_data_is_a_read_of_the_secret(run_hook, hook_env, proje
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_output_file_is_an_edit(run_hook, hook_env, project, mode):
-    command = "curl -s -o page.html localhost:8000/"
+def test_output_file_is_an_edit(run_hook, hook_env, project, port, mode):
+    command = f"curl -s -o page.html localhost:{port}/"
     perm = _call(run_hook, "PermissionRequest", command, project, mode)
     if mode == "acceptEdits":
         assert perm[:2] == ("allow", None)
@@ -154,7 +207,7 @@ def test_output_file_is_an_edit(run_hook, hook_env, project, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_curlrc_asks_unless_q_comes_first(run_hook, hook_env, project, mode):
+def test_a_curlrc_asks_unless_q_comes_first(run_hook, hook_env, project, port, mode):
     with open(os.path.join(hook_env["HOME"], ".curlrc"), "w") as fh:
         fh.write('url = "http://evil.example/"\n')
     command = "curl -s localhost:8000/healthz"
@@ -163,6 +216,31 @@ def test_a_curlrc_asks_unless_q_comes_first(run_hook, hook_env, project, mode):
     assert ".curlrc" in reason
     assert _call(run_hook, "PermissionRequest", command, project, mode)[:2] == (None, None)
     assert _audit_code(hook_env) == "GW791"
-    command = "curl -q -s localhost:8000/healthz"
+    command = f"curl -q -s localhost:{port}/healthz"
     assert _call(run_hook, "PreToolUse", command, project, mode)[:2] == ("allow", "GW700")
     assert _call(run_hook, "PermissionRequest", command, project, mode)[:2] == ("allow", None)
+
+
+def test_the_loopback_port_must_be_the_projects_server(run_hook, hook_env, project, port,
+                                                       tmp_path):
+    """kubectl proxy, Docker's TCP API, a browser's debugging port listen on the loopback
+    too: a port nothing of the project serves asks (GW790) with who serves it."""
+    command = f"curl -s localhost:{port}/healthz"
+    assert _call(run_hook, "PermissionRequest", command, project, "default")[:2] == \
+        ("allow", None)
+    foreign, other = _serve(str(tmp_path / "proxy.py"), str(tmp_path))
+    try:
+        for cmd in (f"curl -s localhost:{other}/api/v1/secrets",
+                    f"curl -s localhost:{port}/ok localhost:{other}/api/v1/secrets"):
+            decision, outer, reason = _call(run_hook, "PreToolUse", cmd, project, "default")
+            assert (decision, outer) == ("ask", "GW840") and "(GW790)" in reason, reason
+            assert "does not run the project's code" in reason, reason
+            assert _call(run_hook, "PermissionRequest", cmd, project, "default")[:2] == \
+                (None, None)
+            assert _audit_code(hook_env) == "GW790"
+    finally:
+        foreign.kill()
+        foreign.wait()
+    decision, outer, reason = _call(run_hook, "PreToolUse", command.replace(
+        str(port), str(other)), project, "default")
+    assert (decision, outer) == ("ask", "GW840") and "nothing listens" in reason, reason

@@ -12,6 +12,8 @@ dangerous ones are proven in real bash in benchmarks/redteam/corpus.tsv.
 
 import shlex
 
+import pytest
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,6 +22,17 @@ from tests.property.conftest import budget
 from tests.property.support import tick
 
 MODES = ["default", "acceptEdits", "plan"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _the_projects_server_answers():
+    """Every generated port is served by the project's own dev server here: which process
+    answers on a port is gateway.tools.listeners' question (tests/validator/
+    test_listeners.py with real servers; tests/e2e/test_hook_curl_loopback.py through the
+    hooks)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("gateway.tools.listeners.projects_server", lambda port, project: None)
+        yield
 _SEG = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_.", min_size=1, max_size=8)
 #: options that change nothing the model judges (no value, or a plain-text value)
 READ_OPTIONS = ["-s", "-S", "-f", "-sS", "-fsS", "-i", "-v", "-k", "--compressed", "-I",

@@ -11,6 +11,11 @@ every option one of the allowlist. Then:
 * plan mode: a request that may change the server (a method other than GET/HEAD, data) is
   not read-only (the effects analysis reads the same model: GW720).
 
+* the port of every URL is served by the project's own code (gateway.tools.listeners:
+  the listening process runs the project's script or program from the project), checked
+  last, after the paths: kubectl proxy, Docker's TCP API, a browser's debugging port
+  listen on the loopback too (GW790).
+
 Anything else asks with the real reason: a URL that is not the loopback or cannot be read
 for certain (GW790), an option the model does not judge (GW791), a curl configuration file
 the user keeps that may add URLs and options unseen (GW791; `curl -q` reads none). Both
@@ -64,6 +69,19 @@ def curl(ctx, spec, words, cwd):
         what += f"; {req.changes}"
 
     def allowed():
+        # after the paths (a secret sent as data is that read's ask): the loopback is not
+        # only the dev server (kubectl proxy, docker's API, a browser's debugging port):
+        # every port must be served by the project's own code
+        from gateway.tools import listeners
+
+        for url in dict.fromkeys(req.urls):
+            why = listeners.projects_server(model.port(url), ctx.roots.project_real)
+            if why:
+                return ctx.ask(PHASE, "GW790", f"curl {url}: {why}; curl reaches the "
+                               "loopback without a dialog only when the project's own server "
+                               "answers there (kubectl proxy, Docker's API or a browser's "
+                               "debugging port listen on the loopback too)",
+                               rule=f"{rule}:port")
         return ctx.allow("7D", "GW700", f"curl {what}", rule=rule)
 
     return None, list(req.reads) + writes, writes, allowed
