@@ -677,13 +677,32 @@ def test_http_install_project_scope_reads_the_token_from_the_environment(tmp_pat
     h = hooks["PermissionRequest"][0]["hooks"][0]
     assert h["headers"]["Authorization"] == "Bearer ${GATEWAY_SERVE_TOKEN}"
     assert h["allowedEnvVars"] == ["GATEWAY_SERVE_TOKEN"]
-    # guards never go over http: a server that is down must not mean "no guard"
-    assert hooks["PreToolUse"][0]["hooks"][0]["type"] == "command"
+    # every hook goes over http; the guards with onFailure: block (a server that is down
+    # blocks the call, never "no guard"), the others without (down = no decision)
+    from gateway.hooks import runner
+
+    by_event = {e: [h for g in gs for h in g["hooks"]] for e, gs in hooks.items()}
+    assert {runner.module_for(n).EVENT for n in runner.events()} == set(by_event)
+    for event, handlers in by_event.items():
+        assert [h["type"] for h in handlers] == ["http"], event
+        assert handlers[0].get("onFailure") == ("block" if event == "PreToolUse" else None), event
     assert any("GATEWAY_SERVE_TOKEN" in n for n in res.notes)
     # switching back to command handlers replaces the http one
     ops.install("project", str(project), gateway_path=gw)
     hooks = json.loads(Path(res.path).read_text())["hooks"]
     assert [g["hooks"][0]["type"] for g in hooks["PermissionRequest"]] == ["command"]
+    assert {g["hooks"][0]["type"] for gs in hooks.values() for g in gs} == {"command"}
+
+
+def test_http_install_no_early_allow_is_a_header_the_server_honours(tmp_path, gw,
+                                                                  real_hooks):
+    project = tmp_path / "p"
+    project.mkdir()
+    res = ops.install("local", str(project), http=True, port=9914, gateway_path=gw,
+                      early_allow=False)
+    hooks = json.loads(Path(res.path).read_text())["hooks"]
+    assert hooks["PreToolUse"][0]["hooks"][0]["headers"]["X-Gateway-Early-Allow"] == "0"
+    assert "X-Gateway-Early-Allow" not in hooks["PermissionRequest"][0]["hooks"][0]["headers"]
 
 
 # --- the command line and the plugin layout ------------------------------------------------
