@@ -161,6 +161,10 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     wanted = [(s, groups[s.name]) for s in specs]
     new, res.changes = merge.install(loaded.data, wanted, path)
     sandbox_record = None
+    if sandbox is not None and http:
+        from gateway import server
+
+        sandbox.hook_server = f"{server.DEFAULT_HOST}:{int(port or server.DEFAULT_PORT)}"
     if sandbox is not None:
         from gateway.sandbox import configure
 

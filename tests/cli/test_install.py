@@ -959,3 +959,41 @@ def test_install_keeps_the_files_layout_inline_arrays_included(tmp_path, gw):
     uninstall(path)
     assert '"allow": ["Bash(tox:*)", "Read"],' in path.read_text()
     assert json.loads(path.read_text())["hooks"] == {"Stop": data["hooks"]["Stop"]}
+
+
+def test_http_install_opens_the_sandbox_proxy_to_the_servers_port_only(tmp_path, gw):
+    """Claude Code sends http hooks through its sandbox's network proxy, which refuses (403)
+    a host the sandbox does not allow: every guard would then block every call. `--http`
+    with the sandbox adds `127.0.0.1:PORT` (that port only) to network.allowedDomains; an
+    install without --http takes it out again, and so does uninstall."""
+    from gateway.sandbox.configure import Choice
+
+    project = tmp_path / "p"
+    project.mkdir()
+    path = project / ".claude" / "settings.local.json"
+    path.parent.mkdir()
+    path.write_text('{"sandbox": {"network": {"allowedDomains": ["example.com"]}}}\n')
+    ops.install("local", str(project), http=True, port=9917, gateway_path=gw,
+                sandbox=Choice("on"))
+    sb = json.loads(path.read_text())["sandbox"]
+    assert sb["network"]["allowedDomains"] == ["example.com", "127.0.0.1:9917"]
+    ops.install("local", str(project), http=True, port=9918, gateway_path=gw,
+                sandbox=Choice("on"))
+    sb = json.loads(path.read_text())["sandbox"]
+    assert sb["network"]["allowedDomains"] == ["example.com", "127.0.0.1:9918"]
+    ops.install("local", str(project), gateway_path=gw, sandbox=Choice("on"))
+    sb = json.loads(path.read_text())["sandbox"]
+    assert sb["network"]["allowedDomains"] == ["example.com"]
+    ops.install("local", str(project), http=True, port=9917, gateway_path=gw,
+                sandbox=Choice("on"))
+    ops.uninstall("local", str(project))
+    assert json.loads(path.read_text()) == {"sandbox": {"network": {"allowedDomains":
+                                                                    ["example.com"]}}}
+    # no network list before: none after
+    path.write_text("{}\n")
+    ops.install("local", str(project), http=True, port=9917, gateway_path=gw,
+                sandbox=Choice("on"))
+    assert json.loads(path.read_text())["sandbox"]["network"] == {
+        "allowedDomains": ["127.0.0.1:9917"]}
+    ops.uninstall("local", str(project))
+    assert json.loads(path.read_text()) == {}
