@@ -109,9 +109,9 @@ def check_shape(settings, path="settings") -> None:
                                "fix it by hand first")
 
 
-def _summary(values, n=3) -> str:
+def _summary(values, n=3, what="path(s)") -> str:
     shown = ", ".join(values[:n])
-    return f"{len(values)} path(s): {shown}" + (", ..." if len(values) > n else "")
+    return f"{len(values)} {what}: {shown}" + (", ..." if len(values) > n else "")
 
 
 def install(settings, spec, record=None, path="settings"):
@@ -162,7 +162,7 @@ def _install_list(sb, container, key, name, wanted, record, changes):
     if isinstance(box, dict) and stale and isinstance(box.get(key), list):
         box[key] = [v for v in box[key] if v not in stale]
         changes.append(Change("remove", "sandbox", f"{container}.{key}",
-                              _summary(stale) + " (no longer generated)"))
+                              _summary(stale, what=_noun(container)) + " (no longer generated)"))
     ours = [v for v in ours if v in wanted]
     if not wanted:
         if ours or name in record.added:
@@ -178,7 +178,12 @@ def _install_list(sb, container, key, name, wanted, record, changes):
     ours += [v for v in fresh if v not in ours]
     record.added[name] = ours
     if fresh:
-        changes.append(Change("add", "sandbox", f"{container}.{key}", _summary(fresh)))
+        changes.append(Change("add", "sandbox", f"{container}.{key}",
+                              _summary(fresh, what=_noun(container))))
+
+
+def _noun(container) -> str:
+    return "address(es)" if container == "network" else "path(s)"
 
 
 def _restore_flag(sb, key, old, changes):
@@ -244,6 +249,7 @@ def uninstall(settings, record, original=None, fallback_spec=None):
         gone = [v for v in lst if v in ours]
         if gone:
             box[key] = [v for v in lst if v not in ours]
-            changes.append(Change("remove", "sandbox", f"{container}.{key}", _summary(gone)))
+            changes.append(Change("remove", "sandbox", f"{container}.{key}",
+                                  _summary(gone, what=_noun(container))))
     _drop_empty(new, record, original)
     return new, changes
