@@ -57,6 +57,7 @@ def run(project, env=None, probe=True, claude=None) -> list:
     kinds = _kinds(regs)
     if kinds is not None:
         checks.append(kinds)
+        checks.extend(_http_through_sandbox(regs, project, env))
     seen = set()
     ran = []
     for reg in regs:
@@ -323,6 +324,41 @@ def _kinds(regs):
     return Check("info", "http handlers (answered by `gateway serve`): " + ", ".join(http)
                  + ("; command handlers (a process per call): " + ", ".join(command)
                     if command else ""))
+
+
+def _http_through_sandbox(regs, project, env) -> list:
+    """Claude Code sends http hooks through its sandbox's network proxy, which refuses (403)
+    a host:port no settings file allows: then every guarded call is blocked."""
+    enabled, allowed = False, set()
+    for _scope, path in settings_files(project, env):
+        try:
+            data = jsonfile.load(path).data if os.path.isfile(path) else {}
+        except InstallError:
+            continue
+        sb = data.get("sandbox") if isinstance(data, dict) else None
+        if not isinstance(sb, dict):
+            continue
+        enabled = enabled or sb.get("enabled") is True
+        net = sb.get("network")
+        domains = net.get("allowedDomains") if isinstance(net, dict) else None
+        if isinstance(domains, list):
+            allowed.update(d for d in domains if isinstance(d, str))
+    if not enabled:
+        return []
+    refused = {}
+    for r in regs:
+        if r.handler.get("type") != "http":
+            continue
+        u = urlparse(r.handler.get("url", ""))
+        where = f"{u.hostname}:{u.port or 80}"
+        if where not in allowed and u.hostname not in allowed:
+            refused.setdefault(where, []).append(r.event)
+    return [Check("fail", f"the sandbox is on and does not allow {where}: Claude Code sends "
+                  f"the http hooks ({', '.join(sorted(set(events)))}) through the sandbox's "
+                  "proxy, which refuses them, so they fail (for PreToolUse: every call is "
+                  "blocked)", "gateway install --http again (it adds "
+                  f"{where} to sandbox.network.allowedDomains)")
+            for where, events in sorted(refused.items())]
 
 
 def _http_headers(h, env) -> dict:

@@ -257,3 +257,21 @@ def test_an_http_guard_without_on_failure_block_fails(project):
     checks = doctor.run(str(project), probe=False, claude="/nonexistent/claude")
     bad = find(checks, "fail", "is an http handler without \"onFailure\": \"block\"")
     assert bad and "unguarded" in bad[0].title
+
+
+def test_http_hooks_the_sandbox_proxy_would_refuse_fail(project):
+    """With the sandbox on, Claude Code sends http hooks through its proxy (403 for a host
+    the sandbox does not allow): doctor fails until the server's port is allowed."""
+    from gateway import server as srv
+
+    hooks = srv.http_hook_entries(port=9931, project=str(project))
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"hooks": hooks, "sandbox": {"enabled": True}}))
+    checks = doctor.run(str(project), probe=False, claude="/nonexistent/claude")
+    bad = find(checks, "fail", "the sandbox is on and does not allow 127.0.0.1:9931")
+    assert len(bad) == 1 and "every call is blocked" in bad[0].title, statuses(checks)
+    assert "PreToolUse" in bad[0].title and "SessionStart" in bad[0].title
+    local.write_text(json.dumps({"hooks": hooks, "sandbox": {
+        "enabled": True, "network": {"allowedDomains": ["127.0.0.1:9931"]}}}))
+    checks = doctor.run(str(project), probe=False, claude="/nonexistent/claude")
+    assert not find(checks, "fail", "the sandbox is on and does not allow"), statuses(checks)
