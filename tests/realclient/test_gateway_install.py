@@ -436,6 +436,23 @@ def test_http_install_server_killed_mid_call_blocks(tmp_path: Path) -> None:
     assert _blocked(res, "failed"), res.describe()
 
 
+def test_http_install_server_hung_blocks_after_the_timeout(tmp_path: Path) -> None:
+    """The server hangs (SIGSTOPped for the whole session: it accepts nothing, answers
+    nothing): each hook waits its 10 s; PreToolUse's then blocks the call ("timed out")."""
+    import signal
+
+    b, served = _http_sandbox(tmp_path)
+    served.start()
+    os.kill(served.server.pid, signal.SIGSTOP)
+    try:
+        res = b.run(tool_use=bash("touch hung-marker"), timeout=180)
+    finally:
+        os.kill(served.server.pid, signal.SIGKILL)
+        served.server.wait(timeout=10)
+    assert not (b.project / "hung-marker").exists(), res.describe()
+    assert _blocked(res, "timed out"), res.describe()
+
+
 def _queued(port: int) -> bool:
     """A connection waits in the accept queue of the listening socket on `port`."""
     p = subprocess.run(["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True)
