@@ -97,15 +97,16 @@ def check_shape(settings, path="settings") -> None:
     if not isinstance(sb, dict):
         raise InstallError(f"{path}: \"sandbox\" must be an object, not "
                            f"{type(sb).__name__}; fix it by hand first")
-    fs = sb.get("filesystem")
-    if fs is None:
-        return
-    if not isinstance(fs, dict):
-        raise InstallError(f"{path}: sandbox.filesystem must be an object; fix it by hand first")
-    for key in LIST_KEYS:
-        v = fs.get(key)
+    for container, key, _name in _SLOTS:
+        box = sb.get(container)
+        if box is None:
+            continue
+        if not isinstance(box, dict):
+            raise InstallError(f"{path}: sandbox.{container} must be an object; fix it by "
+                               "hand first")
+        v = box.get(key)
         if v is not None and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
-            raise InstallError(f"{path}: sandbox.filesystem.{key} must be a list of strings; "
+            raise InstallError(f"{path}: sandbox.{container}.{key} must be a list of strings; "
                                "fix it by hand first")
 
 
@@ -165,8 +166,7 @@ def _install_list(sb, container, key, name, wanted, record, changes):
                               _summary(stale, what=_noun(container)) + " (no longer generated)"))
     ours = [v for v in ours if v in wanted]
     if not wanted:
-        if ours or name in record.added:
-            record.added[name] = ours
+        record.added[name] = ours
         return
     lst = box.get(key)
     if lst is None:

@@ -997,3 +997,8 @@ def test_http_install_opens_the_sandbox_proxy_to_the_servers_port_only(tmp_path,
         "allowedDomains": ["127.0.0.1:9917"]}
     ops.uninstall("local", str(project))
     assert json.loads(path.read_text()) == {}
+    # a network block of another shape is the user's to fix, never guessed at
+    path.write_text('{"sandbox": {"network": {"allowedDomains": "127.0.0.1"}}}\n')
+    with pytest.raises(InstallError, match="sandbox.network.allowedDomains must be a list"):
+        ops.install("local", str(project), http=True, port=9917, gateway_path=gw,
+                    sandbox=Choice("on"))
