@@ -131,7 +131,11 @@ ASKED = [
     ("sqlite3 db.sqlite3", "GW712"),
     ("sqlite3 new.db 'select 1'", "GW712"),
     ("sqlite3 'file:db.sqlite3?mode=rw' 'select 1'", "GW712"),
-    ("sqlite3 /tmp/x.db 'select 1'", "GW501"),
+    ("sqlite3 /tmp/x.db 'select 1'", "GW712"),
+    # red team (session 5): a device or a file outside skipped the statements' check
+    ("sqlite3 /dev/null '.shell id'", "GW712"),
+    ("sqlite3 /dev/null \"select readfile('.env')\"", "GW712"),
+    ("sqlite3 ~/.cargo/registry/src/x/lib.rs '.shell id'", "GW712"),
 ]
 
 
@@ -184,3 +188,20 @@ def judge_in():
                         SettingsRules(), None)
 
     return _judge
+
+
+def test_a_write_ahead_log_or_hot_journal_asks(run_hook, hook_env, tmp_path):
+    """Red team (session 5): the check compiled against the main file (immutable) while the
+    shell applied the -wal file first: another schema (a zipfile virtual table reading
+    outside), and in plan mode pending rows written into the database."""
+    proj = _project(str(tmp_path / "p"))
+    for side in ("db.sqlite3-wal", "db.sqlite3-journal"):
+        path = os.path.join(proj, side)
+        with open(path, "wb") as fh:
+            fh.write(b"\0" * 32)
+        command = "sqlite3 db.sqlite3 'select count(*) from orders_order'"
+        for mode in ("default", "plan"):
+            assert _call(run_hook, "PermissionRequest", command, proj, mode) == (None, None)
+            assert _audit_code(hook_env) == ("ask", "GW712")
+        os.unlink(path)
+    assert _call(run_hook, "PermissionRequest", command, proj, "plan") == ("allow", None)

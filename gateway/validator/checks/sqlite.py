@@ -158,16 +158,26 @@ def sqlite3(ctx, spec, words, cwd):
     from gateway.paths import resolve
 
     res = resolve(db, cwd, ctx.roots)
-    if res.status == "inside" and (os.path.islink(res.lex) or not os.path.isfile(res.real)):
+    if res.status != "inside":
+        # a device (/dev/null), a cache outside: what the statements do is judged only
+        # against a database of the project
+        return _ask(ctx, "GW712", f"{db!r} is not a database file of the project (its "
+                    "statements are judged only against one)")
+    if os.path.islink(res.lex) or not os.path.isfile(res.real):
         return _ask(ctx, "GW712", f"{db!r} is not an existing regular file (sqlite3 creates "
                     "a database that does not exist)")
-    if res.status == "inside":
-        for arg in commands:
-            if arg.lstrip().startswith("."):
-                why = _dot_problem(arg.lstrip())
-            else:
-                why = _sql_problem(res.real, arg)
-            if why:
-                return _ask(ctx, "GW710", f"{arg!r}: {why}")
-    # the database is a file the command reads: phase 5 judges where it is
+    for side in ("-wal", "-journal"):
+        if os.path.lexists(res.real + side):
+            # the shell applies a write-ahead log or a hot journal first: it meets another
+            # schema than the one judged, and writes the database (measured, red team)
+            return _ask(ctx, "GW712", f"{db!r} has a {side[1:]} file the shell applies "
+                        "first: the database it reads is not the one the gateway can judge")
+    for arg in commands:
+        if arg.lstrip().startswith("."):
+            why = _dot_problem(arg.lstrip())
+        else:
+            why = _sql_problem(res.real, arg)
+        if why:
+            return _ask(ctx, "GW710", f"{arg!r}: {why}")
+    # the database is a file the command reads: phase 5 judges it (a secret, a symlink)
     return None, [db], []
