@@ -12,7 +12,7 @@ import posixpath
 from gateway.decision import ALLOW, ASK, strictest
 from gateway.paths import resolve
 from gateway.shell.parse import Command
-from gateway.shell.words import PARAM, Word
+from gateway.shell.words import PARAM, TILDE, Word
 from gateway.validator import (
     globs,
     phase4_flags,
@@ -53,7 +53,7 @@ def judge(ctx, cmd, cwd):
                   if r.op in ("<", "<>") and r.target is not None]
         redirects = ()
     else:
-        argv = [w.value for w in cmd.words]
+        argv = [w.value if w.literal else _cache_value(ctx, w) for w in cmd.words]
         inputs = None
         redirects = cmd.redirects
     if any(globs.expandable(w) for w in cmd.words):
@@ -169,6 +169,17 @@ def _value(ctx, word):
     if value is None:  # phase 2 asks for every other expansion; never judge a guess
         raise ValueError(f"unexpanded word {word.raw!r} reached segment judging")
     return value
+
+
+def _cache_value(ctx, word):
+    """A word's value as bash passes it; a `~/` word below a dependency cache with the tilde
+    expanded (phase 2 let it through: gateway.validator.caches)."""
+    if not any(k == TILDE for k, _ in word.issues):
+        return word.value
+    from gateway.validator import caches
+
+    value = caches.home_word(ctx, word)
+    return word.value if value is None else value
 
 
 def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
