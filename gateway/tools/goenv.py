@@ -136,7 +136,7 @@ def _value(name, env):
     if name == "GOPATH":
         if gopath is None or any(not _absolute(p) for p in gopath.split(":")):
             return None
-        return ":".join(_absolute(p) for p in gopath.split(":"))
+        return gopath  # printed as set (GOMODCACHE below is cleaned by filepath.Join)
     got = getenv("GOMODCACHE")
     if got is None or got == "":
         first = gopath.split(":")[0] if gopath else ""
