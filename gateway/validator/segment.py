@@ -197,6 +197,13 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
             return phase7b_always_ask.run(ctx, name.name, name.argv, text) or name.verdict
         return name.verdict
     if name.direct is not None:
+        from gateway.validator import built
+
+        allow, ask = built.cargo(ctx, name.direct, cwd)
+        if ask is not None:
+            return ask
+        if allow is not None:  # the workspace's binary: its arguments are its own
+            return _script_args(ctx, argv[1:], cwd, inputs, containment=True) or allow
         verdict = phase6_containment.run(ctx, name.direct, cwd, "direct execution")
         if verdict.decision is ASK:
             return verdict
@@ -221,6 +228,14 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
         return _interpreter(ctx, argv, interp, cwd, text, inputs, depth)
     if lname == "cd":
         return _cd(ctx, argv, cwd)
+    if lname == "java" and len(argv) > 2 and argv[1] == "-jar":
+        from gateway.validator import built
+
+        allow, ask = built.java_jar(ctx, argv, cwd)
+        if ask is not None:
+            return ask
+        if allow is not None:  # the project's artifact: its arguments are its own
+            return _script_args(ctx, argv[3:], cwd, inputs, containment=True) or allow
     ctx.step("7A", "pass", "", f"command {lname!r}")
     verdict = phase7b_always_ask.run(ctx, lname, argv, text)
     if verdict is not None:
@@ -368,9 +383,10 @@ def trusted(ctx, verdict):
     return trusted_code.check(ctx, script, res, d) or verdict
 
 
-def _script_args(ctx, args, cwd, inputs):
+def _script_args(ctx, args, cwd, inputs, containment=False):
     """A contained script's arguments belong to the script; only secrets among them (and
-    input redirections, which the shell opens) stop the allow."""
+    input redirections, which the shell opens) stop the allow. `containment`: a path
+    outside the project asks too (the project's built programs: gateway.validator.built)."""
     words = []
     for a in args:
         if not a.startswith("-"):
@@ -379,7 +395,7 @@ def _script_args(ctx, args, cwd, inputs):
             words.append(a.split("=", 1)[1])  # --file=.env
         elif not a.startswith("--") and len(a) > 2:
             words.append(a[2:])  # -f.env
-    verdict = phase5_paths.run(ctx, [w for w in words if w], cwd, containment=False)
+    verdict = phase5_paths.run(ctx, [w for w in words if w], cwd, containment=containment)
     if verdict is not None:
         return verdict
     if inputs:
