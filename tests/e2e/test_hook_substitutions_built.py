@@ -49,7 +49,7 @@ SUBSTITUTION_NEIGHBOURS = [
     ("cat $(go env GOMODCACHE)/../../../.ssh/id_ed25519", ("ask", "GW503")),
     ('X="$(gofmt -l .)" echo', ("ask", "GW840")),
     ('test -z "$(gofmt -l . | sh)"', ("ask", "GW840")),  # the inner pipeline runs a shell
-    ("cd /tmp && test -z \"$(ls)\"", (None, None)),  # cd: where it runs is not modelled
+    ("cd /tmp && test -z \"$(ls)\"", ("ask", "GW840")),  # cd: where it runs is not modelled
 ]
 
 
