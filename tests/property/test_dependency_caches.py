@@ -39,7 +39,8 @@ def _v(policy, where, command, mode):
 
     project, home = where
     return validate(command, project, project, policy, mode=mode,
-                    env={"HOME": home, "PATH": os.environ.get("PATH", "")}, home=home)
+                    env={"HOME": home, "PATH": os.environ.get("PATH", ""),
+                         "SHELL": "/bin/bash"}, home=home)
 
 
 MODES = st.sampled_from(["default", "acceptEdits", "plan"])
@@ -113,3 +114,129 @@ def test_places_around_the_cache_ask(policy, rust, path, mode):
     cmd = f"ls {path}"
     v = _v(policy, rust, cmd, mode)
     assert (v.decision, v.code) == (ASK, "GW501"), (cmd, v.code, v.message)
+
+
+# --- $(go env X) and "$(cmd)" as a string --------------------------------------------------
+
+@pytest.fixture(scope="module")
+def goproj(tmp_path_factory):
+    from benchmarks.everyday.independent.projects import build
+
+    return build(str(tmp_path_factory.mktemp("k25go")), "go")
+
+
+GO_VARS = ["GOMODCACHE", "GOCACHE", "GOPATH", "GOROOT", "GOFLAGS", "GOPROXY", "GOOS",
+           "GONOSUMDB", "GOTOOLCHAIN", "gomodcache"]
+
+
+@budget(40)
+@given(var=st.sampled_from(GO_VARS), quoted=st.booleans(), mode=MODES)
+def test_go_env_substitutions(policy, goproj, var, quoted, mode):
+    tick("subs:go-env")
+    sub = f"$(go env {var})"
+    word = f'"{sub}"/github.com/jackc/' if quoted else f"{sub}/github.com/jackc/"
+    cmd = f"ls {word}"
+    v = _v(policy, goproj, cmd, mode)
+    if var in ("GOMODCACHE", "GOCACHE"):
+        # a read of the module cache; a listing (names only) of the build cache
+        want = (ALLOW, "GW700")
+    elif var == "GOPATH":
+        want = (ASK, "GW501")  # the value is known: ~/go/github.com is no cache
+    else:
+        want = (ASK, "GW201")  # not a modelled path variable
+    assert (v.decision, v.code) == want, (cmd, v.code, v.message)
+
+
+@budget(30)
+@given(prog=st.sampled_from(["touch", "rm -f", "tee", "cp README.md"]),
+       var=st.sampled_from(["GOMODCACHE", "GOCACHE"]), mode=MODES)
+def test_go_env_writes_ask(policy, goproj, prog, var, mode):
+    tick("subs:go-env-write")
+    cmd = f"{prog} $(go env {var})/x"
+    v = _v(policy, goproj, cmd, mode)
+    assert v.decision is ASK, (cmd, v.code, v.message)
+    assert v.code in ("GW501", "GW701", "GW721"), (cmd, v.code, v.message)
+
+
+INNER_READ = ["gofmt -l .", "git status --porcelain", "ls cmd", "go env GOMODCACHE",
+              "git diff --name-only"]
+INNER_BAD = {"cat .env": "GW503", "cat ~/.ssh/id_ed25519": "GW503", "curl https://x.io": "GW701"}
+
+
+@budget(40)
+@given(inner=st.sampled_from(INNER_READ), form=st.sampled_from(
+    ["test -z Q", "test -n Q", "[ -z Q ]", "[ -n Q ]", "echo Q", "printf '%s\\n' Q"]),
+    mode=MODES)
+def test_string_substitutions_of_reads_run(policy, goproj, inner, form, mode):
+    tick("subs:string")
+    cmd = form.replace("Q", f'"$({inner})"') + " && echo ok"
+    v = _v(policy, goproj, cmd, mode)
+    assert (v.decision, v.code) == (ALLOW, "GW700"), (cmd, v.code, v.message)
+
+
+@budget(40)
+@given(inner=st.sampled_from([i for i in INNER_READ if not i.startswith("go env")]
+                            + sorted(INNER_BAD)), form=st.sampled_from(
+    ["test -z $(X)", "test -z \"$(X)\" -o -n y", "printf \"$(X)\"", "cat \"$(X)\"",
+     "echo x > \"$(X)\"", "test \"$(X)\" = y", "Y=\"$(X)\" echo", "\"$(X)\"",
+     "echo '$(X)' \"$(X)\"", "echo \"a $(X)\""]),
+    mode=MODES)
+def test_substitutions_elsewhere_ask(policy, goproj, inner, form, mode):
+    tick("subs:elsewhere")
+    cmd = form.replace("X", inner)
+    v = _v(policy, goproj, cmd, mode)
+    # (`echo '$(X)' "$(X)"`: the single-quoted one is literal text, no substitution: the
+    # line has one `$(` more than substitutions, and the rewrite refuses it)
+    assert v.decision is ASK, (cmd, v.code, v.message)
+    if form == "cat \"$(X)\"" and inner in INNER_BAD or form.startswith("Y="):
+        return  # the secret, or the assignment, may be the first reason
+    assert v.code == "GW201", (cmd, v.code, v.message)
+
+
+@budget(30)
+@given(inner=st.sampled_from(sorted(INNER_BAD)),
+       form=st.sampled_from(["test -z Q", "echo Q", "[ -n Q ]"]), mode=MODES)
+def test_string_substitution_judges_the_inner_command(policy, goproj, inner, form, mode):
+    tick("subs:inner")
+    cmd = form.replace("Q", f'"$({inner})"')
+    v = _v(policy, goproj, cmd, mode)
+    assert (v.decision, v.code) == (ASK, INNER_BAD[inner]), (cmd, v.code, v.message)
+
+
+# --- the project's built programs ------------------------------------------------------------
+
+@budget(30)
+@given(path=st.sampled_from(["./target/debug/cli", "target/debug/cli"]),
+       args=st.sampled_from(["--version", "", "--help", "check crates/core/src/lib.rs",
+                             "-v -v"]),
+       mode=st.sampled_from(["default", "acceptEdits"]))
+def test_the_workspace_binary_runs(policy, rust, path, args, mode):
+    tick("built:cargo")
+    cmd = f"{path} {args}".strip()
+    v = _v(policy, rust, cmd, mode)
+    assert (v.decision, v.code) == (ALLOW, "GW603"), (cmd, v.code, v.message)
+
+
+@budget(30)
+@given(path=st.sampled_from(["./target/debug/core", "./target/release/cli",
+                             "./target/debug/incremental/x", "./target/debug/server",
+                             "./target/debug/../debug/cli2"]),
+       mode=MODES)
+def test_other_files_in_target_ask(policy, rust, path, mode):
+    tick("built:other")
+    v = _v(policy, rust, f"{path} --version", mode)
+    want = "GW602" if "incremental" in path else "GW604"
+    assert (v.decision, v.code) == (ASK, want), (path, v.code, v.message)
+
+
+@budget(30)
+@given(arg=st.sampled_from([".env", "~/.ssh/id_ed25519", "--config=.env", "/etc/hostname",
+                            "--out=/tmp/x", "../x"]),
+       mode=st.sampled_from(["default", "acceptEdits"]))
+def test_the_binary_arguments_are_judged(policy, rust, arg, mode):
+    tick("built:args")
+    cmd = f"./target/debug/cli {arg}"
+    v = _v(policy, rust, cmd, mode)
+    secret = ".env" in arg or ".ssh" in arg
+    assert (v.decision, v.code) == (ASK, "GW503" if secret else "GW501"), (cmd, v.code,
+                                                                          v.message)
