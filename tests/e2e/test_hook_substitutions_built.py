@@ -27,7 +27,7 @@ ALLOWED_EVERY_MODE = [
     ("go", "du -sh $(go env GOCACHE)"),
     ("go", 'test -z "$(gofmt -l .)" && echo ok'),
     ("go", '[ -n "$(git status --porcelain)" ] && echo dirty'),
-    ("go", "printf '%s\\n' \"$(go env GOPATH)\""),
+    ("go", "printf '%s\\n' \"$(go env GOPATH)\""),  # the go env form: its value
 ]
 
 
@@ -45,7 +45,8 @@ SUBSTITUTION_NEIGHBOURS = [
     ("test -z $(gofmt -l .)", ("ask", "GW840")),  # unquoted: split and globbed
     ('printf "$(gofmt -l .)"', ("ask", "GW840")),  # the format
     ('echo "$(gofmt -l .)" > "$(gofmt -l .)"', ("ask", "GW840")),  # a redirection target
-    ('echo "$(cat .env)"', ("ask", "GW503")),  # the inner command reads a secret
+    ('test -n "$(cat .env)"', ("ask", "GW503")),  # the inner command reads a secret
+    ('echo "$(whoami)"', ("ask", "GW840")),  # echo: not modelled (the seeds' cases)
     ("cat $(go env GOMODCACHE)/../../../.ssh/id_ed25519", ("ask", "GW503")),
     ('X="$(gofmt -l .)" echo', ("ask", "GW840")),
     ('test -z "$(gofmt -l . | sh)"', ("ask", "GW840")),  # the inner pipeline runs a shell

@@ -165,7 +165,7 @@ INNER_BAD = {"cat .env": "GW503", "cat ~/.ssh/id_ed25519": "GW503", "curl https:
 
 @budget(40)
 @given(inner=st.sampled_from(INNER_READ), form=st.sampled_from(
-    ["test -z Q", "test -n Q", "[ -z Q ]", "[ -n Q ]", "echo Q", "printf '%s\\n' Q"]),
+    ["test -z Q", "test -n Q", "[ -z Q ]", "[ -n Q ]"]),
     mode=MODES)
 def test_string_substitutions_of_reads_run(policy, goproj, inner, form, mode):
     tick("subs:string")
@@ -179,7 +179,8 @@ def test_string_substitutions_of_reads_run(policy, goproj, inner, form, mode):
                             + sorted(INNER_BAD)), form=st.sampled_from(
     ["test -z $(X)", "test -z \"$(X)\" -o -n y", "printf \"$(X)\"", "cat \"$(X)\"",
      "echo x > \"$(X)\"", "test \"$(X)\" = y", "Y=\"$(X)\" echo", "\"$(X)\"",
-     "echo '$(X)' \"$(X)\"", "echo \"a $(X)\""]),
+     "echo '$(X)' \"$(X)\"", "echo \"a $(X)\"", "echo \"$(X)\"",
+     "printf '%s\\n' \"$(X)\""]),
     mode=MODES)
 def test_substitutions_elsewhere_ask(policy, goproj, inner, form, mode):
     tick("subs:elsewhere")
@@ -195,7 +196,7 @@ def test_substitutions_elsewhere_ask(policy, goproj, inner, form, mode):
 
 @budget(30)
 @given(inner=st.sampled_from(sorted(INNER_BAD)),
-       form=st.sampled_from(["test -z Q", "echo Q", "[ -n Q ]"]), mode=MODES)
+       form=st.sampled_from(["test -z Q", "test -n Q", "[ -n Q ]"]), mode=MODES)
 def test_string_substitution_judges_the_inner_command(policy, goproj, inner, form, mode):
     tick("subs:inner")
     cmd = form.replace("Q", f'"$({inner})"')
