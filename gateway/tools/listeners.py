@@ -13,10 +13,12 @@ process that listens on its port (Linux: /proc), at the time of the call:
   docker-proxy is never found, so never the project's);
 * the process is the project's own server when its working directory is inside the project
   and it runs the project's code: its executable is a file of the project (`cargo run`'s
-  target/debug/app), or a word of its command line names a file or directory of the
-  project (`python manage.py runserver`, `.venv/bin/flask run`, `node
-  node_modules/.bin/vite`, `java -jar target/app.jar`), or the same holds of the parent
-  that started it there (`go run ./cmd/server` runs a binary from the build cache, started
+  target/debug/app), or it is an interpreter whose script (its first operand) is a file of
+  the project (`python manage.py runserver`, `.venv/bin/flask run`, `node
+  node_modules/.bin/vite`, `java -jar target/app.jar`), or `go run` of a package of the
+  project; a word that merely names a project path is not enough (`python -m http.server
+  -d .`, `socat ... ./fwd.log`: red team); or the same holds of the parent that started it
+  there (`go run ./cmd/server` runs a binary from the build cache, started
   by go in the project; a reloader's worker).
 
 Anything else is not known to be the project's: nothing listens (the request fails, but the
@@ -123,19 +125,64 @@ def _inside(path, project) -> bool:
     return path == project or path.startswith(project.rstrip("/") + "/")
 
 
+#: programs that run the script their first operand names (its options before it)
+_INTERPRETERS = ("python", "node", "nodejs", "ruby", "perl", "php", "java", "deno", "bun",
+                 "sh", "bash", "dash", "zsh")
+#: options after which the program runs no script file of its own (code, a module)
+_NO_SCRIPT = {"-c", "-e", "--eval", "-p", "--print", "-m", "-r", "--require", "-i",
+              "--import", "--loader", "--experimental-loader"}
+#: options that take the next word as their value
+_VALUED = {"-W", "-X", "-cp", "-classpath", "--class-path", "-I", "-x", "--env-file"}
+
+
+def _script(argv):
+    """The script file an interpreter's command line runs (its first operand), or None
+    when it runs code, a module, or nothing it names."""
+    words = iter(argv[1:])
+    for w in words:
+        if w in _NO_SCRIPT or w.startswith(("--eval=", "--require=", "--import=")):
+            return None
+        if w in _VALUED:
+            next(words, None)
+            continue
+        if w.startswith("-"):
+            continue  # java's -jar: the jar is the next operand
+        return w
+    return None
+
+
+def _is_interpreter(name) -> bool:
+    base = os.path.basename(name)
+    return any(base == i or (base.startswith(i) and base[len(i):].replace(".", "").isdigit())
+               for i in _INTERPRETERS)
+
+
 def _runs_project_code(cwd, exe, argv, project) -> bool:
+    """The process runs from the project (its working directory) a program of the project:
+    its executable (`cargo run`'s target/debug/app), the script its interpreter runs
+    (`python manage.py`, `node node_modules/.bin/vite`, `java -jar target/app.jar`), or
+    `go run` of a package of the project. A word that merely names a project path (`-d .`,
+    a log file, a key) is not the program: `python -m http.server -d .` and `socat ...
+    ./log` are not the project's server (red team)."""
     if not _inside(os.path.realpath(cwd), project):
         return False
     if _inside(os.path.realpath(exe), project):
         return True
-    for word in argv[:8]:
-        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-        if not value or value.startswith("-"):
-            continue
-        path = value if os.path.isabs(value) else os.path.join(cwd, value)
-        if os.path.lexists(path) and _inside(os.path.realpath(path), project):
-            return True
-    return False
+    if not argv:
+        return False
+
+    def project_path(word, want_file=True):
+        path = word if os.path.isabs(word) else os.path.join(cwd, word)
+        ok = os.path.isfile(path) if want_file else os.path.exists(path)
+        return ok and _inside(os.path.realpath(path), project)
+
+    if os.path.basename(argv[0]) == "go" and argv[1:2] == ["run"]:
+        operand = next((w for w in argv[2:] if not w.startswith("-")), None)
+        return operand is not None and project_path(operand, want_file=False)
+    if not (_is_interpreter(argv[0]) or _is_interpreter(exe)):
+        return False
+    script = _script(argv)
+    return script is not None and project_path(script)
 
 
 def projects_server(port, project_real, proc="/proc"):

@@ -151,3 +151,39 @@ def test_nox_imports_only_the_head_commits_noxfile(run_hook, permission, tmp_pat
     assert permission("nox -l", other) == ("ask", "GW782")
     os.symlink("/etc/hostname", os.path.join(other, "linked.py"))
     assert permission("nox -l -f linked.py", other)[0] == "ask"
+
+
+def test_an_untracked_or_changed_toxfile_asks(run_hook, permission, tmp_path):
+    """Red team (session 5): tox 4 imports toxfile.py beside tox.ini as a plugin; an
+    untracked one ran on `tox -l` (it wrote outside the project)."""
+    proj = _project(str(tmp_path / "p"), {"tox.ini": "[tox]\nenv_list = py\n"})
+    with open(os.path.join(proj, "toxfile.py"), "w") as fh:
+        fh.write("open('/tmp/toxfile_ran', 'w')\n")
+    assert permission("tox -l", proj) == ("ask", "GW782")
+    committed = _project(str(tmp_path / "q"), {"tox.ini": "[tox]\nenv_list = py\n",
+                                               "toxfile.py": "from tox.plugin import impl\n"})
+    assert permission("tox -l", committed) == ("allow", None)
+    with open(os.path.join(committed, "toxfile.py"), "a") as fh:
+        fh.write("import os\n")
+    assert permission("tox -l", committed) == ("ask", "GW782")
+
+
+@pytest.mark.parametrize("noxfile,helper", [
+    ("import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\nimport noxutil\n"
+     "import nox\n", True),
+    ("import nox\nimport noxutil\n", True),
+    ("import nox\nimport json\n", "json"),  # a json.py beside it shadows the library
+    ("import nox\nfrom . import helpers\n", False),
+    ("import nox\nimportlib = __import__('importlib')\n", False),
+])
+def test_a_noxfile_that_imports_code_beside_it_asks(run_hook, permission, tmp_path, noxfile,
+                                                    helper):
+    """Red team (session 5): the committed noxfile imported a helper module the agent had
+    changed; only the noxfile is known to be the HEAD commit's."""
+    files = {"noxfile.py": noxfile + NOXFILE}
+    if helper is True:
+        files["noxutil.py"] = "X = 1\n"
+    elif helper:
+        files[f"{helper}.py"] = "X = 1\n"
+    proj = _project(str(tmp_path / "p"), files)
+    assert permission("nox -l", proj) == ("ask", "GW782")

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/proc/net/tcp"),
 
 SERVER = """import socket, sys, time
 s = socket.socket(socket.AF_INET6 if sys.argv[2] == '6' else socket.AF_INET)
-s.bind(('::1' if sys.argv[2] == '6' else sys.argv[3] if len(sys.argv) > 3 else '127.0.0.1', 0))
+s.bind(('::1' if sys.argv[2] == '6' else sys.argv[3]
+        if len(sys.argv) > 3 and sys.argv[3][:1].isdigit() else '127.0.0.1', 0))
 s.listen()
 open(sys.argv[1], 'w').write(str(s.getsockname()[1]))
 time.sleep(120)
@@ -80,7 +81,8 @@ def test_a_child_started_by_the_projects_script_counts(tree):
     assert listeners.projects_server(port, project) is None
 
 
-@pytest.mark.parametrize("how", ["outside-script", "outside-cwd", "module"])
+@pytest.mark.parametrize("how", ["outside-script", "outside-cwd", "module", "module-dot",
+                                 "project-word"])
 def test_servers_that_do_not_run_the_projects_code(tree, how):
     project, outside, tmp, procs = tree
     pf = tmp / f"p-{how}"
@@ -88,11 +90,22 @@ def test_servers_that_do_not_run_the_projects_code(tree, how):
         argv, cwd = [sys.executable, os.path.join(outside, "server.py"), str(pf), "4"], project
     elif how == "outside-cwd":  # the project's script copied and run elsewhere
         argv, cwd = [sys.executable, "server.py", str(pf), "4"], outside
+    elif how == "module-dot":  # red team: `python -m http.server -d .` named `.`
+        (tmp / "outside" / "srvmod.py").write_text(SERVER)
+        argv, cwd = [sys.executable, "-m", "srvmod", str(pf), "4", "-d", "."], project
+        os.environ["PYTHONPATH"] = outside
+    elif how == "project-word":  # red team: socat ... ./fwd.log named a project file
+        argv = [sys.executable, os.path.join(outside, "server.py"), str(pf), "4",
+                "./server.py"]
+        cwd = project
     else:  # `python -m http.server` in the project names nothing of it
         argv = [sys.executable, "-c", SERVER.replace("sys.argv[1]", repr(str(pf)))
                 .replace("sys.argv[2]", "'4'").replace("len(sys.argv) > 3", "False")]
         cwd = project
-    port = _serve(procs, argv, cwd, pf)
+    try:
+        port = _serve(procs, argv, cwd, pf)
+    finally:
+        os.environ.pop("PYTHONPATH", None)
     why = listeners.projects_server(port, project)
     assert why and f"port {port} is served by" in why, why
 

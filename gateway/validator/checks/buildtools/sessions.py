@@ -57,6 +57,28 @@ def _ini_provisions(cp, section):
     return found[0] if found else ""
 
 
+def _toxfile_problem(ctx, cwd):
+    """tox 4 imports a `toxfile.py` beside its configuration as a plugin (the red team ran
+    an untracked one on `tox -l`): one in the working directory or above must be the
+    project's, as the HEAD commit holds it (GW782), or the line asks."""
+    from gateway.paths import is_within
+    from gateway.validator import trusted_code
+
+    for path in _tox_files(cwd):
+        if posixpath.basename(path) != "tox.ini":
+            continue
+        toxfile = posixpath.join(posixpath.dirname(path), "toxfile.py")
+        if not os.path.lexists(toxfile):
+            continue
+        real = os.path.realpath(toxfile)
+        if os.path.islink(toxfile) or not is_within(real, ctx.roots.project_real):
+            return f"{toxfile} is a plugin tox imports, and it is not a file of the project"
+        why = trusted_code.unseen(real, ctx.roots.project_real)
+        if why is not None:
+            return f"{toxfile} is a plugin tox imports, but {why}"
+    return ""
+
+
 def _tox_problem(cwd):
     """Why listing would provision (a key that names what tox installs first), or ""."""
     for path in _tox_files(cwd):
@@ -114,7 +136,16 @@ def tox(ctx, spec, words, cwd):
                                 "lists cannot be known", rule="catalogue:tox"))
         if why:
             return _refuse(_ask(ctx, "GW764", "tox -l", why, rule="catalogue:tox"))
+        why = _toxfile_problem(ctx, cwd)
+        if why:
+            from gateway.validator import trusted_code
+
+            return _refuse(ctx.ask(trusted_code.PHASE, "GW782", f"tox -l: {why}: it is "
+                                   "not code a human has seen (it runs unasked only as the "
+                                   "repository's HEAD commit holds it)",
+                                   rule="trusted_code:toxfile"))
     return None, cands, written
+
 
 
 def nox(ctx, spec, words, cwd):
@@ -153,6 +184,11 @@ def nox(ctx, spec, words, cwd):
                                "has seen (it runs unasked only as the repository's HEAD "
                                "commit holds it). Read it, then approve it",
                                rule="trusted_code:noxfile"))
+    why = _noxfile_imports(path, cwd)
+    if why:
+        return _refuse(_ask(ctx, "GW782", "nox -l", f"{noxfile} {why}: only the noxfile is "
+                            "known to be the HEAD commit's (a module beside it may have been "
+                            "changed or written by the agent)", rule="trusted_code:noxfile"))
     script_mode = ctx.env.get("NOX_SCRIPT_MODE", "") or opts.get("--script-mode") or ""
     if script_mode != "none":
         text = _read(path)
@@ -166,3 +202,48 @@ def nox(ctx, spec, words, cwd):
                                 "(--script-mode none lists without them)",
                                 rule="catalogue:nox"))
     return None, cands + [noxfile], written
+
+
+#: names in a noxfile that load code from elsewhere than an import statement
+_LOADERS = {"sys", "importlib", "__import__", "exec", "eval", "runpy", "compile", "imp",
+            "pkgutil", "open"}
+
+
+def _noxfile_imports(path, cwd):
+    """Why the noxfile may run code beside it (the red team's committed noxfile put its own
+    directory on sys.path and imported a changed helper), or "": it imports only nox,
+    the standard library and installed packages that no file beside it or in the working
+    directory shadows, and uses none of the names that load code otherwise."""
+    import ast
+    import sys
+
+    text = _read(path)
+    if text is None:
+        return "cannot be read"
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return "cannot be parsed"
+    here = {posixpath.dirname(path), cwd}
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                return "imports from its own package (a relative import)"
+            names = [node.module or ""]
+        elif isinstance(node, ast.Name) and node.id in _LOADERS:
+            return f"uses {node.id}"
+        elif isinstance(node, ast.Attribute) and node.attr in ("path", "modules") and \
+                isinstance(node.value, ast.Name) and node.value.id == "sys":
+            return "changes sys.path"
+        for name in names:
+            top = name.split(".")[0]
+            for d in here:
+                if os.path.lexists(posixpath.join(d, top + ".py")) or \
+                        os.path.isdir(posixpath.join(d, top)):
+                    return f"imports {top!r}, a module beside it"
+            if top != "nox" and top not in sys.stdlib_module_names:
+                continue  # an installed package: the environment's code, as nox itself
+    return ""
