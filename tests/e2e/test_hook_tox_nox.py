@@ -83,7 +83,7 @@ def plain(tmp_path_factory):
 
 @pytest.mark.parametrize("command,mode", [
     ("tox -l", "default"), ("tox -a", "acceptEdits"), ("tox list", "plan"),
-    ("tox l -d", "default"), ("tox --listenvs-all", "plan"), ("nox -l", "plan"),
+    ("tox l -d", "plan"), ("tox --listenvs-all", "default"), ("nox -l", "default"),
     ("nox --list", "acceptEdits"), ("nox -l --json", "default"), ("tox --version", "plan")])
 def test_listings_run_in_every_mode(run_hook, permission, plain, command, mode):
     assert _call(run_hook, "PreToolUse", command, plain, mode) == ("allow", "GW700")
