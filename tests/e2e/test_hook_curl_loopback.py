@@ -117,6 +117,7 @@ NEIGHBOURS = [
      "--unix-socket"),
     ("curl -s -K cfg.txt localhost:8000/", "GW791", "-K"),
     ("curl -s -w '%output{x.txt}' localhost:8000/", "GW791", "%output"),
+    ("curl -s localhost:2375/containers/json", "GW790", "Docker Engine API"),
 ]
 
 
