@@ -1,0 +1,130 @@
+"""Issue 25 (p25): plan mode's read-only forms through the installed hook commands. Raw JSON
+in the client's shape on stdin of `gateway hook pre-tool-use` and `gateway hook
+permission-request`, in the independent benchmark's sample projects, with the exact decision
+and code. Plan mode allows what the validator's own checks proved writes nothing (npx tsc
+--noEmit without build info, unzip -l, a version query, `npm run` listing the scripts, the
+names xargs adds as operands); each neighbour that writes keeps asking (GW720 or the
+validator's own code)."""
+
+import json
+import os
+
+import pytest
+
+SESSION = "4e1f7a2c-8b3d-4c6e-9f0a-1b2c3d4e5f60"
+
+
+@pytest.fixture(scope="module")
+def projects(tmp_path_factory):
+    from benchmarks.everyday.independent.projects import build
+
+    root = str(tmp_path_factory.mktemp("p25-hooks"))
+    out = {eco: build(root, eco)[0] for eco in ("python", "node", "java", "rust")}
+    node = out["node"]
+    # tsc --noEmit still writes its build info under these options (TypeScript 5.9:
+    # tsconfig.incr.tsbuildinfo beside the configuration, trace.json in the directory)
+    for name, opts in (("tsconfig.incr.json", {"incremental": True}),
+                       ("tsconfig.comp.json", {"composite": True}),
+                       ("tsconfig.info.json", {"tsBuildInfoFile": "x.tsbuildinfo",
+                                               "incremental": True}),
+                       ("tsconfig.trace.json", {"generateTrace": "trace"}),
+                       ("tsconfig.ext.json", None)):
+        data = {"compilerOptions": opts} if opts else {"extends": "./tsconfig.incr.json"}
+        with open(os.path.join(node, name), "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+    import zipfile
+
+    with zipfile.ZipFile(os.path.join(out["java"], "dist.zip"), "w") as zf:
+        zf.writestr("notes/readme.txt", "hello\n")
+    return out
+
+
+def _call(run_hook, event, command, cwd, mode):
+    data = {"session_id": SESSION, "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
+            "permission_mode": mode, "hook_event_name": event, "tool_name": "Bash",
+            "tool_input": {"command": command}}
+    if event == "PreToolUse":
+        data["tool_use_id"] = "toolu_1"
+    name = "pre-tool-use" if event == "PreToolUse" else "permission-request"
+    proc = run_hook(name, json.dumps(data).encode())
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout.decode()
+    if not text.strip():
+        return None, None
+    out = json.loads(text)["hookSpecificOutput"]
+    assert out["hookEventName"] == event
+    if event == "PreToolUse":
+        decision, reason = out["permissionDecision"], out["permissionDecisionReason"]
+    else:
+        decision, reason = out["decision"]["behavior"], out["decision"].get("message", "")
+    code = reason.split(":", 1)[0].replace("gateway ", "") if reason else None
+    return decision, code
+
+
+def _audit_code(hook_env):
+    with open(hook_env["GATEWAY_AUDIT_LOG"], encoding="utf-8") as fh:
+        return json.loads(fh.read().splitlines()[-1])["code"]
+
+
+PLAN_ALLOWED = [
+    ("python", 'find . -name "*.py" -not -path "./.venv/*" | xargs wc -l | sort -n | tail -15'),
+    ("node", 'find src -name "*.tsx" | xargs wc -l | sort -n | tail -20'),
+    ("rust", 'find crates -name "*.rs" | xargs wc -l | sort -n | tail -15'),
+    ("node", "npx tsc --noEmit"),
+    ("node", "npx tsc --noEmit 2>&1 | head -30"),
+    ("node", "npx tsc --noEmit -p tsconfig.app.json"),
+    ("node", 'npx tsc --noEmit 2>&1 | grep -c "error TS"'),
+    ("node", "npx tsc -p tsconfig.app.json"),  # its configuration says noEmit
+    ("node", "npm run"),
+    ("java", "./mvnw -v"),
+    ("java", "./gradlew --version"),
+    ("java", "unzip -l target/order-service-0.0.1-SNAPSHOT.jar | head -30"),
+    ("java", "unzip -lo -d out dist.zip"),  # -l lists: -o and -d are ignored
+    ("python", "flake8 orders/ --count --statistics"),
+]
+
+
+@pytest.mark.parametrize("eco,command", PLAN_ALLOWED)
+def test_plan_allows_the_read_only_form(run_hook, projects, eco, command):
+    assert _call(run_hook, "PreToolUse", command, projects[eco], "plan") == ("allow", "GW700")
+    assert _call(run_hook, "PermissionRequest", command, projects[eco], "plan") == (
+        "allow", None)
+
+
+PLAN_ASKED = [
+    # (ecosystem, command, PreToolUse's answer, the validator's code in the audit log)
+    ("node", "npx tsc --noEmit -p tsconfig.incr.json", (None, None), "GW720"),
+    ("node", "npx tsc --noEmit -p tsconfig.comp.json", (None, None), "GW720"),
+    ("node", "npx tsc --noEmit -p tsconfig.info.json", (None, None), "GW720"),
+    ("node", "npx tsc --noEmit -p tsconfig.trace.json", (None, None), "GW720"),
+    ("node", "npx tsc --noEmit -p tsconfig.ext.json", (None, None), "GW720"),
+    ("node", "npx tsc --noEmit --incremental", (None, None), "GW720"),
+    ("node", "npx tsc --noEmit --generateTrace trace", (None, None), "GW720"),
+    ("node", "npx tsc --noEmit false -p tsconfig.incr.json", (None, None), "GW720"),
+    ("node", "npx tsc", (None, None), "GW720"),
+    ("node", "npm run build", (None, None), "GW720"),
+    ("java", "unzip dist.zip", (None, None), "GW721"),
+    ("java", "unzip -o dist.zip", (None, None), "GW721"),
+    ("python", "flake8 orders/ --output-file=report.txt", (None, None), "GW720"),
+    ("python", 'find . -name "*.py" -not -path "./.venv/*" | xargs touch', (None, None),
+     "GW720"),
+    ("node", 'find src -name "*.tsx" | xargs sort -o out.txt', ("ask", "GW840"), "GW704"),
+]
+
+
+@pytest.mark.parametrize("eco,command,pre,code", PLAN_ASKED)
+def test_plan_asks_for_the_neighbours_that_write(run_hook, hook_env, projects, eco, command,
+                                                 pre, code):
+    assert _call(run_hook, "PreToolUse", command, projects[eco], "plan") == pre
+    assert _call(run_hook, "PermissionRequest", command, projects[eco], "plan") == (None, None)
+    assert _audit_code(hook_env) == code
+
+
+@pytest.mark.parametrize("eco,command", [
+    ("node", "npx tsc --noEmit"), ("java", "./mvnw -v"), ("node", "npm run"),
+    ("python", 'find . -name "*.py" -not -path "./.venv/*" | xargs wc -l | sort -n | tail -15'),
+])
+def test_default_mode_unchanged(run_hook, projects, eco, command):
+    # plan mode reuses the default mode's judgement: the same rows run there
+    assert _call(run_hook, "PermissionRequest", command, projects[eco], "default") == (
+        "allow", None)
