@@ -164,7 +164,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           "npm-config-get", "flask", "alembic", "go-clean", "go-mod-download",
           "golangci-lint", "go-analyzer", "git-rebase",
           # Maven and Gradle (checks/jvm.py)
-          "jvm-build")
+          "jvm-build", "jar", "javap")
 
 # How the effects analysis (gateway/effects/analysis/) reads an entry: `flags` derives what the
 # command writes from the entry's own lists (writes/edit, write_flags, output_flags,

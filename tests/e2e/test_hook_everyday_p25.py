@@ -36,6 +36,9 @@ def projects(tmp_path_factory):
 
     with zipfile.ZipFile(os.path.join(out["java"], "dist.zip"), "w") as zf:
         zf.writestr("notes/readme.txt", "hello\n")
+    # work no commit holds, below a directory `cargo clean --target-dir` would remove
+    with open(os.path.join(out["rust"], "crates", "core", "draft-notes.md"), "w") as fh:
+        fh.write("not committed yet\n")
     return out
 
 
@@ -128,3 +131,69 @@ def test_default_mode_unchanged(run_hook, projects, eco, command):
     # plan mode reuses the default mode's judgement: the same rows run there
     assert _call(run_hook, "PermissionRequest", command, projects[eco], "default") == (
         "allow", None)
+
+
+JAVA_TOOLS = ["jar tf target/order-service-0.0.1-SNAPSHOT.jar | grep application",
+              "jar --list --file target/order-service-0.0.1-SNAPSHOT.jar",
+              "javap -cp target/classes com.acme.order.OrderService",
+              "javap -c -p target/classes/com/acme/order/OrderService.class"]
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "plan"])
+@pytest.mark.parametrize("command", JAVA_TOOLS)
+def test_jar_listing_and_javap_run_in_every_mode(run_hook, projects, command, mode):
+    assert _call(run_hook, "PreToolUse", command, projects["java"], mode) == ("allow", "GW700")
+    assert _call(run_hook, "PermissionRequest", command, projects["java"], mode) == (
+        "allow", None)
+
+
+JAVA_ASKED = [
+    # proven with OpenJDK 17.0.15 in a temp project: -J-javaagent ran the agent's premain
+    # (it wrote a file) for both tools; javap read a class from a class path entry outside
+    # the project and through a jar: URL; jar x/c/u write
+    ("javap -J-javaagent:/tmp/agent.jar -cp target/classes com.acme.order.OrderService",
+     ("ask", "GW840"), "GW704"),
+    ("jar -J-javaagent:/tmp/agent.jar tf target/order-service-0.0.1-SNAPSHOT.jar",
+     ("ask", "GW840"), "GW704"),
+    # (outside the project: PreToolUse leaves it to the client's flow, which asks)
+    ("javap -cp target/classes:/tmp/outside com.acme.order.OrderService", (None, None),
+     "GW501"),
+    ("javap 'jar:file:/tmp/x.jar!/com/acme/A.class'", ("ask", "GW840"), "GW704"),
+    ("jar xf target/order-service-0.0.1-SNAPSHOT.jar", ("ask", "GW840"), "GW704"),
+    ("jar cf x.jar src", ("ask", "GW840"), "GW704"),
+    ("jar tf .env", ("ask", "GW503"), "GW503"),
+]
+
+
+@pytest.mark.parametrize("command,pre,code", JAVA_ASKED)
+def test_java_tool_neighbours_ask(run_hook, hook_env, projects, command, pre, code):
+    for mode in ("default", "acceptEdits"):
+        assert _call(run_hook, "PreToolUse", command, projects["java"], mode) == pre, mode
+        assert _call(run_hook, "PermissionRequest", command, projects["java"], mode) == (
+            None, None)
+        assert _audit_code(hook_env) == code
+
+
+@pytest.mark.parametrize("command", ["cargo clean", "cargo clean -p core",
+                                     "cargo clean --release"])
+def test_cargo_clean_runs_in_default_mode(run_hook, projects, command):
+    # docs/security.md's rule: the build's own output directory (target/, ignored by git)
+    # is not the agent's edit, as `mvn clean` is not
+    assert _call(run_hook, "PermissionRequest", command, projects["rust"], "default") == (
+        "allow", None)
+    assert _call(run_hook, "PermissionRequest", "mvn clean", projects["java"], "default") == (
+        "allow", None)
+
+
+@pytest.mark.parametrize("command,mode,code", [
+    # the command line names what is removed: the agent's edit in default mode
+    ("cargo clean --target-dir build-out", "default", "GW721"),
+    # cargo 1.x in a temp crate: `cargo clean --target-dir keep` removed keep/ with a
+    # committed file's uncommitted change in it; here an untracked file would be lost
+    ("cargo clean --target-dir crates", "acceptEdits", "GW786"),
+    ("cargo clean --target-dir crates", "default", "GW721"),
+    ("cargo clean", "plan", "GW720"),
+])
+def test_cargo_clean_neighbours_ask(run_hook, hook_env, projects, command, mode, code):
+    assert _call(run_hook, "PermissionRequest", command, projects["rust"], mode) == (None, None)
+    assert _audit_code(hook_env) == code
