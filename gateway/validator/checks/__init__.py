@@ -82,6 +82,8 @@ _CHECKS = {
     "go-analyzer": ("buildtools.go", "go_analyzer"),
     "cargo-clean": ("buildtools.cargo", "cargo_clean"),
     "django-admin": ("buildtools.django", "django_admin"),
+    "tox": ("buildtools.sessions", "tox"),
+    "nox": ("buildtools.sessions", "nox"),
 }
 
 
