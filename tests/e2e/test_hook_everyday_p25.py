@@ -197,3 +197,34 @@ def test_cargo_clean_runs_in_default_mode(run_hook, projects, command):
 def test_cargo_clean_neighbours_ask(run_hook, hook_env, projects, command, mode, code):
     assert _call(run_hook, "PermissionRequest", command, projects["rust"], mode) == (None, None)
     assert _audit_code(hook_env) == code
+
+
+FIND_SED = "find src -name \"*.tsx\" -exec sed -i 's#@/old-ui/#@/ui/#g' {} +"
+
+
+def test_find_exec_sed_is_an_edit_in_accept_edits(run_hook, hook_env, projects):
+    # judged as `sed -i SCRIPT src/...tsx` (the files find lists): an edit acceptEdits allows
+    node = projects["node"]
+    assert _call(run_hook, "PreToolUse", FIND_SED, node, "acceptEdits") == ("allow", "GW700")
+    assert _call(run_hook, "PermissionRequest", FIND_SED, node, "acceptEdits") == (
+        "allow", None)
+    for mode in ("default", "plan"):
+        assert _call(run_hook, "PermissionRequest", FIND_SED, node, mode) == (None, None)
+        assert _audit_code(hook_env) == "GW704", mode
+
+
+@pytest.mark.parametrize("command,code", [
+    # real bash: rewrote .claude/settings.json's deny into an allow
+    ("find . -name 'settings*.json' -exec sed -i 's/deny/allow/' {} +", "GW504"),
+    ("find src -name '*.tsx' -exec rm {} +", "GW704"),
+    ("find src -name '*.tsx' -exec cp -t /tmp {} +", "GW504"),
+    ("find src -name '*.tsx' -exec sh -c 'sed -i s/a/b/ \"$1\"' sh {} ';'", "GW401"),
+])
+def test_find_exec_neighbours_ask_in_accept_edits(run_hook, hook_env, projects, command,
+                                                  code):
+    node = projects["node"]
+    os.makedirs(os.path.join(node, ".claude"), exist_ok=True)
+    with open(os.path.join(node, ".claude", "settings.json"), "w") as fh:
+        fh.write('{"permissions": {"deny": ["Bash(curl:*)"]}}\n')
+    assert _call(run_hook, "PermissionRequest", command, node, "acceptEdits") == (None, None)
+    assert _audit_code(hook_env) == code
