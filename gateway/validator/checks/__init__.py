@@ -83,6 +83,7 @@ _CHECKS = {
     "cargo-clean": ("buildtools.cargo", "cargo_clean"),
     "django-admin": ("buildtools.django", "django_admin"),
     "tox": ("buildtools.sessions", "tox"),
+    "sqlite3": ("sqlite", "sqlite3"),
     "nox": ("buildtools.sessions", "nox"),
 }
 
