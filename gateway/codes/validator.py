@@ -237,6 +237,19 @@ VALIDATOR = {
               "A program is run by path, and it is neither a contained script, nor a project "
               "tool (.venv/bin/...) in the catalogue, nor a system program.",
               "./not-scripts/foo.sh"),
+    "GW603": ("6", "allow", "the project's built program",
+              "A program the project's own build made runs: a binary target of the cargo "
+              "workspace at target/debug|release/NAME, or `java -jar` of the Maven or Gradle "
+              "artifact (target/ARTIFACT-VERSION.jar, build/libs/NAME.jar), untracked by git "
+              "and inside the project (issue 25). Running it runs the project's code, the "
+              "trust `cargo run` gets; its arguments are judged like a contained script's.",
+              "./target/debug/cli --version"),
+    "GW604": ("6", "ask", "not known to be the build's output",
+              "The path is where cargo, Maven or Gradle put their output, but it is not "
+              "proven to be this project's build: not a binary target of the workspace, a "
+              "jar not named after the pom's artifactId, a target directory moved elsewhere "
+              "(CARGO_TARGET_DIR, build.target-dir), or a file git tracks.",
+              "./target/debug/not-a-bin"),
     # --- Phase 7: general commands ----------------------------------------------------------
     "GW700": ("7D", "allow", "known command, paths inside the project",
               "The command is in the catalogue, its flags and subcommands are safe, and every "

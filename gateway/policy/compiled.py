@@ -57,6 +57,9 @@ class Policy:
         self.remote_arguments = data.get("remote_arguments") or {}
         # variables a command may be given, with the globs of their allowed literal values
         self.inert_env = data.get("inert_env") or {}
+        # dependency caches outside the project whose files may be read
+        # (gateway.validator.caches)
+        self.dependency_caches = tuple(data.get("dependency_caches") or ())
         inputs = data.get("state_inputs") or {}
         self.state_input_names = tuple(inputs.get("names", ()))
         self.state_input_tools = inputs.get("tools") or {}

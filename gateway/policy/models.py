@@ -630,6 +630,33 @@ class StateInputs(_Strict):
     tools: dict[str, list[str]] = {}
 
 
+class DependencyCache(_Strict):
+    """A dependency cache outside the project whose files may be read (rules/default.yaml:
+    dependency_caches; gateway.validator.caches)."""
+
+    name: str
+    dir: str | None = None
+    env: str | None = None
+    below: list[str] = [""]
+    go_env: Literal["GOMODCACHE", "GOCACHE"] | None = None
+    reads: Literal["contents", "names"] = "contents"
+
+    @field_validator("dir")
+    @classmethod
+    def _home(cls, v):
+        if v is not None and (not v.startswith("~/") or ".." in v.split("/")):
+            raise ValueError(f"{v!r} must be a directory below ~/")
+        return v
+
+    @field_validator("below")
+    @classmethod
+    def _below(cls, v):
+        for d in v:
+            if d.startswith("/") or ".." in d.split("/"):
+                raise ValueError(f"{d!r} must be relative, without ..")
+        return v
+
+
 class Floors(_Strict):
     always_ask: list[str] = []
     subcommand_ask: list[str] = []
@@ -673,6 +700,7 @@ class RulesFile(BaseModel):
     # what it prints (a log level, colour, CI's non-interactive output), never which program
     # runs or which files it reads; any other assignment asks (GW211)
     inert_env: dict[str, list[str]] | None = None
+    dependency_caches: list[DependencyCache] | None = None
     catalogue: dict[str, CommandEntry] | None = None
     deny: list[DenyRule] | None = None
     remove: Removals | None = None

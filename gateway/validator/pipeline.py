@@ -61,7 +61,9 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
                   exposure=exposure, home=home, mode=mode, env=env)
     try:
         verdict = _run(ctx, deny_only)
-        if not (deny_only or exposure):
+        if not (deny_only or exposure or ctx.__dict__.get("substituted")):
+            # (a line with substitutions had each of its commands judged by the mode:
+            # _substitutions)
             from gateway.validator import modes
 
             verdict = modes.apply(ctx, verdict, mode)
@@ -77,7 +79,7 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
 def _run(ctx, deny_only=False) -> Verdict:
     for phase in WHOLE_COMMAND_PHASES:
         if phase is phase2_syntax:
-            verdict = _loops(ctx, deny_only)
+            verdict = _loops(ctx, deny_only) or _substitutions(ctx, deny_only)
             if verdict is not None:
                 return verdict
         verdict = phase.run(ctx)
@@ -137,6 +139,50 @@ def _loops(ctx, deny_only):
                          rule=verdict.rule)
     return Verdict(verdict.decision, verdict.phase, verdict.code, verdict.rule,
                    f"{verdict.message} (in the loop, unrolled: {what})")
+
+
+def _substitutions(ctx, deny_only):
+    """A line whose command substitutions are all `$(go env NAME)` of a path variable or a
+    "$(CMD)" used as a string (gateway.validator.substitutions): the line with each replaced
+    by its value goes through every phase, and each inner command is judged as its own
+    command; the strictest verdict stands. None: no such line (phase 2 asks GW201 for a
+    substitution)."""
+    script = phase2_syntax.parse(ctx)
+    if script is None:
+        return None
+    from gateway.validator import substitutions
+
+    rewritten = substitutions.rewrite(ctx, script)
+    if rewritten is None:
+        return None
+    denied = deny.scan(ctx)
+    if denied is not None:
+        return denied
+    for note in rewritten.notes:
+        ctx.step("2", "info", "", note)
+    ctx.substituted = True
+    verdicts = []
+    for text in [rewritten.text] + rewritten.inner:
+        child = Context(text, ctx.cwd, ctx.project, ctx.policy, ctx.tool_name,
+                        ctx.settings, ctx.raw_input, exposure=ctx.exposure, home=ctx.home,
+                        mode=ctx.mode, env=ctx.env)
+        verdict = _run(child, deny_only)
+        if not (deny_only or ctx.exposure):
+            # each command as the mode judges it alone (`gofmt -w .` inside is an edit)
+            from gateway.validator import modes
+
+            verdict = modes.apply(child, verdict, ctx.mode)
+        ctx.trace.extend(child.trace)
+        verdicts.append((text, verdict))
+    worst = strictest([v for _t, v in verdicts])
+    what = "; ".join(rewritten.notes)
+    if worst.decision is ALLOW:
+        return ctx.allow(worst.phase, worst.code, f"{what}; the command and each substitution "
+                         f"are allowed: {verdicts[0][1].message}", rule=worst.rule)
+    text = next(t for t, v in verdicts if v is worst)
+    where = "" if text == rewritten.text else f" (in the substitution $({text}))"
+    return Verdict(worst.decision, worst.phase, worst.code, worst.rule,
+                   f"{worst.message}{where} ({what})")
 
 
 def _feeders(pipeline, n):

@@ -488,11 +488,25 @@ def _expand_words(words, env):
         if w.literal:
             out.append(w.value)
             continue
-        kinds = {k for k, _ in (getattr(w, "issues", None) or ())}
+        issues = getattr(w, "issues", None) or ()
+        kinds = {k for k, _ in issues}
+        value = w.value
+        if "tilde" in kinds and kinds <= {"tilde", "glob"} and w.raw.startswith("~/") \
+                and sum(1 for k, _ in issues if k == "tilde") == 1 and value.startswith("~/"):
+            # bash expands the leading `~/` first, then the globs (`~/.cargo/registry/src/*`)
+            home = env.home or ""
+            if not home.startswith("/") or any(c in home for c in " \t\n*?[]{}~$`\"'\\"):
+                return None
+            value = home.rstrip("/") + value[1:]
+            kinds = kinds - {"tilde"}
+            if not kinds:
+                out.append(value)
+                computed = True
+                continue
         if not kinds or not kinds <= {"glob", "brace"} or env.cwds is None:
             return None
         computed = True
-        texts = _brace(w.value) if "brace" in kinds else [w.value]
+        texts = _brace(value) if "brace" in kinds else [value]
         if texts is None:
             return None
         for t in texts:
