@@ -164,7 +164,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           "npm-config-get", "flask", "alembic", "go-clean", "go-mod-download",
           "golangci-lint", "go-analyzer", "git-rebase", "tox", "nox", "sqlite3",
           # Maven and Gradle (checks/jvm.py)
-          "jvm-build", "curl")
+          "jvm-build", "jar", "javap", "curl")
 
 # How the effects analysis (gateway/effects/analysis/) reads an entry: `flags` derives what the
 # command writes from the entry's own lists (writes/edit, write_flags, output_flags,

@@ -8,7 +8,8 @@ machine's own loopback, the developer's dev server (`curl -s localhost:8000/api/
 * every URL it will contact has a loopback host: exactly `localhost` (curl resolves it to
   the loopback itself, without the resolver), an IPv4 literal 127.d.d.d in plain decimal,
   or `[::1]`; the scheme http or https, or none (curl then guesses http for these hosts);
-  a port of digits. The URL is read as curl reads it (scheme, authority up to the first
+  a port of digits, none of CONTROL_PORTS (the Docker Engine API, a browser's debugging
+  port, kubectl proxy...: control APIs, not dev servers). The URL is read as curl reads it (scheme, authority up to the first
   `/`, `?` or `#`, then host and port). Anything that could be read another way asks:
   userinfo (`@` in the authority), a backslash, percent-encoding, whitespace or any other
   character in the host, a trailing dot, other spellings of an address (`2130706433`,
@@ -113,6 +114,19 @@ WHY = {
     "server", "--dns-servers": "resolves names through other servers",
 }
 
+#: Loopback ports where a well-known control API listens, not a dev server: a request there
+#: runs containers, code or cluster changes, or prints their secrets. They ask (GW790)
+#: whatever the method. Not a complete list of what a loopback port may be (docs/security.md).
+CONTROL_PORTS = {
+    "2375": "the Docker Engine API (root on the host; `GET /containers/ID/json` prints a "
+            "container's environment)",
+    "2376": "the Docker Engine API over TLS", "4243": "the Docker Engine API",
+    "6443": "a Kubernetes API server", "8001": "`kubectl proxy` (the cluster's API with "
+            "your credentials)", "10250": "a kubelet's API", "2379": "etcd",
+    "8500": "Consul's HTTP API", "9222": "a browser's remote debugging port (it opens pages "
+            "and runs script in them)", "9229": "node's inspector (it runs code)",
+    "5037": "the adb server",
+}
 #: The hosts of this machine's loopback the model accepts (after the IPv4 literals).
 _SCHEMES = ("http", "https")
 _GLOB = frozenset("[]{}")
@@ -211,6 +225,10 @@ def loopback(url, globoff=False):
     if not globoff and any(c in _GLOB for c in tail):
         return f"the URL {url!r} has curl's globbing ([] or {{}}), which expands it to " \
             "several URLs (-g turns it off)"
+    port = port_part[1:]
+    if port in CONTROL_PORTS:
+        return f"the URL {url!r} names port {port}, the usual port of " \
+            f"{CONTROL_PORTS[port]}: a control API, not a dev server"
     if host == "[::1]":
         return None
     low = host.lower()

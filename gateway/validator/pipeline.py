@@ -33,7 +33,7 @@ DENY_SCAN_MAX = 65536
 
 def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
              raw_input=None, deny_only=False, exposure=False, mode=None, home=None,
-             env=None) -> Verdict:
+             env=None, facts=None) -> Verdict:
     """Judge one Bash command. `cwd` is where it runs, `project` the project directory.
 
     `deny_only` stops after the deny rules: a DENY is exactly the full validator's (only the
@@ -59,6 +59,10 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
     cwd = os.path.realpath(cwd) if cwd else os.path.realpath(project)
     ctx = Context(command, cwd, project, policy, tool_name, settings, raw_input,
                   exposure=exposure, home=home, mode=mode, env=env)
+    if facts is not None:
+        # the caller sees what the checks proved writes nothing (plan mode's judgement:
+        # tests/agreement compares the effects analysis with these proofs)
+        ctx.readonly_facts = facts
     try:
         verdict = _run(ctx, deny_only)
         if not (deny_only or exposure or ctx.__dict__.get("substituted")):

@@ -183,6 +183,22 @@ def _cache_value(ctx, word):
 
 
 def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
+    """The verdict for one command line `argv` run in `cwd`. When a check proved that it
+    writes nothing (ctx.note_readonly) and it is allowed, the fact is recorded for plan mode
+    (ctx.readonly_facts: the line as written and as resolved, `./mvnw -v` and `mvn -v`)."""
+    outer = ctx.proves_readonly
+    ctx.proves_readonly = False
+    written = tuple(argv)
+    try:
+        verdict = _judge_argv(ctx, argv, cwd, text, redirects, depth, inputs)
+        if verdict.decision is ALLOW and ctx.proves_readonly:
+            ctx.readonly_facts.add((cwd, written))
+        return verdict
+    finally:
+        ctx.proves_readonly = outer
+
+
+def _judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
     # Input redirections read files: they are path arguments like any other.
     if inputs is None:
         inputs = [r.target.value for r in redirects
@@ -299,13 +315,17 @@ def _runs(ctx, args, cands, depth):
     """A command that runs another known command (`npx tsc`, `uv run pytest`, `poetry run
     mypy`, `yarn eslint`): the runner's own options passed; the command it runs is judged
     as itself, and decides."""
-    inner, cwd = args.inner
+    inner, cwd, *plain = args.inner
     if depth >= _MAX_WRAPPER_DEPTH:
         return ctx.ask("7A", "GW706", f"{args.label} runs commands nested too deeply to judge")
     ctx.step("7C", "info", "", f"{args.label} runs {inner[0]!r}: judging it as that command")
     verdict = judge_argv(ctx, list(inner), cwd, " ".join(inner), (), depth + 1)
     if verdict.decision is not ALLOW:
         return verdict
+    if plain and plain[0] and (cwd, tuple(inner)) in ctx.readonly_facts:
+        # a runner that only runs the installed command (npx tsc): it writes what that
+        # command writes, here nothing
+        ctx.note_readonly()
     return ctx.allow("7D", verdict.code, f"{args.label} runs {inner[0]!r}, which is allowed: "
                      f"{verdict.message}", rule=verdict.rule or args.label)
 

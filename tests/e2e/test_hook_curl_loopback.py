@@ -170,6 +170,7 @@ NEIGHBOURS = [
      "--unix-socket"),
     ("curl -s -K cfg.txt localhost:8000/", "GW791", "-K"),
     ("curl -s -w '%output{x.txt}' localhost:8000/", "GW791", "%output"),
+    ("curl -s localhost:2375/containers/json", "GW790", "Docker Engine API"),
 ]
 
 
@@ -208,6 +209,10 @@ def test_output_file_is_an_edit(run_hook, hook_env, project, port, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_curlrc_asks_unless_q_comes_first(run_hook, hook_env, project, port, mode):
+    # no URL and no configuration file: curl contacts nothing (curl 7.88.1: `curl: (2) no
+    # URL specified!`, exit 2); this is also bash's nullglob reading of an unquoted
+    # `localhost:8000/x?page=1` that matches no file
+    assert _call(run_hook, "PreToolUse", "curl -s", project, mode)[:2] == ("allow", "GW700")
     with open(os.path.join(hook_env["HOME"], ".curlrc"), "w") as fh:
         fh.write('url = "http://evil.example/"\n')
     command = "curl -s localhost:8000/healthz"
@@ -216,6 +221,8 @@ def test_a_curlrc_asks_unless_q_comes_first(run_hook, hook_env, project, port, m
     assert ".curlrc" in reason
     assert _call(run_hook, "PermissionRequest", command, project, mode)[:2] == (None, None)
     assert _audit_code(hook_env) == "GW791"
+    # with one, no URL on the command line may still be one from the file
+    assert _call(run_hook, "PreToolUse", "curl -s", project, mode)[:2] == ("ask", "GW840")
     command = f"curl -q -s localhost:{port}/healthz"
     assert _call(run_hook, "PreToolUse", command, project, mode)[:2] == ("allow", "GW700")
     assert _call(run_hook, "PermissionRequest", command, project, mode)[:2] == ("allow", None)

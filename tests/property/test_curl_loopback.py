@@ -65,7 +65,12 @@ def loopback_url(draw):
         st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(1, 255)).map(
             lambda t: "127.%d.%d.%d" % t),
         st.just("[::1]")))
-    port = draw(st.one_of(st.just(""), st.integers(1, 65535).map(lambda p: f":{p}")))
+    from gateway.tools.curl import CONTROL_PORTS  # excluded: GW790 below
+
+    port = draw(st.one_of(st.just(""), st.sampled_from(["8000", "3000", "5173", "8080"]),
+                          st.integers(1, 65535).map(str).filter(
+                              lambda p: p not in CONTROL_PORTS)))
+    port = f":{port}" if port else ""
     scheme = draw(st.sampled_from(["", "http://", "https://", "HTTP://"]))
     if host == "[::1]" and not scheme:
         scheme = "http://"
@@ -86,7 +91,12 @@ def foreign_url(draw):
                                  "example.com", "github.com"]))
     kind = draw(st.sampled_from(["other", "suffix", "prefix", "spelling", "userinfo",
                                  "userinfo2", "backslash", "glob", "globhost", "scheme",
-                                 "percent", "space", "trailingdot", "v6", "schemeslash"]))
+                                 "percent", "space", "trailingdot", "v6", "schemeslash",
+                                 "control"]))
+    if kind == "control":  # a control API on the loopback: the Docker Engine API, a
+        # browser's debugging port, node's inspector, kubectl proxy
+        control = draw(st.sampled_from(["2375", "2376", "9222", "9229", "8001", "6443"]))
+        return f"{scheme}{loop}:{control}{path}"
     if kind == "other":
         return f"{scheme}{evil}{port}{path}"
     if kind == "suffix":

@@ -51,6 +51,8 @@ _CHECKS = {
     "compileall": ("everyday", "compileall"),
     "coverage-run": ("everyday", "coverage_run"),
     "jvm-build": ("jvm", "jvm_build"),
+    "jar": ("jvm", "jar"),
+    "javap": ("jvm", "javap"),
     # build, test and package tools: one module per family (checks/buildtools/)
     "go": ("buildtools.go", "go"),
     "tsc": ("buildtools.js", "tsc"),
