@@ -213,17 +213,15 @@ def test_a_realistic_flask_log_proposes_only_the_subcommands_seen(tmp_path, monk
         {c: ("ASK", code) for c, code in still.items()}
 
 
-def test_a_task_runner_gets_a_proposal(proj, tmp_path, monkeypatch):
-    # issue 25: tox runs what the project's tox.ini says, the trust make has; a rule for
-    # the environments seen is proposed
+def test_a_task_runner_that_installs_gets_no_proposal(proj, tmp_path, monkeypatch):
+    # issue 25, session 5: tox is modelled now: `tox -l` runs, and running environments is
+    # a network install (GW764: it creates them and pip-installs their dependencies), a
+    # safety check stats proposes no rule for; the user's own `Bash(tox:*)` is honoured
+    # (tests/e2e/test_hook_allow_rules.py)
     groups, text, _ = analyse(prompts(proj, ("tox -e py311", 3), ("tox -e lint", 1)))
     g = groups["tox"]
-    assert g.proposal is not None and g.proposal.saved == 4, g.reason
-    judge = with_rules(text, tmp_path, monkeypatch, proj)
-    assert judge("tox -e py311").allowed and judge("tox -e lint").allowed
-    for still in ("tox -e py312", "tox -e py311 --recreate", "tox -c /tmp/tox.ini -e lint",
-                  "tox"):
-        assert not judge(still).allowed, still
+    assert g.proposal is None and g.reason.startswith("downloads or installs packages"), \
+        g.reason
 
 
 @pytest.mark.parametrize("seen,why", [

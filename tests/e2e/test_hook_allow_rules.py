@@ -55,7 +55,7 @@ def _hooks(run_hook, command, cwd, mode="default"):
 
 
 @pytest.mark.parametrize("mode", ("default", "acceptEdits"))
-@pytest.mark.parametrize("command", ["tox -e py311", "tox -l", "npm install",
+@pytest.mark.parametrize("command", ["tox -e py311", "tox run -e lint", "npm install",
                                      "frob --all src", "tox -e py311 -- -k test_x"])
 def test_a_rule_for_an_unmodelled_program_leaves_it_to_the_client(run_hook, project, mode,
                                                                    command):

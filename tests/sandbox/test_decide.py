@@ -329,8 +329,8 @@ def test_check_decision_is_allow_for_what_runs_with_no_dialog(auto):
 def test_check_decision_for_the_clients_own_read_only_run(proj):
     install(proj)
     # no hook decides; the client runs a read-only command inside the project by itself
-    out = check(proj, "tox --version")
+    out = check(proj, "frob --version")
     assert out["pretooluse"]["decision"] == "none"
-    assert out["decision"] == "none"  # tox is unknown: not read-only by the model
+    assert out["decision"] == "none"  # frob is unknown: not read-only by the model
     out = check(proj, "head -c 4 /etc/hostname")
     assert out["decision"] == "none"  # outside the project: the client asks

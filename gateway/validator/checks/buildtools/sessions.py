@@ -119,15 +119,17 @@ def tox(ctx, spec, words, cwd):
     """`tox -l` / `tox -a` / `tox list`: the environments the configuration defines, read
     only when the configuration does not make tox provision itself. Any other form runs
     environments (creates them, installs their dependencies): GW764."""
-    verdict, args, cands, written = generic(ctx, spec, words, positionals=False)
-    if verdict is not None:
-        return _refuse(verdict)
-    names = {o.name for o in args.options}
-    listing = spec.name != "tox" or names & _TOX_LISTS
-    if not listing and not (names & _TOX_QUIET):
+    head = words[:words.index("--")] if "--" in words else words
+    listing = spec.name != "tox" or any(w in _TOX_LISTS for w in head)
+    if not listing and not any(w in _TOX_QUIET for w in head):
+        # whatever else it is given: a run (the user's own allow rule for tox may vouch
+        # for it: docs/codes.md GW716)
         return _refuse(_ask(ctx, "GW764", "tox", "runs the project's test environments: it "
                             "creates them and installs their dependencies from the network "
                             "(`tox -l` lists them)", rule="catalogue:tox"))
+    verdict, args, cands, written = generic(ctx, spec, words, positionals=False)
+    if verdict is not None:
+        return _refuse(verdict)
     if listing:
         try:
             why = _tox_problem(cwd)
@@ -152,6 +154,12 @@ def nox(ctx, spec, words, cwd):
     """`nox -l`: the sessions the noxfile defines. nox imports the noxfile (the project's
     code: only as the HEAD commit holds it, GW782) and first installs the dependencies of
     its inline script block (GW764)."""
+    head = words[:words.index("--")] if "--" in words else words
+    if not any(w in ("-l", "--list", "--list-sessions", "--version", "-h", "--help")
+               for w in head):
+        return _refuse(_ask(ctx, "GW764", "nox", "runs the noxfile's sessions: it creates "
+                            "their environments and installs their dependencies from the "
+                            "network (`nox -l` lists them)", rule="catalogue:nox"))
     verdict, args, cands, written = generic(ctx, spec, words, positionals=False)
     if verdict is not None:
         return _refuse(verdict)
