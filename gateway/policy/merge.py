@@ -24,6 +24,7 @@ _LOOSENING = {
     "remote_arguments": "changes which arguments are known to reach the network",
     "client_sensitive": "changes which files the client protects",
     "inert_env": "adds environment variables a command may be given",
+    "command_env": "adds environment variables judged as a tool's configuration",
 }
 #: secrets.env_files (gateway.secrets.names): every key, and those that make fewer names
 #: secrets (user layer only).
@@ -58,6 +59,7 @@ def empty() -> dict:
         "remote_arguments": {},
         "state_inputs": {"names": [], "tools": {}},
         "inert_env": {},
+        "command_env": [],
         "catalogue": {},
         "deny": [],
         "effects": {"programs": {}, "runners": {}, "shells": [], "interpreters": [],
@@ -208,6 +210,8 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
         for name, values in model.inert_env.items():
             _union(p["inert_env"].setdefault(name, []), values, f"inert_env.{name}", origin,
                    m.provenance)
+    if model.command_env is not None:
+        _union(p["command_env"], model.command_env, "command_env", origin, m.provenance)
     if model.remote_arguments is not None:
         for name, entry in model.remote_arguments.items():
             key = " ".join(name.split())

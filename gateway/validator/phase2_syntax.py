@@ -202,6 +202,19 @@ def _inert(ctx, word) -> bool:
     return any(fnmatchcase(value, g) for g in globs)
 
 
+def command_env(ctx, word):
+    """(name, value) of an assignment before a command that is the tool's configuration
+    (rules: command_env), judged by the command's check as if the hook's environment held it
+    (gateway.validator.segment); None for any other assignment, or a value that is not a
+    literal."""
+    if not word.literal or "=" not in word.value:
+        return None
+    name, value = word.value.split("=", 1)
+    if name not in ctx.policy.command_env or "\x00" in value:
+        return None
+    return name, value
+
+
 def run(ctx):
     script = parse(ctx)
     if script is None:
@@ -232,6 +245,10 @@ def run(ctx):
             if cmd.words and _inert(ctx, a):
                 ctx.step(PHASE, "info", "", f"{a.raw}: changes only what the command prints "
                          "(inert_env)")
+                continue
+            if cmd.words and command_env(ctx, a) is not None:
+                ctx.step(PHASE, "info", "", f"{a.raw}: the command's configuration, judged "
+                         "with it (command_env)")
                 continue
             if not cmd.words:
                 return ctx.ask(PHASE, "GW211", f"variable assignment {a.raw}: it changes the "
