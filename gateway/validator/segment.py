@@ -49,6 +49,7 @@ class _ReadEnv(dict):
     def __init__(self, base, given):
         super().__init__(base)
         self.update(given)
+        self.given = dict(given)
         self.read = set()
 
     def get(self, key, default=None):

@@ -192,7 +192,9 @@ def _cargo_environment(ctx, label, cwd):
             value = env[key].split("\x1f") if key.startswith("CARGO_ENCODED_") else env[key]
             why = _rustflags_problem(value)
             if why:
-                return _ask(ctx, "GW761", label, f"{key} in the environment: {why}"), []
+                where = ("given before the command" if key in getattr(env, "given", ())
+                         else "in the environment")
+                return _ask(ctx, "GW761", label, f"{key} {where}: {why}"), []
     for key in env:
         if key.startswith("CARGO_TARGET_") and key.endswith(("_LINKER", "_RUNNER", "_AR")) \
                 and key != "CARGO_TARGET_DIR":
