@@ -277,7 +277,10 @@ VALIDATOR = {
               "curl x   (with \"deny\": [\"Bash(curl *)\"])"),
     "GW710": ("7C", "ask", "unsafe program text",
               "The sed, awk or jq program can write files, run commands or read the "
-              "environment (sed w/e/r, awk system()/print >/|, jq env).",
+              "environment (sed w/e/r, awk system()/print >/|, jq env); an SQL statement "
+              "or dot-command of the sqlite3 shell is not a plain read (SQLite's compiler "
+              "says it writes, attaches, or calls a function beyond the core's pure ones: "
+              "the shell's readfile() prints any file; .shell runs a program).",
               "sed 's/a/b/w /tmp/x' a.txt"),
     "GW711": ("7C", "ask", "cd outside the project",
               "cd goes outside the project (or home, or back with cd -), so later relative "

@@ -162,7 +162,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "git-clean",
           "go-cover", "cargo-clean", "go-generate", "django-admin", "printenv",
           "npm-config-get", "flask", "alembic", "go-clean", "go-mod-download",
-          "golangci-lint", "go-analyzer", "git-rebase",
+          "golangci-lint", "go-analyzer", "git-rebase", "tox", "nox", "sqlite3",
           # Maven and Gradle (checks/jvm.py)
           "jvm-build")
 

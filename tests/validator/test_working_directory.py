@@ -111,26 +111,33 @@ def test_deny_targets_are_resolved_paths(judge, monkeypatch, command, home):
         v.message
 
 
-def test_cd_chains_are_followed_in_bounded_time(judge):
+def test_cd_chains_are_followed_in_bounded_time(judge, monkeypatch):
     """Each relative cd may fail, so the directories a later command may run in double with
     every one (`cd d0 && cd d1 && ...` is 2**n): past a bound the directory is unknown and the
-    root and home are assumed, instead of minutes and gigabytes for 24 cds."""
-    import time
-
+    root and home are assumed, instead of minutes and gigabytes for 24 cds. The bound is on
+    the work (the size of every directory set computed), not on the clock."""
     from gateway.shell.parse import parse
+    from gateway.validator import deny
     from gateway.validator.deny import _MAX_RUN_DIRS, _run_dirs
 
     chain = " && ".join(f"cd d{i}" for i in range(20))
-    started = time.monotonic()
     dirs = _run_dirs(parse(chain + " && ls"), "/p", "/home/u")
     assert len(dirs) <= 2 * _MAX_RUN_DIRS + 2 and {"/", "/home/u"} <= set(dirs)
+    sizes = []
+
+    def counted(*args, **kwargs):
+        got = _run_dirs(*args, **kwargs)
+        sizes.append(len(got))
+        return got
+
+    monkeypatch.setattr(deny, "_run_dirs", counted)
     v = judge(chain + " && rm -rf .")
     assert (v.decision.name, v.code, v.rule) == ("DENY", "GW750", "deny:rm-recursive-root")
     v = judge(chain + " && rm -rf build")
     assert (v.decision.name, v.code) == ("ASK", "GW701"), v.message
     v = judge(chain + " && ls")
     assert (v.decision.name, v.code) == ("ALLOW", "GW700"), v.message
-    assert time.monotonic() - started < 10
+    assert sizes and max(sizes) <= 2 * _MAX_RUN_DIRS + 2, sizes
 
 
 def test_code_handed_to_shells_is_scanned_once(judge):
@@ -138,15 +145,25 @@ def test_code_handed_to_shells_is_scanned_once(judge):
     of the same text) in the deny scan of both hooks. Each code is parsed once per depth,
     and what it holds is still denied."""
     import shlex
-    import time
+
+    from gateway.shell import parse as parsemod
+
+    texts = []
+    real_plain = parsemod._plain
+
+    def counted(text, *args, **kwargs):
+        texts.append(text)  # every parse starts here (plain words, else bashlex)
+        return real_plain(text, *args, **kwargs)
 
     code = "ls"
     for _ in range(4):
         code = "echo " + shlex.quote(code) + " | sh" * 20
-    started = time.monotonic()
-    v = judge(code)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parsemod, "_plain", counted)
+        v = judge(code)
     assert (v.decision.name, v.code) == ("ASK", "GW403"), v.message
-    assert time.monotonic() - started < 5
+    # the work, not the clock: 26 parses today, 20**4 = 160,000 when each sh re-parsed it
+    assert len(texts) <= 100, len(texts)
     code = "rm -rf /"
     for _ in range(4):
         code = "echo " + shlex.quote(code) + " | sh" * 20

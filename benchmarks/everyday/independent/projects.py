@@ -257,6 +257,16 @@ def build(root, ecosystem) -> tuple:
             with open(path, "w") as fh:
                 fh.write(f"#!{bindir}/python\nimport sys\n")
             os.chmod(path, 0o755)
+        # the database `manage.py migrate` leaves (git-ignored): the list queries its orders
+        import sqlite3
+
+        con = sqlite3.connect(os.path.join(project, "db.sqlite3"))
+        con.executescript("create table orders_order(id integer primary key, status text, "
+                          "total real, created_at text);"
+                          "insert into orders_order(status, total, created_at) values "
+                          "('paid', 42.5, '2026-11-30'), ('draft', 7, '2026-12-01');")
+        con.commit()
+        con.close()
         # the list reads a package's source under python3.12 (the venv's own version here)
         for v in {ver, "python3.12"}:
             _write(os.path.join(project, ".venv", "lib", v, "site-packages"),

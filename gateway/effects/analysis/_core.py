@@ -575,7 +575,10 @@ def _argv(eff, words, env):
         # a new session: no agent_id, its own session_id, so no registered role
         eff.agents.append(f"{name} starts another agent session")
     spec = model.program(lname)
-    if spec is None and getattr(model, "policy", None) is not None \
+    # an entry with subcommands is read through the subcommand's own entry first, also when
+    # the command has effects of its own (`tox -l` and `tox list`)
+    if (spec is None or (spec.effects == "flags" and spec.subcommands is not None)) \
+            and getattr(model, "policy", None) is not None \
             and model.policy.command(lname) is not None \
             and (trusted_program(word, model) or project_tool(word, model)):
         from gateway.effects.analysis.subcommands import INFO, descend

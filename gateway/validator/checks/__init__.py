@@ -80,6 +80,9 @@ _CHECKS = {
     "go-analyzer": ("buildtools.go", "go_analyzer"),
     "cargo-clean": ("buildtools.cargo", "cargo_clean"),
     "django-admin": ("buildtools.django", "django_admin"),
+    "tox": ("buildtools.sessions", "tox"),
+    "sqlite3": ("sqlite", "sqlite3"),
+    "nox": ("buildtools.sessions", "nox"),
 }
 
 
