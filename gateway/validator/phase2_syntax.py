@@ -261,6 +261,11 @@ def run(ctx):
                            "commands after it, as an assignment before a command does (FOO=1 "
                            "cmd)", rule="export")
         for k, word in enumerate(cmd.words):
+            if k and any(kind == w.PARAM for kind, _ in word.issues):
+                from gateway.validator import textparams
+
+                if textparams.public_data(ctx, cmd, k, word):
+                    continue  # `echo $CARGO_TARGET_DIR`: printed (segment judging)
             verdict = _word(ctx, word, argument=k > 0)
             if verdict is not None:
                 return verdict

@@ -101,8 +101,17 @@ def _judge(ctx, cmd, cwd):
         from gateway.validator import textparams
 
         words = []
-        for w in cmd.words:
-            if any(k == PARAM for k, _ in w.issues) and textparams.only_text(w):
+        for k, w in enumerate(cmd.words):
+            if k and any(kind == PARAM for kind, _ in w.issues) and not \
+                    textparams.only_text(w) and textparams.public_data(ctx, cmd, k, w):
+                text = textparams.data_value(ctx, w, ctx.home)
+                if text is None:
+                    return ctx.ask("2", "GW202", f"parameter expansion in {w.raw!r}: its "
+                                   "value may become a glob, which lists file names")
+                ctx.step("2", "info", "", f"{w.raw!r} is a public name, only printed: "
+                         f"{text!r}")
+                w = Word(w.raw, text, True, [])
+            elif any(kind == PARAM for kind, _ in w.issues) and textparams.only_text(w):
                 text = textparams.value(w, ctx.home, cwd)
                 if text is None:
                     return ctx.ask("2", "GW202", f"parameter expansion in {w.raw!r}: it may "

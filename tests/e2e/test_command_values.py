@@ -152,3 +152,68 @@ def test_dangerous_neighbours_ask(gateway_exe, env, proj, command, mode):
     assert hook(gateway_exe, env, proj, "PermissionRequest", command, mode) == (None, "")
     want = NEIGHBOURS[command]
     assert check(gateway_exe, env, proj, command, mode) == ("ask", want)
+
+
+#: `time PIPELINE` is the pipeline (bash's reserved word; TIMEFORMAT expands nothing), and
+#: `echo`/`printf` print a public variable (printenv's public_names) as data: both hooks allow
+#: in default and acceptEdits, GW700
+PRINTS = [
+    "time go build ./...",
+    "time -p cargo build",
+    "time ls | wc -l",
+    "echo $CARGO_TARGET_DIR",
+    'echo "$GOPATH/bin"',
+    "printf '%s\\n' \"$JAVA_HOME\" \"$CARGO_HOME\"",
+]
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+@pytest.mark.parametrize("command", PRINTS)
+def test_timed_pipelines_and_printed_public_values_run(gateway_exe, env, proj, command, mode):
+    env = dict(env, CARGO_TARGET_DIR=os.path.join(proj, "target"), GOPATH="/opt/go",
+               JAVA_HOME="/usr/lib/jvm/java", CARGO_HOME="/opt/cargo")
+    assert hook(gateway_exe, env, proj, "PreToolUse", command, mode) == ("allow", "GW700")
+    assert hook(gateway_exe, env, proj, "PermissionRequest", command, mode) == ("allow", "")
+    assert check(gateway_exe, env, proj, command, mode) == ("allow", "GW700")
+
+
+#: neighbours: the timed pipeline is judged as ever, `time` elsewhere is not read; a value
+#: that is not a public name, or one a program acts on, asks
+PRINT_NEIGHBOURS = {
+    "time rm -rf ~": ("deny", "GW750"),
+    "time cat .env": ("ask", "GW503"),
+    "time git push": ("ask", "GW707"),
+    "time -f %e ls": ("ask", "GW302"),
+    "ls && time ls": ("ask", "GW302"),
+    "time bash -c id": ("ask", "GW401"),
+    "echo $GITHUB_TOKEN": ("ask", "GW202"),
+    "echo $CARGO_REGISTRY_TOKEN": ("ask", "GW202"),
+    "echo $GOOGLE_API_KEY": ("ask", "GW202"),
+    'echo "${DATABASE_URL}"': ("ask", "GW202"),
+    "printf $CARGO_TARGET_DIR": ("ask", "GW202"),
+    "cat $CARGO_TARGET_DIR": ("ask", "GW202"),
+    "rm -rf $CARGO_TARGET_DIR": ("ask", "GW202"),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", sorted(PRINT_NEIGHBOURS))
+def test_print_neighbours_do_not_run(gateway_exe, env, proj, command, mode):
+    env = dict(env, CARGO_TARGET_DIR=os.path.join(proj, "target"), GITHUB_TOKEN="ghp_x",
+               CARGO_REGISTRY_TOKEN="cio_x", GOOGLE_API_KEY="AIzaX", DATABASE_URL="pg://u:p@h")
+    decision, code = hook(gateway_exe, env, proj, "PreToolUse", command, mode)
+    assert decision != "allow", (command, code)
+    want = PRINT_NEIGHBOURS[command]
+    if want[0] == "deny":
+        assert (decision, code) == want
+    else:
+        assert hook(gateway_exe, env, proj, "PermissionRequest", command, mode) == (None, "")
+    assert check(gateway_exe, env, proj, command, mode) == want
+
+
+@pytest.mark.parametrize("value", ["/tmp/*", "/home/?/x", "[ab]"])
+def test_a_public_value_that_may_glob_asks(gateway_exe, env, proj, value):
+    env = dict(env, CARGO_TARGET_DIR=value)
+    assert check(gateway_exe, env, proj, "echo $CARGO_TARGET_DIR", "default") == ("ask", "GW202")
+    assert hook(gateway_exe, env, proj, "PermissionRequest", "echo $CARGO_TARGET_DIR",
+                "default") == (None, "")
