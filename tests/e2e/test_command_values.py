@@ -217,3 +217,59 @@ def test_a_public_value_that_may_glob_asks(gateway_exe, env, proj, value):
     assert check(gateway_exe, env, proj, "echo $CARGO_TARGET_DIR", "default") == ("ask", "GW202")
     assert hook(gateway_exe, env, proj, "PermissionRequest", "echo $CARGO_TARGET_DIR",
                 "default") == (None, "")
+
+
+#: python -c judged by Python's parser (gateway/validator/pycode.py); `!` in double quotes
+#: is literal in the client's shell (tests/realclient/test_shell_history.py)
+CODE_RUNS = [
+    'python3 -c "import os; print(os.path.dirname(os.__file__))"',
+    'python3 -c "import sys; print(sys.executable, sys.version)"',
+    "python3 -c 'import sys; print(sys.version_info[:2])'",
+    'rg -n "TODO|FIXME|todo!\\(\\)|unimplemented!\\(\\)" src/',
+    'echo "done!"',
+]
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "plan"])
+@pytest.mark.parametrize("command", CODE_RUNS)
+def test_modelled_code_and_quoted_bangs_run(gateway_exe, env, proj, command, mode):
+    if mode == "plan" and command.startswith("python3"):
+        # plan keeps its rule for interpreters: importing writes __pycache__ (GW720)
+        assert hook(gateway_exe, env, proj, "PreToolUse", command, mode) == (None, "")
+        assert hook(gateway_exe, env, proj, "PermissionRequest", command, mode) == (None, "")
+        assert check(gateway_exe, env, proj, command, mode) == ("ask", "GW720")
+        return
+    assert hook(gateway_exe, env, proj, "PreToolUse", command, mode) == ("allow", "GW700")
+    assert hook(gateway_exe, env, proj, "PermissionRequest", command, mode) == ("allow", "")
+    assert check(gateway_exe, env, proj, command, mode) == ("allow", "GW700")
+
+
+CODE_NEIGHBOURS = {
+    'python3 -c "import os; os.system(\'id\')"': "GW401",
+    'python3 -c "import os; print(os.environ)"': "GW401",
+    'python3 -c "from os import environ; print(environ)"': "GW401",
+    'python3 -c "import os; print(os.getenv(\'HOME\'))"': "GW401",
+    'python3 -c "print(open(\'.env\').read())"': "GW401",
+    'python3 -c "print(eval(\'1\'))"': "GW401",
+    'python3 -c "__import__(\'os\').system(\'id\')"': "GW401",
+    'python3 -c "import subprocess; subprocess.run([\'id\'])"': "GW401",
+    'python3 -c "import django; print(django.conf.settings.SECRET_KEY)"': "GW401",
+    'python3 -c "print(getattr(__builtins__, \'open\'))"': "GW401",
+    'python3 -c "import antigravity"': "GW401",
+    'python3 -c "import pip.__main__"': "GW401",
+    'python3 -c "print(1, file=open(\'x\', \'w\'))"': "GW401",
+    'python3 -c "x = 1"': "GW401",
+    'python3 -c "def f(:"': "GW401",
+    "node -e 'console.log(process.version)'": "GW401",
+    "echo !!": "GW210",
+    "echo a!b": "GW210",
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", sorted(CODE_NEIGHBOURS))
+def test_code_neighbours_ask(gateway_exe, env, proj, command, mode):
+    decision, code = hook(gateway_exe, env, proj, "PreToolUse", command, mode)
+    assert decision != "allow", (command, code)
+    assert hook(gateway_exe, env, proj, "PermissionRequest", command, mode) == (None, "")
+    assert check(gateway_exe, env, proj, command, mode) == ("ask", CODE_NEIGHBOURS[command])
