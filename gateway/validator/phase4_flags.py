@@ -67,7 +67,8 @@ def run(ctx, argv, interp) -> Normalised:
                     if ch == "c" and interp.name == "python3" and all(
                             c in interp.safe_flags for c in letters[:k]):
                         code = letters[k + 1:] or (argv[i + 1] if i + 1 < n else None)
-                        return _python_code(ctx, name, code)
+                        rest = argv[i + 1:] if letters[k + 1:] else argv[i + 2:]
+                        return _python_code(ctx, name, code, rest)
                     return Normalised(verdict=ctx.ask(
                         PHASE, "GW401", f"{name} -{ch} runs code given on the command line",
                         rule=f"interpreters:{interp.name}:-{ch}"))
@@ -86,12 +87,16 @@ def run(ctx, argv, interp) -> Normalised:
     return Normalised(script_index=i)
 
 
-def _python_code(ctx, name, code):
+def _python_code(ctx, name, code, rest=()):
     """`python -c CODE`: CODE judged by Python's parser against a small model
     (gateway.validator.pycode: imports and prints of public values); else GW401."""
     rule = "interpreters:python3:-c"
     if code is None:
         return Normalised(verdict=ctx.ask(PHASE, "GW401", f"{name} -c without code", rule=rule))
+    if rest:
+        return Normalised(verdict=ctx.ask(
+            PHASE, "GW401", f"{name} -c with arguments after the code ({rest[0]!r}): the "
+            "code gets them in sys.argv, a file name among them may be read", rule=rule))
     from gateway.validator import pycode
 
     why = pycode.problem(code)
