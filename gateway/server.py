@@ -9,9 +9,16 @@ proves it with real HTTP requests).
 Failing safe. Claude Code treats an http hook that cannot be reached, times out or answers
 non-2xx as a non-blocking error: no decision. For PermissionRequest that means the
 permission dialog, never an allow, so a server that is down only costs the human a prompt.
-For PreToolUse it would mean "no guard", so `http_hook_entries()` (what `gateway install
---http` registers) only ever lists PermissionRequest; the guards stay command hooks with
-"onFailure": "block". Those command hooks are served too, every event of them, over the
+For PreToolUse it would mean "no guard", so its http handler carries "onFailure": "block"
+(like its command handler): Claude Code 2.1.330 honours onFailure on http handlers, and a
+refused connection, a reset (the server killed mid-call), a timeout or a non-2xx answer
+then blocks the call (docs/performance.md, "--http"; tests/realclient proves all three).
+`http_hook_entries()` (what `gateway install --http` registers) lists every event; each
+handler takes "onFailure" from its hook module (ON_FAILURE_BLOCK), exactly as the command
+handler does, so no event is less safe over http than as a command. The lifecycle events
+(SessionStart, SubagentStart, PostToolUse, ...) never block: a server that is down loses
+their record, which only leaves a teammate unregistered (it may then only read).
+The command hooks are served too, every event of them, over the
 Unix socket of gateway._resident: a server that is down, refuses or answers anything but
 the hook's own kind of answer leaves the decision to the hook process, and a state-writing
 event is applied exactly once, by whichever of the two takes its call id first
@@ -49,9 +56,10 @@ TOKEN_FILE = "serve-token"
 PROJECT_HEADER = "X-Gateway-Project"
 #: Response header with the time the server spent on the request, in milliseconds.
 TIMING_HEADER = "X-Gateway-Server-Ms"
-#: Events whose http handler may be registered: a server that is down must mean "no
-#: decision" and that must be safe. PreToolUse guards must fail closed: never over http.
-HTTP_SAFE_EVENTS = ("PermissionRequest",)
+#: Header by which an http handler turns the PreToolUse early allow off for its calls
+#: (`gateway install --http --no-early-allow`; a command handler writes GATEWAY_EARLY_ALLOW=0
+#: in front of its command instead). It can only turn it off, never on.
+EARLY_ALLOW_HEADER = "X-Gateway-Early-Allow"
 _READ_TIMEOUT = 10.0
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 
@@ -120,12 +128,16 @@ def _create_token(path: str) -> None:
 
 
 def http_hook_entries(port=DEFAULT_PORT, project=None, env=None, timeout=10,
-                      token_from_env=False, create_token=True) -> dict:
+                      token_from_env=False, create_token=True, early_allow=True) -> dict:
     """Claude Code `hooks` entries for the http handlers: {event: [matcher group]}.
 
-    Only events in HTTP_SAFE_EVENTS (PermissionRequest) are listed: when the server is down
-    Claude Code gets no decision, which is the dialog. `project` (absolute) pins the project
-    directory (sent as the X-Gateway-Project header); pass the project being installed into.
+    Every implemented event is listed. A handler gets "onFailure": "block" when its hook
+    module says so (ON_FAILURE_BLOCK; by default PreToolUse), as its command handler does:
+    then a server that is down, killed mid-call, too slow or answering non-2xx blocks the
+    call (the guards fail closed); for the other events it means no decision (the
+    dialog for PermissionRequest). `project` (absolute) pins the project directory (sent
+    as the X-Gateway-Project header); pass the project being installed into.
+    `early_allow=False` sends EARLY_ALLOW_HEADER: 0 with the PreToolUse calls.
 
     The handler carries the bearer token. With `token_from_env=False` (default) the token is
     written literally: put these entries only in a settings file that is not committed and
@@ -145,14 +157,18 @@ def http_hook_entries(port=DEFAULT_PORT, project=None, env=None, timeout=10,
     for name in runner.events():
         module = runner.module_for(name)
         event = getattr(module, "EVENT", None)
-        if event not in HTTP_SAFE_EVENTS:
+        if not isinstance(event, str):
             continue
         handler = {"type": "http", "url": f"http://{DEFAULT_HOST}:{int(port)}{HOOK_PATH}{name}",
                    "timeout": int(timeout), "headers": {"Authorization": auth}}
         if project is not None:
             handler["headers"][PROJECT_HEADER] = os.path.normpath(project)
+        if event == "PreToolUse" and not early_allow:
+            handler["headers"][EARLY_ALLOW_HEADER] = "0"
         if token_from_env:
             handler["allowedEnvVars"] = ["GATEWAY_SERVE_TOKEN"]
+        if getattr(module, "ON_FAILURE_BLOCK", event == "PreToolUse") is True:
+            handler["onFailure"] = "block"
         group = {}
         matcher = getattr(module, "MATCHER", None)
         if matcher is not None:
@@ -291,8 +307,9 @@ def _handler_class():
             project = self.headers.get(PROJECT_HEADER)
             if project is not None and not os.path.isabs(project):
                 return self._send(400, "{}")
+            early = (self.headers.get(EARLY_ALLOW_HEADER) or "").strip()
             try:
-                text = server.answer(module, raw, project, started)
+                text = server.answer(module, raw, project, started, early_allow_off=early == "0")
             except StaleCode as exc:
                 sys.stderr.write(f"gateway serve: {exc}\n")
                 return self._send(503, "{}", started)
@@ -349,10 +366,12 @@ def make_server(port=DEFAULT_PORT, host=DEFAULT_HOST, token=None, env=None, verb
                 self._modules[name] = runner.module_for(name) if name else None
             return self._modules[name]
 
-        def answer(self, module, raw, project, started):
+        def answer(self, module, raw, project, started, early_allow_off=False):
             env = dict(base_env)
             if project:
                 env["CLAUDE_PROJECT_DIR"] = project
+            if early_allow_off:  # only ever off: the header cannot turn it on
+                env["GATEWAY_EARLY_ALLOW"] = "0"
             return self.answer_env(module, raw, env, started)
 
         def answer_env(self, module, raw, env, started=None, as_process=False, call=None):

@@ -165,3 +165,22 @@ def test_the_measurement_keeps_each_files_cheapest_function():
         ("tests/a/test_y.py::test_heavy", "none"),
         ("tests/a/test_y.py::test_light", "none"),        # slow in the second run
         ("tests/a/test_y.py::test_table", "first")]       # 1.8 s in all, 0.6 s a case: one stays
+
+
+def test_remeasuring_from_a_quick_run_keeps_what_the_table_left_out():
+    """A quick run does not run the functions the table leaves out (and runs one case of a
+    "first" one): re-measuring from it must not put them back into the quick tier."""
+    quick_run = ("3.20s call     tests/a/test_x.py::test_new_slow\n"
+                 "0.40s call     tests/a/test_x.py::test_table[0]\n"
+                 "0.10s call     tests/a/test_x.py::test_cheap\n")
+    previous = {"tests/a/test_x.py::test_long": (1.5, 1),     # rounded to 0.1 s when written
+                "tests/a/test_x.py::test_table": (12.0, 30)}  # 30 cases, one ran here
+    rows = {r[0]: r for r in tiers.measure(quick_run, previous=previous)}
+    assert rows["tests/a/test_x.py::test_long"][3] == "none"
+    assert rows["tests/a/test_x.py::test_table"][2:] == (30, "first")
+    assert rows["tests/a/test_x.py::test_new_slow"][3] == "none"
+    assert "tests/a/test_x.py::test_cheap" not in rows
+    # without the table, the same run would have brought both back
+    rows = {r[0] for r in tiers.measure(quick_run)}
+    assert "tests/a/test_x.py::test_long" not in rows
+    assert "tests/a/test_x.py::test_table" not in rows

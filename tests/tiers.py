@@ -150,15 +150,21 @@ def _rel(config, path) -> str:
 # --- writing SLOW_FILE from a measured run -------------------------------------------------
 
 
-def measure(*durations_texts: str) -> list:
+def measure(*durations_texts: str, previous=None) -> list:
     """SLOW_FILE's rows from the outputs of `pytest -p no:randomly --durations=0` (quick or
     full runs; a function's time is the longest of the runs: on a shared machine a run is
     as slow as its load): every test function over SLOW_SECONDS, except that each test file
-    keeps its cheapest function."""
+    keeps its cheapest function. `previous` ({node id: (seconds, cases)}, the rows of
+    SLOW_FILE) counts as one more run: a quick run does not run what the table leaves out,
+    or runs one case of it, so without it re-measuring from a quick run would put every
+    slow test back into the quick tier."""
     import collections
     import re
 
     total, cases = collections.defaultdict(float), collections.Counter()
+    for base, (seconds, n) in (previous or {}).items():
+        # a row of the table was measured over the threshold (and written rounded to 0.1 s)
+        total[base], cases[base] = max(seconds, SLOW_SECONDS + 0.05), n
     for text in durations_texts:
         run, run_cases = collections.defaultdict(float), collections.Counter()
         for line in text.splitlines():
@@ -194,6 +200,24 @@ def measure(*durations_texts: str) -> list:
     return sorted(rows)
 
 
+def previous_rows() -> dict:
+    """{node id: (seconds, cases)} of SLOW_FILE, without the rows of test files that are
+    gone."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = {}
+    try:
+        with open(SLOW_FILE, encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("#") or not line.strip():
+                    continue
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) >= 3 and os.path.isfile(os.path.join(root, parts[0].split("::")[0])):
+                    out[parts[0]] = (float(parts[1]), int(parts[2]))
+    except (OSError, ValueError):
+        pass
+    return out
+
+
 def main(argv=None) -> int:
     import sys
 
@@ -207,7 +231,7 @@ def main(argv=None) -> int:
     for name in argv:
         with open(name, encoding="utf-8", errors="replace") as fh:
             texts.append(fh.read())
-    rows = measure(*texts)
+    rows = measure(*texts, previous=previous_rows())
     with open(SLOW_FILE, "w", encoding="utf-8") as fh:
         fh.write("# test functions the quick tier leaves out (\"none\") or runs one case of "
                  "(\"first\"): tests/tiers.py\n# node id\tseconds (all cases, measured)\t"

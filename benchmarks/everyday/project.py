@@ -76,7 +76,17 @@ FILES = {
     "Cargo.lock": "version = 3\n",
 }
 HOME_FILES = {".bashrc": "# rc\n", ".gitconfig": "[user]\n\tname = Dev\n",
-              ".ssh/id_ed25519": "KEY\n", ".aws/credentials": "[default]\n"}
+              ".ssh/id_ed25519": "KEY\n", ".aws/credentials": "[default]\n",
+              # dependency caches (issue 25) and the credentials beside them
+              ".cargo/registry/src/index.crates.io-x/serde-1.0.0/src/lib.rs": "// serde\n",
+              ".cargo/credentials.toml": "[registry]\ntoken = \"cio_0000\"\n",
+              ".m2/repository/com/acme/x.pom": "<project/>\n",
+              ".m2/settings.xml": "<settings><password>s3cret</password></settings>\n",
+              "go/pkg/mod/github.com/go-chi/chi/v5@v5.1.0/mux.go": "package chi\n"}
+#: symlinks in the caches that lead to a secret (the red-team corpus reads through them)
+HOME_LINKS = {".cargo/registry/src/index.crates.io-x/keys": "../../../../.ssh",
+              ".m2/repository/com/acme/key.pom": "../../../../.ssh/id_ed25519",
+              "go/pkg/mod/github.com/evil/x@v1.0.0": "../../../../../.ssh"}
 
 
 def build(root) -> str:
@@ -96,6 +106,10 @@ def build(root) -> str:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as fh:
             fh.write(text)
+    for rel, target in HOME_LINKS.items():
+        path = os.path.join(home, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.symlink(target, path)
     git = ["git", "-C", project, "-c", "user.name=Dev", "-c", "user.email=dev@example.com",
            "-c", "commit.gpgsign=false"]
     subprocess.run(["git", "init", "-q", "-b", "main", project], check=True)

@@ -21,6 +21,11 @@ What it measures (docs/performance.md has the targets and a recent run):
                  (refused at the documented limit).
 4. serve         `gateway serve` on an ephemeral loopback port: time per decision at the
                  server (X-Gateway-Server-Ms) and the client's round trip.
+5. http          every event as `gateway install --http` registers it, against the same
+                 event as a spawned hook process (the lean launch line deciding
+                 in-process), alternating in the same run: the POST's round trip to a
+                 `gateway serve` process (a new connection per call) and the server's CPU
+                 per call, against the process's wall and CPU; the ratio served/spawned.
 
 Everything runs in a temporary sample project with its own cache, state and audit log; the
 user's own rules and settings are not read.
@@ -233,14 +238,17 @@ def _free_port() -> int:
 
 
 def start_server(env, timeout=30.0):
-    """`gateway serve` as a child process with `env`; returns it once its hook socket is up."""
+    """`gateway serve` as a child process with `env`; returns it once its hook socket is up
+    (its http port in `proc.port`)."""
     import subprocess
 
     from gateway import _resident
 
-    proc = subprocess.Popen(gateway_argv() + ["serve", "--port", str(_free_port())], env=env,
+    port = _free_port()
+    proc = subprocess.Popen(gateway_argv() + ["serve", "--port", str(port)], env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
+    proc.port = port
     path = _resident.socket_path(env)
     deadline = time.monotonic() + timeout
     while not os.path.exists(path):
@@ -488,6 +496,90 @@ def measure_serve(project, env, commands, requests=300) -> dict:
             "roundtrip_ms": _stats(rtt_ms)}
 
 
+# --- http: every event served over http against spawned -----------------------------------
+
+
+def http_cases(project) -> list:
+    """(hook, label, body) of the events measured over http: the two every tool call pays
+    (PreToolUse for Bash and for a Write, PermissionRequest), and the state-writing ones of
+    every call or prompt (PostToolUse, UserPromptSubmit, SessionStart)."""
+    prompt = {"session_id": "bench-0000", "transcript_path": os.path.join(project, "t.jsonl"),
+              "cwd": project, "hook_event_name": "UserPromptSubmit", "prompt": "fix the tests",
+              "permission_mode": "default"}
+    cases = [("pre-tool-use", "pre-tool-use (Bash)", typical_payload("PreToolUse", project)),
+             ("pre-tool-use", "pre-tool-use (Write)", write_payload(project)),
+             ("permission-request", "permission-request (Bash)",
+              typical_payload("PermissionRequest", project))]
+    cases += state_payloads(project)
+    cases.append(("user-prompt-submit", "user-prompt-submit", json.dumps(prompt).encode()))
+    return cases
+
+
+def _cpu_ticks(pid) -> int:
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def measure_http(project, env, runs=30, warmup=3, echo=None) -> dict:
+    import http.client
+
+    from gateway import server as srv
+
+    alone = dict(env, GATEWAY_RESIDENT="off")
+    cases = http_cases(project)
+    proc = start_server(alone)
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    try:
+        token = srv.read_token(alone)
+        headers = {"Authorization": "Bearer " + token, srv.PROJECT_HEADER: project,
+                   "Content-Type": "application/json"}
+
+        def post(name, body):
+            t0 = time.perf_counter()
+            conn = http.client.HTTPConnection("127.0.0.1", proc.port, timeout=10)
+            try:
+                conn.request("POST", srv.HOOK_PATH + name, body=body, headers=headers)
+                resp = conn.getresponse()
+                resp.read()
+            finally:
+                conn.close()
+            if resp.status != 200:
+                raise RuntimeError(f"serve answered {resp.status} for {name}")
+            return time.perf_counter() - t0
+
+        for _ in range(warmup):
+            for name, _label, body in cases:
+                post(name, body)
+                _spawn(lean_argv(name), body, alone)
+        spawned = {c[1]: ([], []) for c in cases}
+        served = {c[1]: [] for c in cases}
+        served_cpu = {c[1]: 0 for c in cases}
+        for i in range(runs):
+            order = cases if i % 2 == 0 else cases[::-1]
+            for name, label, body in order:
+                w, c = _spawn(lean_argv(name), body, alone)
+                spawned[label][0].append(w)
+                spawned[label][1].append(c)
+                before = _cpu_ticks(proc.pid)
+                served[label].append(post(name, body))
+                served_cpu[label] += _cpu_ticks(proc.pid) - before
+            if echo and (i + 1) % 10 == 0:
+                echo(f"  ... {i + 1}/{runs} rounds")
+        for _name, label, _body in cases:
+            out[label] = {
+                "spawned_wall_ms": statistics.median(spawned[label][0]) * 1e3,
+                "spawned_cpu_ms": statistics.median(spawned[label][1]) * 1e3,
+                "served_wall_ms": statistics.median(served[label]) * 1e3,
+                # the server's CPU per call: clock ticks over the runs (a tick is 10 ms)
+                "served_cpu_ms": served_cpu[label] / tick / runs * 1e3,
+                "runs": runs}
+    finally:
+        stop_server(proc)
+    return out
+
+
 # --- report --------------------------------------------------------------------------------
 
 
@@ -583,6 +675,21 @@ def report(results: dict) -> str:
                      f"{_mark(s['median'] <= TARGET_SERVE_MS)}")
         lines.append(f"  round trip      min {r['min']:.3f}  median {r['median']:.3f}  max "
                      f"{r['max']:.3f} ms")
+    http = results.get("http")
+    if http:
+        if serve:
+            lines.append("")
+        lines.append("http hooks (`gateway install --http`): each event POSTed to `gateway serve` "
+                     "(a new connection per call) against the same event as a spawned lean hook "
+                     "process, alternating in one run (ms, medians; served CPU is the server's "
+                     "per call)")
+        lines.append(f"  {'event':28s} {'spawned wall / cpu':>20s} {'served wall / cpu':>20s}"
+                     "   served/spawned (wall, cpu)")
+        for label, r in http.items():
+            sw, sc, vw, vc = (r["spawned_wall_ms"], r["spawned_cpu_ms"], r["served_wall_ms"],
+                              r["served_cpu_ms"])
+            lines.append(f"  {label:28s} {sw:9.1f} / {sc:6.1f}    {vw:9.1f} / {vc:6.1f}"
+                         f"     {vw / sw:.3f}x, {vc / sc if sc else 0:.3f}x")
     return "\n".join(lines)
 
 
@@ -603,12 +710,13 @@ def _bytecode_state() -> str:
               show_default=True, help="Lines per batch measurement.")
 @click.option("--serve-requests", type=click.IntRange(10, 100000), default=400,
               show_default=True, help="Requests sent to the resident server.")
-@click.option("--only", type=click.Choice(["processes", "batch", "growth", "serve"]),
+@click.option("--only", type=click.Choice(["processes", "batch", "growth", "serve", "http"]),
               multiple=True, help="Run only these parts (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the raw results as JSON.")
 def command(runs, batch_lines, serve_requests, only, as_json):
     """Measure the hook's cost against the bare interpreter, check --batch throughput, the
-    growth with command size, and `gateway serve`'s time per decision; print the ratios.
+    growth with command size, `gateway serve`'s time per decision, and every event over http
+    (`gateway install --http`) against the same event spawned; print the ratios.
 
     Timing varies with machine load: run it on a quiet machine and read the medians. With the
     defaults it takes about 20 s; progress goes to stderr, the report to stdout.
@@ -617,10 +725,11 @@ def command(runs, batch_lines, serve_requests, only, as_json):
     Examples:
       gateway bench                          # everything (docs/performance.md has a run)
       gateway bench --only processes         # just the hook's process cost
+      gateway bench --only http --runs 15    # every event: http to serve vs spawned
       gateway bench --runs 5 --batch-lines 500 --serve-requests 50   # a quick look
       gateway bench --json > bench.json
     """
-    parts = set(only) or {"processes", "batch", "growth", "serve"}
+    parts = set(only) or {"processes", "batch", "growth", "serve", "http"}
     def echo(message):
         click.echo(message, err=True)
 
@@ -633,6 +742,9 @@ def command(runs, batch_lines, serve_requests, only, as_json):
         if "processes" in parts:
             echo(f"hook processes: {runs} rounds ...")
             results["processes"] = measure_processes(project, env, runs=runs, echo=echo)
+        if "http" in parts:
+            echo(f"http hooks, every event against spawned: {runs} rounds ...")
+            results["http"] = measure_http(project, env, runs=runs, echo=echo)
         os.environ.clear()
         os.environ.update(env)
         os.environ["GATEWAY_AUDIT_LOG"] = "off"  # the batch verb does not audit either

@@ -27,6 +27,11 @@ def command(project, no_probe, claude, as_json):
     registered command exists and answers a sample call, the rules load, and which Claude
     Code version is installed.
 
+    After `gateway install --http` it lists which events are http handlers and which are
+    commands, sends each http handler's sample call to `gateway serve` with the handler's
+    own URL and token, and fails when the server does not answer a guard (every tool call
+    is then blocked) or when the sandbox would refuse the server's address.
+
     \b
     Examples:
       gateway doctor

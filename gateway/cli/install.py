@@ -88,9 +88,12 @@ def _compile_builtin_policy() -> None:
 @scope_options
 @click.option("--dry-run", is_flag=True, help="Show what would change (a diff); write nothing.")
 @click.option("--http", "http", is_flag=True,
-              help="Register the PermissionRequest hook as an http handler answered by a "
-                   "running `gateway serve` (no process start per call); the PreToolUse "
-                   "guards stay command handlers.")
+              help="Register every hook as an http handler answered by a running "
+                   "`gateway serve` (no process start per call). The PreToolUse guards get "
+                   "\"onFailure\": \"block\": while the server is down (or killed mid-call, "
+                   "or slower than 10 s) every tool call is blocked, never let through "
+                   "unguarded; PermissionRequest then shows Claude Code's dialog. Start "
+                   "`gateway serve` first (docs/getting-started.md).")
 @click.option("--port", type=click.IntRange(1, 65535), default=None,
               help="Port of `gateway serve` for --http (default 8787).")
 @click.option("--launcher", type=click.Choice(["lean", "script"]), default=None,
@@ -179,8 +182,9 @@ def command(scope, project, settings_file, dry_run, http, port, launcher, gatewa
         _compile_builtin_policy()
     if res.changed and not dry_run:
         if http:
-            click.echo("Start `gateway serve` before Claude Code: while it is down, the "
-                       "http hook gives no decision and Claude Code shows its own prompt.")
+            click.echo("Start `gateway serve` before Claude Code: while it is down, every "
+                       "tool call is blocked (the guards fail closed) and no other hook runs; "
+                       "`gateway doctor` says whether it answers.")
         click.echo("Start a new Claude Code session (running ones may not see new hooks); "
                    "`gateway doctor` checks the installation.")
     sys.exit(0)

@@ -32,8 +32,12 @@ def command(port, host, print_settings, project, no_socket, verbose):
 
     It answers POST /hook/<event> with exactly what `gateway hook <event>` would print, without
     a process start per tool call. Requests must carry the per-user bearer token (kept in
-    $XDG_STATE_HOME/gateway/serve-token). Only PermissionRequest is ever registered over
-    http: if the server is down Claude Code shows its dialog, never an allow.
+    $XDG_STATE_HOME/gateway/serve-token). `gateway install --http` registers every hook
+    over http; the PreToolUse guards carry "onFailure": "block", so while this server is
+    down (or killed mid-call) every tool call is blocked, never let through unguarded, and
+    PermissionRequest falls back to Claude Code's dialog. `gateway doctor` says whether it
+    answers. Command hooks (`gateway install` without --http) hand their calls to it too,
+    over a Unix socket, and decide themselves when it is down.
 
     \b
     Examples:

@@ -21,7 +21,8 @@ def command(scope, project, settings_file, dry_run):
     Exactly the gateway's own handlers go (any `gateway hook ...` command or
     `.../hook/...` loopback URL); everything else stays. If nothing else changed since
     `gateway install`, the file is given back byte for byte as it was before, and a file that
-    install created is removed. A backup is kept either way.
+    install created is removed. A backup is kept either way. The sandbox entries install
+    added go too (with --http, `gateway serve`'s address in sandbox.network.allowedDomains).
 
     \b
     Examples:

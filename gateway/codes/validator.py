@@ -242,6 +242,19 @@ VALIDATOR = {
               "A program is run by path, and it is neither a contained script, nor a project "
               "tool (.venv/bin/...) in the catalogue, nor a system program.",
               "./not-scripts/foo.sh"),
+    "GW603": ("6", "allow", "the project's built program",
+              "A program the project's own build made runs: a binary target of the cargo "
+              "workspace at target/debug|release/NAME, or `java -jar` of the Maven or Gradle "
+              "artifact (target/ARTIFACT-VERSION.jar, build/libs/NAME.jar), untracked by git "
+              "and inside the project (issue 25). Running it runs the project's code, the "
+              "trust `cargo run` gets; its arguments are judged like a contained script's.",
+              "./target/debug/cli --version"),
+    "GW604": ("6", "ask", "not known to be the build's output",
+              "The path is where cargo, Maven or Gradle put their output, but it is not "
+              "proven to be this project's build: not a binary target of the workspace, a "
+              "jar not named after the pom's artifactId, a target directory moved elsewhere "
+              "(CARGO_TARGET_DIR, build.target-dir), or a file git tracks.",
+              "./target/debug/not-a-bin"),
     # --- Phase 7: general commands ----------------------------------------------------------
     "GW700": ("7D", "allow", "known command, paths inside the project",
               "The command is in the catalogue, its flags and subcommands are safe, and every "
@@ -510,6 +523,26 @@ VALIDATOR = {
               "operand, a project without a git repository, or a git that cannot answer "
               "asks: the removal cannot be undone, and the client's Bash sandbox stops "
               "nothing inside the project.", "rm -rf src   (src/new.py not committed)"),
+    "GW790": ("7C", "ask", "curl contacts a host other than this machine's loopback",
+              "curl is on the ALWAYS_ASK floor; the gateway judges only a request to this "
+              "machine's own loopback (the developer's dev server): every URL's host exactly "
+              "localhost, an IPv4 literal 127.d.d.d in plain decimal, or [::1], with the "
+              "scheme http, https or none. Any other host asks, and so does every URL that "
+              "could be read another way: user information (http://localhost@evil.com), a "
+              "backslash, percent-encoding, other spellings of an address (2130706433, "
+              "0x7f.1, 127.1), curl's URL globbing ({a,b}, [1-9]) without -g, other schemes "
+              "(file://, dict://, gopher://), and no URL on the command line at all.",
+              "curl -s https://example.com/api"),
+    "GW791": ("7C", "ask", "a curl option or configuration the gateway does not judge",
+              "Only the options whose effect the model knows are judged (gateway/tools/"
+              "curl.py: -s -S -f -i -I -v -w -X -H -d --json -m -o -D and a few more). Every "
+              "other asks, named with its reason: -L follows redirects to any host, -x a "
+              "proxy, --resolve and --connect-to send the name elsewhere, --unix-socket "
+              "reaches a socket, -K reads options from a file, -u, -b, -c and -n carry "
+              "credentials and cookie files, -T and -F send files; -w '%output{FILE}' writes "
+              "a file. A curl configuration file (~/.curlrc) may add URLs and options unseen: "
+              "it asks unless -q is curl's first word.",
+              "curl -sL http://localhost:8000/"),
     "GW782": ("6", "ask", "a contained script that is not the HEAD commit's",
               "A script under the project's containment directories (scripts/, "
               ".claude/hooks/) runs without a dialog only when it is code a human has seen: "

@@ -87,6 +87,10 @@ _WHY = {
              "read a secret",
     "GW201": "the command that makes its arguments may read any file, and so may the result",
     "GW202": "the value is not known, so neither is what it reads: it may read a secret",
+    "GW790": "curl sends what it reads to that host, and fetches from it: only a request to "
+             "this machine's loopback is judged",
+    "GW791": "the option may read files or send the request elsewhere: only the options "
+             "the model knows are judged",
 }
 
 

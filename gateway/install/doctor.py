@@ -11,7 +11,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 from urllib.parse import urlparse
 
@@ -55,6 +54,10 @@ def run(project, env=None, probe=True, claude=None) -> list:
     unusable = []
     regs = _registrations(project, env, checks, unusable, settings_errors)
     checks.extend(_coverage(specs, regs, unusable))
+    kinds = _kinds(regs)
+    if kinds is not None:
+        checks.append(kinds)
+        checks.extend(_http_through_sandbox(regs, project, env))
     seen = set()
     ran = []
     for reg in regs:
@@ -127,12 +130,21 @@ def _coverage(specs, regs, unusable=()) -> list:
         for r in right:
             where = f"{r.scope} {_short(r.path)}"
             target = entries.display_command(r.handler)
-            out.append(Check("ok", f"{spec.event} registered in {where}: {target}"))
+            is_http = r.handler.get("type") == "http"
+            kind = "http, answered by `gateway serve`" if is_http else "command"
+            out.append(Check("ok", f"{spec.event} registered in {where} ({kind}): {target}"))
             parsed = entries.parse_command(r.handler.get("command"))
-            if spec.event == "PreToolUse" and parsed is not None:
+            early = parsed.early_allow if parsed is not None else None
+            if is_http:
+                from gateway.server import EARLY_ALLOW_HEADER
+
+                headers = r.handler.get("headers")
+                early = not (isinstance(headers, dict)
+                             and str(headers.get(EARLY_ALLOW_HEADER, "")).strip() == "0")
+            if spec.event == "PreToolUse" and early is not None:
                 out.append(Check("info", "early allow is " + (
                     "on: PreToolUse allows what the validator allows (gateway install "
-                    "--no-early-allow turns it off)" if parsed.early_allow else
+                    "--no-early-allow turns it off)" if early else
                     "off (GATEWAY_EARLY_ALLOW=0): only PermissionRequest allows; in auto "
                     "mode and -p the gateway allows nothing")))
             if spec.matcher is None:
@@ -144,9 +156,15 @@ def _coverage(specs, regs, unusable=()) -> list:
                                  f"the gateway registers {spec.matcher!r}",
                                  f"gateway install --scope {r.scope}"))
             if spec.on_failure_block and r.handler.get("onFailure") != "block":
-                out.append(Check("warn", f"{spec.event} in {where} lacks \"onFailure\": "
-                                 "\"block\": a crash or timeout lets the call through",
-                                 f"gateway install --scope {r.scope}"))
+                if is_http:
+                    out.append(Check("fail", f"{spec.event} in {where} is an http handler "
+                                     "without \"onFailure\": \"block\": whenever `gateway "
+                                     "serve` is down, every call goes through unguarded",
+                                     f"gateway install --scope {r.scope} --http"))
+                else:
+                    out.append(Check("warn", f"{spec.event} in {where} lacks \"onFailure\": "
+                                     "\"block\": a crash or timeout lets the call through",
+                                     f"gateway install --scope {r.scope}"))
         commands = {json.dumps(r.handler, sort_keys=True) for r in right}
         if len(commands) > 1:
             out.append(Check("warn", f"{spec.event} is registered {len(right)} times with "
@@ -195,7 +213,7 @@ def _grouped(ran) -> list:
 def _runs(reg, project, env, probe) -> Check:
     h = reg.handler
     if h.get("type") == "http":
-        return _http_listening(h.get("url", ""))
+        return _http_answers(reg, project, env, probe)
     program = entries.program_of(h)
     cmd = h.get("command", "")
     parsed = entries.parse_command(cmd)
@@ -296,14 +314,135 @@ def _bad_output(reg, shown, stdout):
     return None
 
 
-def _http_listening(url) -> Check:
+def _kinds(regs):
+    """One line saying which events go over http and which start a process, when any is
+    http (None otherwise)."""
+    http = sorted({r.event for r in regs if r.handler.get("type") == "http"})
+    if not http:
+        return None
+    command = sorted({r.event for r in regs if r.handler.get("type", "command") == "command"})
+    return Check("info", "http handlers (answered by `gateway serve`): " + ", ".join(http)
+                 + ("; command handlers (a process per call): " + ", ".join(command)
+                    if command else ""))
+
+
+def _http_through_sandbox(regs, project, env) -> list:
+    """Claude Code sends http hooks through its sandbox's network proxy, which refuses (403)
+    a host:port no settings file allows: then every guarded call is blocked."""
+    enabled, allowed = False, set()
+    for _scope, path in settings_files(project, env):
+        try:
+            data = jsonfile.load(path).data if os.path.isfile(path) else {}
+        except InstallError:
+            continue
+        sb = data.get("sandbox") if isinstance(data, dict) else None
+        if not isinstance(sb, dict):
+            continue
+        enabled = enabled or sb.get("enabled") is True
+        net = sb.get("network")
+        domains = net.get("allowedDomains") if isinstance(net, dict) else None
+        if isinstance(domains, list):
+            allowed.update(d for d in domains if isinstance(d, str))
+    if not enabled:
+        return []
+    refused = {}
+    for r in regs:
+        if r.handler.get("type") != "http":
+            continue
+        u = urlparse(r.handler.get("url", ""))
+        where = f"{u.hostname}:{u.port or 80}"
+        if where not in allowed and u.hostname not in allowed:
+            refused.setdefault(where, []).append(r.event)
+    return [Check("fail", f"the sandbox is on and does not allow {where}: Claude Code sends "
+                  f"the http hooks ({', '.join(sorted(set(events)))}) through the sandbox's "
+                  "proxy, which refuses them, so they fail (for PreToolUse: every call is "
+                  "blocked)", "gateway install --http again (it adds "
+                  f"{where} to sandbox.network.allowedDomains)")
+            for where, events in sorted(refused.items())]
+
+
+def _http_headers(h, env) -> dict:
+    """The handler's headers as Claude Code sends them: ${VAR} expanded from `env` for the
+    variables listed in allowedEnvVars (others become empty, as the client does)."""
+    allowed = h.get("allowedEnvVars") if isinstance(h.get("allowedEnvVars"), list) else []
+    out = {}
+    headers = h.get("headers") if isinstance(h.get("headers"), dict) else {}
+    for key, value in headers.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            continue
+        out[key] = re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?",
+                          lambda m: env.get(m.group(1), "") if m.group(1) in allowed else "",
+                          value)
+    return out
+
+
+def _http_answers(reg, project, env, probe) -> Check:
+    """Does `gateway serve` answer this http handler (with the harmless sample call, as
+    Claude Code would send it)? A server that is down blocks every call of a handler with
+    onFailure: block (the guards); for the others it is the dialog, or nothing."""
+    import http.client
+
+    h = reg.handler
+    url = h.get("url", "")
     u = urlparse(url)
+    blocks = h.get("onFailure") == "block"
+    down = ("every call is blocked" if blocks else
+            "Claude Code shows its own dialog" if reg.event == "PermissionRequest" else
+            "this hook does nothing")
+    if u.scheme != "http" or u.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return Check("fail", f"http hook {url}: not gateway serve's loopback address",
+                     f"gateway install --scope {reg.scope} --http")
+    payload = _probe_payload(reg, project) if probe else None
+    body = json.dumps(payload).encode() if payload else b""
+    headers = dict(_http_headers(h, env), **{"Content-Type": "application/json",
+                                             "Content-Length": str(len(body))})
     try:
-        with socket.create_connection((u.hostname or "127.0.0.1", u.port or 80), timeout=2):
-            return Check("ok", f"http hook {url}: something is listening")
+        conn = http.client.HTTPConnection(u.hostname, u.port or 80,
+                                          timeout=float(h.get("timeout") or 10))
+        try:
+            if payload is None:
+                conn.request("GET", "/health")
+            else:
+                conn.request("POST", u.path, body=body, headers=headers)
+            resp = conn.getresponse()
+            status, text = resp.status, resp.read(65536).decode("utf-8", "replace").strip()
+        finally:
+            conn.close()
     except OSError:
-        return Check("warn", f"http hook {url}: nothing is listening, so these hooks are "
-                     "skipped and Claude Code's own prompts decide", "start `gateway serve`")
+        return Check("fail" if blocks else "warn",
+                     f"{reg.event} over http ({url}): `gateway serve` is not answering, so "
+                     f"{down} until it runs", "start `gateway serve` (before Claude Code)")
+    if status == 401:
+        return Check("fail", f"{reg.event} over http ({url}): the server refuses the token "
+                     f"this handler sends (401), so {down}",
+                     "export GATEWAY_SERVE_TOKEN as `gateway install` said"
+                     if "allowedEnvVars" in h else f"gateway install --scope {reg.scope} --http")
+    if status == 503:
+        return Check("fail", f"{reg.event} over http ({url}): `gateway serve` refuses because "
+                     f"the gateway changed under it, so {down}", "restart `gateway serve`")
+    if status != 200:
+        return Check("fail", f"{reg.event} over http ({url}): answered HTTP {status} (is it "
+                     f"`gateway serve`?), so {down}", "start `gateway serve` on that port")
+    if payload is None:
+        return Check("ok", f"{reg.event} over http: `gateway serve` answers at {url}")
+    decision = ""
+    try:
+        obj = json.loads(text or "{}")
+    except ValueError:
+        return Check("fail", f"{reg.event} over http ({url}): the answer is not JSON: "
+                     f"{text[:200]!r}", "start `gateway serve` on that port")
+    spec_out = obj.get("hookSpecificOutput") if isinstance(obj, dict) else None
+    if isinstance(spec_out, dict):
+        if spec_out.get("hookEventName") not in (None, reg.event):
+            return Check("fail", f"{reg.event} over http ({url}): answered for "
+                         f"{spec_out.get('hookEventName')}: Claude Code ignores that",
+                         f"gateway install --scope {reg.scope} --http")
+        d = spec_out.get("decision")
+        decision = (d.get("behavior") if isinstance(d, dict) else None) \
+            or spec_out.get("permissionDecision") or ""
+    probe_cmd = (payload.get("tool_input") or {}).get("command")
+    said = (decision or "no decision") + (f" for `{probe_cmd}`" if probe_cmd else "")
+    return Check("ok", f"{reg.event} over http: `gateway serve` answers ({said})")
 
 
 def _rules(project, env, unusable=(), settings_errors=()) -> list:

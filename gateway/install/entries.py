@@ -252,12 +252,15 @@ def group(spec: HookSpec, prefix, env=None) -> dict:
     return out
 
 
-def http_groups(specs, port=None, project=None, token_from_env=False, env=None) -> dict:
-    """{hook name: matcher group} of the http handlers `gateway serve` answers (only hooks
-    for which "server down" means "no decision" is safe: see gateway.server)."""
+def http_groups(specs, port=None, project=None, token_from_env=False, env=None,
+                early_allow=True) -> dict:
+    """{hook name: matcher group} of the http handlers `gateway serve` answers: every hook,
+    each with the onFailure of its command handler (PreToolUse: "block", so a server that
+    is down, killed mid-call or too slow blocks the call; see gateway.server)."""
     from gateway import server
 
-    kwargs = {"project": project, "env": env, "token_from_env": token_from_env}
+    kwargs = {"project": project, "env": env, "token_from_env": token_from_env,
+              "early_allow": early_allow}
     if port is not None:
         kwargs["port"] = port
     try:

@@ -123,8 +123,9 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
             sandbox=None) -> Result:
     """Register every implemented hook in the settings file of `scope` (or `settings_file`).
 
-    With `http`, the hooks `gateway serve` may answer are registered as http handlers (the
-    others stay command handlers). Their bearer token is written into the file for the local
+    With `http`, every hook is registered as an http handler answered by `gateway serve`
+    (PreToolUse with "onFailure": "block": while the server is down every call is blocked,
+    never let through unguarded). Their bearer token is written into the file for the local
     and user scopes (the file is then made private to the user); a project's settings file is
     committed, so there the handler reads $GATEWAY_SERVE_TOKEN instead.
     `launcher` is how command handlers start the gateway (entries.gateway_command): "lean"
@@ -150,7 +151,7 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
         committed = scope == "project" and not settings_file
         pinned = None if scope == "user" and not settings_file else \
             os.path.abspath(project or find_project(env=env))
-        over_http = entries.http_groups(specs, port, pinned, committed, env)
+        over_http = entries.http_groups(specs, port, pinned, committed, env, early_allow)
         groups.update(over_http)
         private = bool(over_http) and not committed
         if committed and over_http:
@@ -160,6 +161,10 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
     wanted = [(s, groups[s.name]) for s in specs]
     new, res.changes = merge.install(loaded.data, wanted, path)
     sandbox_record = None
+    if sandbox is not None and http:
+        from gateway import server
+
+        sandbox.hook_server = f"{server.DEFAULT_HOST}:{int(port or server.DEFAULT_PORT)}"
     if sandbox is not None:
         from gateway.sandbox import configure
 

@@ -53,7 +53,7 @@ try:
 except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b
 
-_FORMAT = 22  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
+_FORMAT = 23  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: `revision_paths`;
 #               6: `config_flags`; 7: `prints_contents`; 8: `verified`, cached rules errors;
 #               9: `autorun`; 10: `edit`; 11: `into_directory`; 12: `options`,
 #               secrets.backup_suffixes, allowlists (optional_flags, info_flags, reads);
@@ -68,6 +68,7 @@ _FORMAT = 22  # 3: catalogue entries carry `recursive`; 4: `response_files`; 5: 
 #               20: client_sensitive (the client's own sensitive files)
 #               21: remote_arguments (URLs are network)
 #               22: state_inputs (what tools read besides their arguments)
+#               23: dependency_caches (reads outside the project, issue 25)
 #: Policies loaded by this process: cache path -> (sources, Policy). Bounded.
 _LOADED = {}
 _LOADED_MAX = 16

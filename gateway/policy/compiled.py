@@ -59,6 +59,9 @@ class Policy:
         self.inert_env = data.get("inert_env") or {}
         # variables a command's own check judges as its configuration (phase 2, segment)
         self.command_env = frozenset(data.get("command_env") or ())
+        # dependency caches outside the project whose files may be read
+        # (gateway.validator.caches)
+        self.dependency_caches = tuple(data.get("dependency_caches") or ())
         inputs = data.get("state_inputs") or {}
         self.state_input_names = tuple(inputs.get("names", ()))
         self.state_input_tools = inputs.get("tools") or {}

@@ -25,6 +25,7 @@ _LOOSENING = {
     "client_sensitive": "changes which files the client protects",
     "inert_env": "adds environment variables a command may be given",
     "command_env": "adds environment variables judged as a tool's configuration",
+    "dependency_caches": "adds directories outside the project whose files may be read",
 }
 #: secrets.env_files (gateway.secrets.names): every key, and those that make fewer names
 #: secrets (user layer only).
@@ -60,6 +61,7 @@ def empty() -> dict:
         "state_inputs": {"names": [], "tools": {}},
         "inert_env": {},
         "command_env": [],
+        "dependency_caches": [],
         "catalogue": {},
         "deny": [],
         "effects": {"programs": {}, "runners": {}, "shells": [], "interpreters": [],
@@ -212,6 +214,12 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
                    m.provenance)
     if model.command_env is not None:
         _union(p["command_env"], model.command_env, "command_env", origin, m.provenance)
+    if model.dependency_caches is not None:
+        have = {c["name"] for c in p["dependency_caches"]}
+        for cache in model.dependency_caches:
+            if cache.name not in have:
+                p["dependency_caches"].append(cache.model_dump())
+                m.provenance[f"dependency_caches:{cache.name}"] = origin
     if model.remote_arguments is not None:
         for name, entry in model.remote_arguments.items():
             key = " ".join(name.split())

@@ -164,7 +164,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           "npm-config-get", "flask", "alembic", "go-clean", "go-mod-download",
           "golangci-lint", "go-analyzer", "git-rebase", "tox", "nox", "sqlite3",
           # Maven and Gradle (checks/jvm.py)
-          "jvm-build")
+          "jvm-build", "jar", "javap", "curl")
 
 # How the effects analysis (gateway/effects/analysis/) reads an entry: `flags` derives what the
 # command writes from the entry's own lists (writes/edit, write_flags, output_flags,
@@ -172,7 +172,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
 # whatever its options; the others name a handler in gateway/effects/analysis/ (parsing that
 # cannot be data: cp's destinations, sed's in-place option, find's actions, git).
 EFFECTS = ("flags", "read", "copy", "move", "link", "install", "dd", "sed", "awk", "find",
-           "xxd", "uniq", "git", "gateway", "formatter")
+           "xxd", "uniq", "git", "gateway", "formatter", "curl")
 
 
 class BuildTool(_Strict):
@@ -630,6 +630,33 @@ class StateInputs(_Strict):
     tools: dict[str, list[str]] = {}
 
 
+class DependencyCache(_Strict):
+    """A dependency cache outside the project whose files may be read (rules/default.yaml:
+    dependency_caches; gateway.validator.caches)."""
+
+    name: str
+    dir: str | None = None
+    env: str | None = None
+    below: list[str] = [""]
+    go_env: Literal["GOMODCACHE", "GOCACHE"] | None = None
+    reads: Literal["contents", "names"] = "contents"
+
+    @field_validator("dir")
+    @classmethod
+    def _home(cls, v):
+        if v is not None and (not v.startswith("~/") or ".." in v.split("/")):
+            raise ValueError(f"{v!r} must be a directory below ~/")
+        return v
+
+    @field_validator("below")
+    @classmethod
+    def _below(cls, v):
+        for d in v:
+            if d.startswith("/") or ".." in d.split("/"):
+                raise ValueError(f"{d!r} must be relative, without ..")
+        return v
+
+
 class Floors(_Strict):
     always_ask: list[str] = []
     subcommand_ask: list[str] = []
@@ -678,6 +705,7 @@ class RulesFile(BaseModel):
     # judged as `tool ...` run with NAME=value in its environment, by the check that judges
     # the same variable in the hook's environment; when no check reads it, it asks (GW211)
     command_env: list[str] | None = None
+    dependency_caches: list[DependencyCache] | None = None
     catalogue: dict[str, CommandEntry] | None = None
     deny: list[DenyRule] | None = None
     remove: Removals | None = None

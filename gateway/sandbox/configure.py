@@ -16,14 +16,17 @@ from gateway.install import InstallError
 
 
 class Choice:
-    __slots__ = ("mode", "allow_unsandboxed", "toolchains")
+    __slots__ = ("mode", "allow_unsandboxed", "toolchains", "hook_server")
 
-    def __init__(self, mode="auto", allow_unsandboxed=False, toolchains=True):
+    def __init__(self, mode="auto", allow_unsandboxed=False, toolchains=True,
+                 hook_server=None):
         if mode not in ("auto", "on", "off"):
             raise ValueError(mode)
         self.mode = mode
         self.allow_unsandboxed = allow_unsandboxed
         self.toolchains = toolchains
+        #: "127.0.0.1:PORT" of `gateway serve` when the hooks are http (install --http)
+        self.hook_server = hook_server
 
 
 def _project(scope, project, env):
@@ -66,6 +69,11 @@ def install(data, choice, scope, project, path, env, notes):
                          "alone (gateway doctor says what that costs)")
         return new, changes, None
     spec = generate(scope, project, env, choice)
+    if choice.hook_server:
+        from gateway.sandbox.spec import NETWORK_KEY
+
+        spec.add(NETWORK_KEY, choice.hook_server, "hooks",
+                 "Claude Code sends http hooks through the sandbox's network proxy")
     if choice.mode == "auto" and record is None:
         from gateway.sandbox import selftest
 

@@ -23,7 +23,12 @@ import os
 
 from gateway.install import InstallError
 from gateway.install.merge import Change
-from gateway.sandbox.spec import LIST_KEYS
+from gateway.sandbox.spec import LIST_KEYS, NETWORK_KEY
+
+#: Every list install adds entries to: (container, key in it, name in the Record). The
+#: filesystem lists are recorded by their bare key (as records have always been written).
+_SLOTS = tuple(("filesystem", k, k) for k in LIST_KEYS) + (
+    ("network", NETWORK_KEY.split(".", 1)[1], NETWORK_KEY),)
 
 RECORD_FILE = "sandbox.json"
 _MISSING = "<absent>"
@@ -92,21 +97,22 @@ def check_shape(settings, path="settings") -> None:
     if not isinstance(sb, dict):
         raise InstallError(f"{path}: \"sandbox\" must be an object, not "
                            f"{type(sb).__name__}; fix it by hand first")
-    fs = sb.get("filesystem")
-    if fs is None:
-        return
-    if not isinstance(fs, dict):
-        raise InstallError(f"{path}: sandbox.filesystem must be an object; fix it by hand first")
-    for key in LIST_KEYS:
-        v = fs.get(key)
+    for container, key, _name in _SLOTS:
+        box = sb.get(container)
+        if box is None:
+            continue
+        if not isinstance(box, dict):
+            raise InstallError(f"{path}: sandbox.{container} must be an object; fix it by "
+                               "hand first")
+        v = box.get(key)
         if v is not None and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
-            raise InstallError(f"{path}: sandbox.filesystem.{key} must be a list of strings; "
+            raise InstallError(f"{path}: sandbox.{container}.{key} must be a list of strings; "
                                "fix it by hand first")
 
 
-def _summary(values, n=3) -> str:
+def _summary(values, n=3, what="path(s)") -> str:
     shown = ", ".join(values[:n])
-    return f"{len(values)} path(s): {shown}" + (", ..." if len(values) > n else "")
+    return f"{len(values)} {what}: {shown}" + (", ..." if len(values) > n else "")
 
 
 def install(settings, spec, record=None, path="settings"):
@@ -138,37 +144,46 @@ def install(settings, spec, record=None, path="settings"):
     # --allow-unsandboxed): give back what it was
     for key in [k for k in record.flags if k not in spec.flags]:
         _restore_flag(sb, key, record.flags.pop(key), changes)
-    wanted = {k: spec.values(k) for k in LIST_KEYS}
-    fs = sb.get("filesystem")
-    if fs is None and any(wanted.values()):
-        fs = sb["filesystem"] = {}
-        if "filesystem" not in record.created:
-            record.created.append("filesystem")
-    for key in LIST_KEYS:
-        ours = record.added.get(key, [])
-        stale = [v for v in ours if v not in wanted[key]]
-        if fs is not None and stale and isinstance(fs.get(key), list):
-            fs[key] = [v for v in fs[key] if v not in stale]
-            changes.append(Change("remove", "sandbox", f"filesystem.{key}",
-                                  _summary(stale) + " (no longer generated)"))
-        ours = [v for v in ours if v in wanted[key]]
-        if not wanted[key]:
-            record.added[key] = ours
-            continue
-        lst = fs.get(key)
-        if lst is None:
-            lst = fs[key] = []
-            name = f"filesystem.{key}"
-            if name not in record.created:
-                record.created.append(name)
-        fresh = [v for v in wanted[key] if v not in lst]
-        lst.extend(fresh)
-        ours += [v for v in fresh if v not in ours]
-        record.added[key] = ours
-        if fresh:
-            changes.append(Change("add", "sandbox", f"filesystem.{key}", _summary(fresh)))
+    for container, key, name in _SLOTS:
+        _install_list(sb, container, key, name, spec.values(name), record, changes)
     _drop_empty(new, record, None)
     return new, changes, record
+
+
+def _install_list(sb, container, key, name, wanted, record, changes):
+    """Add the wanted entries of sb[container][key]; take out the ones install had added
+    that are no longer wanted."""
+    box = sb.get(container)
+    if box is None and wanted:
+        box = sb[container] = {}
+        if container not in record.created:
+            record.created.append(container)
+    ours = record.added.get(name, [])
+    stale = [v for v in ours if v not in wanted]
+    if isinstance(box, dict) and stale and isinstance(box.get(key), list):
+        box[key] = [v for v in box[key] if v not in stale]
+        changes.append(Change("remove", "sandbox", f"{container}.{key}",
+                              _summary(stale, what=_noun(container)) + " (no longer generated)"))
+    ours = [v for v in ours if v in wanted]
+    if not wanted:
+        record.added[name] = ours
+        return
+    lst = box.get(key)
+    if lst is None:
+        lst = box[key] = []
+        if f"{container}.{key}" not in record.created:
+            record.created.append(f"{container}.{key}")
+    fresh = [v for v in wanted if v not in lst]
+    lst.extend(fresh)
+    ours += [v for v in fresh if v not in ours]
+    record.added[name] = ours
+    if fresh:
+        changes.append(Change("add", "sandbox", f"{container}.{key}",
+                              _summary(fresh, what=_noun(container))))
+
+
+def _noun(container) -> str:
+    return "address(es)" if container == "network" else "path(s)"
 
 
 def _restore_flag(sb, key, old, changes):
@@ -188,16 +203,18 @@ def _drop_empty(new, record, original):
     if not isinstance(sb, dict):
         return
     orig_sb = original.get("sandbox") if isinstance(original, dict) else None
-    orig_fs = orig_sb.get("filesystem") if isinstance(orig_sb, dict) else None
-    fs = sb.get("filesystem")
-    if isinstance(fs, dict):
-        for key in LIST_KEYS:
-            if fs.get(key) == [] and f"filesystem.{key}" in record.created \
-                    and not (isinstance(orig_fs, dict) and orig_fs.get(key) == []):
-                del fs[key]
-        if fs == {} and "filesystem" in record.created \
-                and not (isinstance(orig_sb, dict) and orig_sb.get("filesystem") == {}):
-            del sb["filesystem"]
+    for container in ("filesystem", "network"):
+        orig_box = orig_sb.get(container) if isinstance(orig_sb, dict) else None
+        box = sb.get(container)
+        if not isinstance(box, dict):
+            continue
+        for c, key, _name in _SLOTS:
+            if c == container and box.get(key) == [] and f"{c}.{key}" in record.created \
+                    and not (isinstance(orig_box, dict) and orig_box.get(key) == []):
+                del box[key]
+        if box == {} and container in record.created \
+                and not (isinstance(orig_sb, dict) and orig_sb.get(container) == {}):
+            del sb[container]
     if sb == {} and "sandbox" in record.created \
             and not (isinstance(original, dict) and original.get("sandbox") == {}):
         del new["sandbox"]
@@ -215,7 +232,7 @@ def uninstall(settings, record, original=None, fallback_spec=None):
     if record is None:
         if fallback_spec is None:
             return new, changes
-        record = Record(added={k: fallback_spec.values(k) for k in LIST_KEYS})
+        record = Record(added={name: fallback_spec.values(name) for _c, _k, name in _SLOTS})
         kept = [k for k, v in fallback_spec.flags.items()
                 if json.dumps(sb.get(k, _MISSING)) == json.dumps(v)]
         if kept:
@@ -223,16 +240,16 @@ def uninstall(settings, record, original=None, fallback_spec=None):
                                   "no record of their earlier values: left as they are"))
     for key, old in record.flags.items():
         _restore_flag(sb, key, old, changes)
-    fs = sb.get("filesystem")
-    if isinstance(fs, dict):
-        for key in LIST_KEYS:
-            ours = record.added.get(key, [])
-            lst = fs.get(key)
-            if not ours or not isinstance(lst, list):
-                continue
-            gone = [v for v in lst if v in ours]
-            if gone:
-                fs[key] = [v for v in lst if v not in ours]
-                changes.append(Change("remove", "sandbox", f"filesystem.{key}", _summary(gone)))
+    for container, key, name in _SLOTS:
+        box = sb.get(container)
+        ours = record.added.get(name, [])
+        lst = box.get(key) if isinstance(box, dict) else None
+        if not ours or not isinstance(lst, list):
+            continue
+        gone = [v for v in lst if v in ours]
+        if gone:
+            box[key] = [v for v in lst if v not in ours]
+            changes.append(Change("remove", "sandbox", f"{container}.{key}",
+                                  _summary(gone, what=_noun(container))))
     _drop_empty(new, record, original)
     return new, changes

@@ -39,6 +39,11 @@ from gateway.sandbox.globs import (  # noqa: F401 - spec is where install looks
 #: the user opts out (`--allow-unsandboxed`).
 FLAGS = (("enabled", True), ("failIfUnavailable", True), ("allowUnsandboxedCommands", False))
 LIST_KEYS = ("denyRead", "allowRead", "denyWrite", "allowWrite")
+#: The one network list install writes: `gateway serve`'s loopback address and port, when
+#: the hooks are http (`gateway install --http`). Claude Code sends http hooks through its
+#: sandbox's network proxy, which refuses (403) a host that is not allowed; the entry names
+#: the port, so no other loopback service is opened to sandboxed commands.
+NETWORK_KEY = "network.allowedDomains"
 #: Where a virtual environment keeps the files Python imports at start-up.
 _SITE_DIRS = ("site-packages", "dist-packages")
 _VENV_SEARCH_DEPTH = 2  # pyvenv.cfg at <project>/<dir>/ or <project>/<dir>/<dir>/
@@ -81,6 +86,8 @@ class Spec:
         fs = {k: self.values(k) for k in LIST_KEYS if self.values(k)}
         if fs:
             out["filesystem"] = fs
+        if self.values(NETWORK_KEY):
+            out["network"] = {"allowedDomains": self.values(NETWORK_KEY)}
         return out
 
 

@@ -28,6 +28,13 @@ class Context:
         # the commands whose output the segment being judged reads through `|`, set by the
         # pipeline (gateway.validator.xargs)
         self.pipe_feeders = None
+        # what the checks proved writes nothing, for plan mode (gateway.validator.modes): the
+        # commands (cwd, argv) judged with that proof, and ("xargs", cwd, argv) for a command
+        # xargs runs with names it reproduced (operands, never options). Facts about the
+        # command line and the files, true whatever the verdict they were found in
+        self.readonly_facts = set()
+        # set by a check (note_readonly) while judge_argv judges one command line
+        self.proves_readonly = False
         # exposure: the question is "may this command read a secret?", not "may it run
         # unasked?" (the PreToolUse hook, gateway.validator.exposure). Concerns that are not
         # reads of secrets (paths outside the project, writes, output redirections, a tilde
@@ -47,6 +54,11 @@ class Context:
 
         self.roots.env = env
         self.roots.own_paths = own_paths
+
+    def note_readonly(self) -> None:
+        """The command line being judged writes nothing (a check's proof: tsc --noEmit with
+        no build info, unzip -l, a version query); judge_argv records it when it allows."""
+        self.proves_readonly = True
 
     def step(self, phase: str, status: str, code: str = "", message: str = "") -> None:
         self.trace.append(Step(phase, status, code, message))

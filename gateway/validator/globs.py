@@ -115,6 +115,12 @@ def _pattern(ctx, word):
     if not any(kind == TILDE for kind, _ in word.issues):
         return word.pattern
     home = ctx.home if ctx.exposure else None
+    if home is None:
+        # a `~/` below a dependency cache (gateway.validator.caches) is expanded in both hooks
+        from gateway.validator import caches
+
+        if caches.home_word(ctx, word) is not None:
+            home = ctx.home
     p = word.pattern
     if home and home.startswith("/") and p.startswith("~") and (len(p) == 1 or p[1] == "/") \
             and sum(1 for kind, _ in word.issues if kind == TILDE) == 1:

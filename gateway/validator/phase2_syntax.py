@@ -133,7 +133,7 @@ def _edit_hint(ctx, r):
             "the human's (acceptEdits allows it into a file of the project)")
 
 
-def _word(ctx, word, argument=False):
+def _word(ctx, word, argument=False, cache_ok=False):
     """The ask for an expansion in `word`, or None. In exposure mode a tilde whose expansion
     is known ($HOME) is no reason: segment judging expands it; neither are globs and braces
     in a command's argument (`argument`), which segment judging expands on the file system
@@ -150,6 +150,8 @@ def _word(ctx, word, argument=False):
                 w.expand_tilde(word, ctx.home) is not None
                 or globbed and word.pattern.startswith("~")):
             continue
+        if kind == w.TILDE and cache_ok and not ctx.exposure and _cache_word(ctx, word):
+            continue  # `~/` below a dependency cache: segment judging expands it
         if globbed and kind in (w.GLOB, w.BRACE):
             continue
         if kind == w.TILDE:
@@ -159,6 +161,14 @@ def _word(ctx, word, argument=False):
         code, title = _WORD_CODES[kind]
         return ctx.ask(PHASE, code, f"{title} in {word.raw!r}")
     return None
+
+
+def _cache_word(ctx, word) -> bool:
+    """A `~/...` argument below a dependency cache (gateway.validator.caches): judged as the
+    path it is, read or written, like any absolute path."""
+    from gateway.validator import caches
+
+    return caches.home_word(ctx, word) is not None
 
 
 def _tilde_secret(ctx, word):
@@ -260,13 +270,16 @@ def run(ctx):
             return ctx.ask(PHASE, "GW211", f"{cmd.text[:60]!r} changes the environment of the "
                            "commands after it, as an assignment before a command does (FOO=1 "
                            "cmd)", rule="export")
+        # a tilde below a dependency cache is expanded in a command's arguments, not in a
+        # directory change's (`cd ~/.cargo && ...` asks as before)
+        cache_ok = bool(cmd.words) and cmd.words[0].raw not in ("cd", "pushd", "popd")
         for k, word in enumerate(cmd.words):
             if k and any(kind == w.PARAM for kind, _ in word.issues):
                 from gateway.validator import textparams
 
                 if textparams.public_data(ctx, cmd, k, word):
                     continue  # `echo $CARGO_TARGET_DIR`: printed (segment judging)
-            verdict = _word(ctx, word, argument=k > 0)
+            verdict = _word(ctx, word, argument=k > 0, cache_ok=k > 0 and cache_ok)
             if verdict is not None:
                 return verdict
         for r in cmd.redirects:

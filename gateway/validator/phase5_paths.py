@@ -43,6 +43,17 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
         if secret:
             return ctx.ask(PHASE, "GW503", f"{cand!r} is a secret file ({secret})",
                            rule=f"secrets:{secret}")
+        cache = None
+        if cand not in writes and res.status in ("outside", "symlink_out") \
+                and not ctx.exposure:
+            # a read of a dependency cache outside the project (gateway.validator.caches)
+            from gateway.validator import caches
+
+            cache = caches.place(ctx, res.lex, res.real, names_only=cand in names)
+            if cache is not None:
+                ctx.__dict__.setdefault("cache_reads", set()).add(cache)
+                ctx.step(PHASE, "info", "", f"{cand!r} is read from the {cache} "
+                         f"({res.real}), a dependency cache outside the project")
         if cand not in writes and cand not in names and res.status != "special":
             contents.append((cand, res.real))
         if cand in writes and res.status != "special":
@@ -62,7 +73,7 @@ def run(ctx, candidates, cwd, writes=(), containment=True, names=frozenset()):
                     return client_ask(ctx, "the command", cand, res.lex, hit)
         if ctx.exposure:
             continue  # outside the project, or written: not a read of a secret
-        if containment and res.status not in ("inside", "special"):
+        if containment and res.status not in ("inside", "special") and cache is None:
             outside.append((cand, res))
     if contents:
         verdict = content_verdict(ctx, contents)

@@ -9,7 +9,7 @@ PHASE = "7B"
 
 def run(ctx, name: str, argv, cmd_text: str):
     if name in ctx.policy.always_ask and not (ctx.exposure and ctx.policy.command(name)) \
-            and not _removal_edit(ctx, name):
+            and not _removal_edit(ctx, name) and not _modelled(ctx, name):
         # exposure: a catalogued command's reads are judged from its entry, whatever else
         # makes it ask (cp reads its sources, rm reads nothing)
         return ctx.ask(PHASE, "GW701", f"{name} is on the ALWAYS_ASK list",
@@ -32,6 +32,23 @@ def settings(ctx, argv, cmd_text: str):
                         rule=f"settings.deny:{rule}")
     return ctx.ask(PHASE, "GW708", f"permissions.ask rule {rule} in {source}",
                    rule=f"settings.ask:{rule}")
+
+
+#: ALWAYS_ASK entries whose catalogue check judges the one form the gateway models, and asks
+#: for every other with its real reason: curl to this machine's loopback (checks/net.py).
+_MODELLED = {"curl": "curl"}
+
+
+def _modelled(ctx, name) -> bool:
+    """curl: its check (checks/net.py) allows only a request to the loopback and asks for
+    everything else (GW790/GW791), so the floor's ask stands for every other form. The
+    built-in catalogue entry must name the check; a layer's own entry without it keeps the
+    ask."""
+    check = _MODELLED.get(name)
+    if check is None:
+        return False
+    spec = ctx.policy.command(name)
+    return spec is not None and spec.check == check
 
 
 def _removal_edit(ctx, name) -> bool:

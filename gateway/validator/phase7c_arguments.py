@@ -52,6 +52,7 @@ def run(ctx, name, argv, cwd) -> Arguments:
     words = argv[1:]
     if len(words) == 1 and words[0] in spec.info_flags:
         ctx.step(PHASE, "pass", "", f"{name} {words[0]}: prints its version or help")
+        ctx.note_readonly()
         return Arguments([], [], cwd, f"catalogue:{name}")
     label = name
     global_paths = []

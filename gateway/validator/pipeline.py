@@ -33,7 +33,7 @@ DENY_SCAN_MAX = 65536
 
 def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
              raw_input=None, deny_only=False, exposure=False, mode=None, home=None,
-             env=None) -> Verdict:
+             env=None, facts=None) -> Verdict:
     """Judge one Bash command. `cwd` is where it runs, `project` the project directory.
 
     `deny_only` stops after the deny rules: a DENY is exactly the full validator's (only the
@@ -59,9 +59,15 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
     cwd = os.path.realpath(cwd) if cwd else os.path.realpath(project)
     ctx = Context(command, cwd, project, policy, tool_name, settings, raw_input,
                   exposure=exposure, home=home, mode=mode, env=env)
+    if facts is not None:
+        # the caller sees what the checks proved writes nothing (plan mode's judgement:
+        # tests/agreement compares the effects analysis with these proofs)
+        ctx.readonly_facts = facts
     try:
         verdict = _run(ctx, deny_only)
-        if not (deny_only or exposure):
+        if not (deny_only or exposure or ctx.__dict__.get("substituted")):
+            # (a line with substitutions had each of its commands judged by the mode:
+            # _substitutions)
             from gateway.validator import modes
 
             verdict = modes.apply(ctx, verdict, mode)
@@ -77,7 +83,7 @@ def validate(command, cwd, project, policy, tool_name="Bash", settings=None,
 def _run(ctx, deny_only=False) -> Verdict:
     for phase in WHOLE_COMMAND_PHASES:
         if phase is phase2_syntax:
-            verdict = _loops(ctx, deny_only)
+            verdict = _loops(ctx, deny_only) or _substitutions(ctx, deny_only)
             if verdict is not None:
                 return verdict
         verdict = phase.run(ctx)
@@ -137,6 +143,50 @@ def _loops(ctx, deny_only):
                          rule=verdict.rule)
     return Verdict(verdict.decision, verdict.phase, verdict.code, verdict.rule,
                    f"{verdict.message} (in the loop, unrolled: {what})")
+
+
+def _substitutions(ctx, deny_only):
+    """A line whose command substitutions are all `$(go env NAME)` of a path variable or a
+    "$(CMD)" used as a string (gateway.validator.substitutions): the line with each replaced
+    by its value goes through every phase, and each inner command is judged as its own
+    command; the strictest verdict stands. None: no such line (phase 2 asks GW201 for a
+    substitution)."""
+    script = phase2_syntax.parse(ctx)
+    if script is None:
+        return None
+    from gateway.validator import substitutions
+
+    rewritten = substitutions.rewrite(ctx, script)
+    if rewritten is None:
+        return None
+    denied = deny.scan(ctx)
+    if denied is not None:
+        return denied
+    for note in rewritten.notes:
+        ctx.step("2", "info", "", note)
+    ctx.substituted = True
+    verdicts = []
+    for text in [rewritten.text] + rewritten.inner:
+        child = Context(text, ctx.cwd, ctx.project, ctx.policy, ctx.tool_name,
+                        ctx.settings, ctx.raw_input, exposure=ctx.exposure, home=ctx.home,
+                        mode=ctx.mode, env=ctx.env)
+        verdict = _run(child, deny_only)
+        if not (deny_only or ctx.exposure):
+            # each command as the mode judges it alone (`gofmt -w .` inside is an edit)
+            from gateway.validator import modes
+
+            verdict = modes.apply(child, verdict, ctx.mode)
+        ctx.trace.extend(child.trace)
+        verdicts.append((text, verdict))
+    worst = strictest([v for _t, v in verdicts])
+    what = "; ".join(rewritten.notes)
+    if worst.decision is ALLOW:
+        return ctx.allow(worst.phase, worst.code, f"{what}; the command and each substitution "
+                         f"are allowed: {verdicts[0][1].message}", rule=worst.rule)
+    text = next(t for t, v in verdicts if v is worst)
+    where = "" if text == rewritten.text else f" (in the substitution $({text}))"
+    return Verdict(worst.decision, worst.phase, worst.code, worst.rule,
+                   f"{worst.message}{where} ({what})")
 
 
 def _feeders(pipeline, n):

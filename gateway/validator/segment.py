@@ -12,7 +12,7 @@ import posixpath
 from gateway.decision import ALLOW, ASK, strictest
 from gateway.paths import resolve
 from gateway.shell.parse import Command
-from gateway.shell.words import PARAM, Word
+from gateway.shell.words import PARAM, TILDE, Word
 from gateway.validator import (
     globs,
     phase4_flags,
@@ -126,7 +126,7 @@ def _judge(ctx, cmd, cwd):
                   if r.op in ("<", "<>") and r.target is not None]
         redirects = ()
     else:
-        argv = [w.value for w in cmd.words]
+        argv = [w.value if w.literal else _cache_value(ctx, w) for w in cmd.words]
         inputs = None
         redirects = cmd.redirects
     if any(globs.expandable(w) for w in cmd.words):
@@ -244,7 +244,34 @@ def _value(ctx, word):
     return value
 
 
+def _cache_value(ctx, word):
+    """A word's value as bash passes it; a `~/` word below a dependency cache with the tilde
+    expanded (phase 2 let it through: gateway.validator.caches)."""
+    if not any(k == TILDE for k, _ in word.issues):
+        return word.value
+    from gateway.validator import caches
+
+    value = caches.home_word(ctx, word)
+    return word.value if value is None else value
+
+
 def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
+    """The verdict for one command line `argv` run in `cwd`. When a check proved that it
+    writes nothing (ctx.note_readonly) and it is allowed, the fact is recorded for plan mode
+    (ctx.readonly_facts: the line as written and as resolved, `./mvnw -v` and `mvn -v`)."""
+    outer = ctx.proves_readonly
+    ctx.proves_readonly = False
+    written = tuple(argv)
+    try:
+        verdict = _judge_argv(ctx, argv, cwd, text, redirects, depth, inputs)
+        if verdict.decision is ALLOW and ctx.proves_readonly:
+            ctx.readonly_facts.add((cwd, written))
+        return verdict
+    finally:
+        ctx.proves_readonly = outer
+
+
+def _judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
     # Input redirections read files: they are path arguments like any other.
     if inputs is None:
         inputs = [r.target.value for r in redirects
@@ -259,6 +286,13 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
             return phase7b_always_ask.run(ctx, name.name, name.argv, text) or name.verdict
         return name.verdict
     if name.direct is not None:
+        from gateway.validator import built
+
+        allow, ask = built.cargo(ctx, name.direct, cwd)
+        if ask is not None:
+            return ask
+        if allow is not None:  # the workspace's binary: its arguments are its own
+            return _script_args(ctx, argv[1:], cwd, inputs, containment=True) or allow
         verdict = phase6_containment.run(ctx, name.direct, cwd, "direct execution")
         if verdict.decision is ASK:
             return verdict
@@ -283,6 +317,14 @@ def judge_argv(ctx, argv, cwd, text, redirects=(), depth=0, inputs=None):
         return _interpreter(ctx, argv, interp, cwd, text, inputs, depth)
     if lname == "cd":
         return _cd(ctx, argv, cwd)
+    if lname == "java" and len(argv) > 2 and argv[1] == "-jar":
+        from gateway.validator import built
+
+        allow, ask = built.java_jar(ctx, argv, cwd)
+        if ask is not None:
+            return ask
+        if allow is not None:  # the project's artifact: its arguments are its own
+            return _script_args(ctx, argv[3:], cwd, inputs, containment=True) or allow
     ctx.step("7A", "pass", "", f"command {lname!r}")
     verdict = phase7b_always_ask.run(ctx, lname, argv, text)
     if verdict is not None:
@@ -346,13 +388,17 @@ def _runs(ctx, args, cands, depth):
     """A command that runs another known command (`npx tsc`, `uv run pytest`, `poetry run
     mypy`, `yarn eslint`): the runner's own options passed; the command it runs is judged
     as itself, and decides."""
-    inner, cwd = args.inner
+    inner, cwd, *plain = args.inner
     if depth >= _MAX_WRAPPER_DEPTH:
         return ctx.ask("7A", "GW706", f"{args.label} runs commands nested too deeply to judge")
     ctx.step("7C", "info", "", f"{args.label} runs {inner[0]!r}: judging it as that command")
     verdict = judge_argv(ctx, list(inner), cwd, " ".join(inner), (), depth + 1)
     if verdict.decision is not ALLOW:
         return verdict
+    if plain and plain[0] and (cwd, tuple(inner)) in ctx.readonly_facts:
+        # a runner that only runs the installed command (npx tsc): it writes what that
+        # command writes, here nothing
+        ctx.note_readonly()
     return ctx.allow("7D", verdict.code, f"{args.label} runs {inner[0]!r}, which is allowed: "
                      f"{verdict.message}", rule=verdict.rule or args.label)
 
@@ -430,9 +476,10 @@ def trusted(ctx, verdict):
     return trusted_code.check(ctx, script, res, d) or verdict
 
 
-def _script_args(ctx, args, cwd, inputs):
+def _script_args(ctx, args, cwd, inputs, containment=False):
     """A contained script's arguments belong to the script; only secrets among them (and
-    input redirections, which the shell opens) stop the allow."""
+    input redirections, which the shell opens) stop the allow. `containment`: a path
+    outside the project asks too (the project's built programs: gateway.validator.built)."""
     words = []
     for a in args:
         if not a.startswith("-"):
@@ -441,7 +488,7 @@ def _script_args(ctx, args, cwd, inputs):
             words.append(a.split("=", 1)[1])  # --file=.env
         elif not a.startswith("--") and len(a) > 2:
             words.append(a[2:])  # -f.env
-    verdict = phase5_paths.run(ctx, [w for w in words if w], cwd, containment=False)
+    verdict = phase5_paths.run(ctx, [w for w in words if w], cwd, containment=containment)
     if verdict is not None:
         return verdict
     if inputs:

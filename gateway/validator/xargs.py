@@ -268,6 +268,9 @@ def judge(ctx, argv, cwd, depth, judge_argv, inputs=()):
                                    depth + 1))
         if verdicts[-1].decision is not ALLOW:
             return verdicts[-1]
+    # plan mode (gateway.validator.modes): the words xargs adds to this line are operands,
+    # none an option, as the validator judged them
+    ctx.readonly_facts.add(("xargs", cwd, tuple(inner)))
     shown = ", ".join(found[:3]) + (" ..." if len(found) > 3 else "")
     return ctx.allow("7D", verdicts[-1].code, f"xargs runs {inner[0]!r} with the {len(found)} "
                      f"name(s) its input gives ({shown or 'none'}), which is allowed: "

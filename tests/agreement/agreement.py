@@ -72,7 +72,16 @@ def contradictions(judge, commands):
             if not (allowed_pre or allowed_pr):
                 continue
             if effects is None:
-                effects = analyze(command, judge.project, policy=policy)
+                # the analysis as plan mode runs it: with what the validator's checks proved
+                # writes nothing (gateway.validator.modes), the same judgement
+                from gateway.validator.pipeline import validate
+
+                facts = set()
+                validate(command, judge.project, judge.project, policy, mode="plan",
+                         env=judge.env, facts=facts,
+                         home=(judge.env or {}).get("HOME"))
+                effects = analyze(command, os.path.realpath(judge.project), policy=policy,
+                                  facts=frozenset(facts))
             if mode == "plan" and not effects.readonly:
                 hook = "PreToolUse" if allowed_pre else "PermissionRequest"
                 out.append((command, mode, f"{hook} allows it in plan mode, but the effects "

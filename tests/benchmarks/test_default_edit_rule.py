@@ -13,13 +13,15 @@ from benchmarks.everyday import run as bench
 
 TOOLS = ["pytest -q", "make test", "black src", "ruff format src", "ruff check --fix src",
          "python3 -m compileall -q src", "coverage html", "touch notes.md", "mkdir -p build",
-         "mktemp -d", "git stash", "git switch feature", "cargo build", "go build ./..."]
+         "mktemp -d", "git stash", "git switch feature", "cargo build", "go build ./...",
+         # a build tool's clean: its own output, where the configuration puts it
+         "cargo clean", "cargo clean --release"]
 EDITS = ["sed -i 's/a/b/' src/shop/app.py", "perl -pi -e 's/a/b/' src/shop/app.py",
          "echo x > notes.md", "echo '*.log' >> .gitignore", "tee notes.md < README.md",
          "cat > notes.md <<'EOF'\nhello\nEOF", "cp README.md docs/readme.md",
          "mv CHANGELOG.md docs/", "chmod +x scripts/release.sh", "rm -rf build",
          "find . -name '*.pyc' -delete", "git restore src/shop/app.py",
-         "ln -s README.md readme"]
+         "ln -s README.md readme", "cargo clean --target-dir docs"]
 
 
 @pytest.fixture(scope="module")

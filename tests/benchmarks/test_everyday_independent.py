@@ -67,7 +67,12 @@ SLICE = {
     ("python", "gh pr view --comments"): ("allow", "allow", "allow"),
     ("node", "npx vite build"): ("allow", "allow", "ask"),
     ("node", "npm config get registry"): ("allow", "allow", "allow"),
-    ("node", "npx tsc --noEmit -p tsconfig.app.json"): ("allow", "allow", "ask"),
+    # p25: plan mode reuses the tsc check's proof (tsconfig.app.json: noEmit, no build info)
+    ("node", "npx tsc --noEmit -p tsconfig.app.json"): ("allow", "allow", "allow"),
+    ("node", "npm run"): ("allow", "allow", "allow"),
+    ("java", "jar tf target/order-service-0.0.1-SNAPSHOT.jar | grep application"):
+        ("allow", "allow", "allow"),
+    ("rust", "cargo clean"): ("allow", "allow", "ask"),
     ("go", "go build ./..."): ("allow", "allow", "ask"),
     ("go", "gh pr create --fill"): ("ask", "ask", "ask"),
     ("rust", "cargo clippy --workspace --all-targets -- -D warnings"):

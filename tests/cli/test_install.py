@@ -677,13 +677,32 @@ def test_http_install_project_scope_reads_the_token_from_the_environment(tmp_pat
     h = hooks["PermissionRequest"][0]["hooks"][0]
     assert h["headers"]["Authorization"] == "Bearer ${GATEWAY_SERVE_TOKEN}"
     assert h["allowedEnvVars"] == ["GATEWAY_SERVE_TOKEN"]
-    # guards never go over http: a server that is down must not mean "no guard"
-    assert hooks["PreToolUse"][0]["hooks"][0]["type"] == "command"
+    # every hook goes over http; the guards with onFailure: block (a server that is down
+    # blocks the call, never "no guard"), the others without (down = no decision)
+    from gateway.hooks import runner
+
+    by_event = {e: [h for g in gs for h in g["hooks"]] for e, gs in hooks.items()}
+    assert {runner.module_for(n).EVENT for n in runner.events()} == set(by_event)
+    for event, handlers in by_event.items():
+        assert [h["type"] for h in handlers] == ["http"], event
+        assert handlers[0].get("onFailure") == ("block" if event == "PreToolUse" else None), event
     assert any("GATEWAY_SERVE_TOKEN" in n for n in res.notes)
     # switching back to command handlers replaces the http one
     ops.install("project", str(project), gateway_path=gw)
     hooks = json.loads(Path(res.path).read_text())["hooks"]
     assert [g["hooks"][0]["type"] for g in hooks["PermissionRequest"]] == ["command"]
+    assert {g["hooks"][0]["type"] for gs in hooks.values() for g in gs} == {"command"}
+
+
+def test_http_install_no_early_allow_is_a_header_the_server_honours(tmp_path, gw,
+                                                                  real_hooks):
+    project = tmp_path / "p"
+    project.mkdir()
+    res = ops.install("local", str(project), http=True, port=9914, gateway_path=gw,
+                      early_allow=False)
+    hooks = json.loads(Path(res.path).read_text())["hooks"]
+    assert hooks["PreToolUse"][0]["hooks"][0]["headers"]["X-Gateway-Early-Allow"] == "0"
+    assert "X-Gateway-Early-Allow" not in hooks["PermissionRequest"][0]["hooks"][0]["headers"]
 
 
 # --- the command line and the plugin layout ------------------------------------------------
@@ -940,3 +959,46 @@ def test_install_keeps_the_files_layout_inline_arrays_included(tmp_path, gw):
     uninstall(path)
     assert '"allow": ["Bash(tox:*)", "Read"],' in path.read_text()
     assert json.loads(path.read_text())["hooks"] == {"Stop": data["hooks"]["Stop"]}
+
+
+def test_http_install_opens_the_sandbox_proxy_to_the_servers_port_only(tmp_path, gw):
+    """Claude Code sends http hooks through its sandbox's network proxy, which refuses (403)
+    a host the sandbox does not allow: every guard would then block every call. `--http`
+    with the sandbox adds `127.0.0.1:PORT` (that port only) to network.allowedDomains; an
+    install without --http takes it out again, and so does uninstall."""
+    from gateway.sandbox.configure import Choice
+
+    project = tmp_path / "p"
+    project.mkdir()
+    path = project / ".claude" / "settings.local.json"
+    path.parent.mkdir()
+    path.write_text('{"sandbox": {"network": {"allowedDomains": ["example.com"]}}}\n')
+    ops.install("local", str(project), http=True, port=9917, gateway_path=gw,
+                sandbox=Choice("on"))
+    sb = json.loads(path.read_text())["sandbox"]
+    assert sb["network"]["allowedDomains"] == ["example.com", "127.0.0.1:9917"]
+    ops.install("local", str(project), http=True, port=9918, gateway_path=gw,
+                sandbox=Choice("on"))
+    sb = json.loads(path.read_text())["sandbox"]
+    assert sb["network"]["allowedDomains"] == ["example.com", "127.0.0.1:9918"]
+    ops.install("local", str(project), gateway_path=gw, sandbox=Choice("on"))
+    sb = json.loads(path.read_text())["sandbox"]
+    assert sb["network"]["allowedDomains"] == ["example.com"]
+    ops.install("local", str(project), http=True, port=9917, gateway_path=gw,
+                sandbox=Choice("on"))
+    ops.uninstall("local", str(project))
+    assert json.loads(path.read_text()) == {"sandbox": {"network": {"allowedDomains":
+                                                                    ["example.com"]}}}
+    # no network list before: none after
+    path.write_text("{}\n")
+    ops.install("local", str(project), http=True, port=9917, gateway_path=gw,
+                sandbox=Choice("on"))
+    assert json.loads(path.read_text())["sandbox"]["network"] == {
+        "allowedDomains": ["127.0.0.1:9917"]}
+    ops.uninstall("local", str(project))
+    assert json.loads(path.read_text()) == {}
+    # a network block of another shape is the user's to fix, never guessed at
+    path.write_text('{"sandbox": {"network": {"allowedDomains": "127.0.0.1"}}}\n')
+    with pytest.raises(InstallError, match="sandbox.network.allowedDomains must be a list"):
+        ops.install("local", str(project), http=True, port=9917, gateway_path=gw,
+                    sandbox=Choice("on"))

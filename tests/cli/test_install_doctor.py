@@ -208,3 +208,70 @@ def test_a_gone_environment_is_one_finding_not_one_per_hook(project, tmp_path):
     assert f"[the same for {len(runner.events())} hooks: " in bad[0].title
     out = CliRunner().invoke(cli, ["doctor", "--project", str(project), "--no-probe"]).output
     assert out.count("which is gone") == 1, out
+
+
+def test_http_install_says_which_events_are_http_and_whether_serve_answers(project):
+    """`install --http`: doctor lists the http events, and probes `gateway serve` with the
+    handler's own URL and token. Down: the guards' line fails (every call blocked), the
+    dialog's warns. Up: each event answers, PreToolUse with its decision."""
+    import socket
+
+    from gateway import server as srv
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ops.install("local", str(project), http=True, port=port, gateway_path=GW)
+    checks = doctor.run(str(project), claude="/nonexistent/claude")
+    kinds = [c for c in checks if c.title.startswith("http handlers (answered by")]
+    assert kinds and "PreToolUse" in kinds[0].title and "PermissionRequest" in kinds[0].title
+    assert "command handlers" not in kinds[0].title
+    assert find(checks, "ok", "PreToolUse registered in local")
+    assert find(checks, "ok", "(http, answered by `gateway serve`)")
+    down = find(checks, "fail", "PreToolUse over http")
+    assert down and "every call is blocked" in down[0].title
+    assert down[0].fix.startswith("start `gateway serve`")
+    assert find(checks, "warn", "PermissionRequest over http") and \
+        "dialog" in find(checks, "warn", "PermissionRequest over http")[0].title
+
+    httpd = srv.make_server(port=port)
+    srv.serve_in_thread(httpd)
+    try:
+        checks = doctor.run(str(project), claude="/nonexistent/claude")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert find(checks, "ok", "PreToolUse over http: `gateway serve` answers (allow for "
+                              "`git status`)"), statuses(checks)
+    assert find(checks, "ok", "PermissionRequest over http: `gateway serve` answers (allow")
+    assert not [c for c in checks if c.status == "fail" and "http" in c.title], \
+        statuses(checks)
+
+
+def test_an_http_guard_without_on_failure_block_fails(project):
+    from gateway import server as srv
+
+    hooks = srv.http_hook_entries(port=9, project=str(project))
+    del hooks["PreToolUse"][0]["hooks"][0]["onFailure"]
+    (project / ".claude" / "settings.local.json").write_text(json.dumps({"hooks": hooks}))
+    checks = doctor.run(str(project), probe=False, claude="/nonexistent/claude")
+    bad = find(checks, "fail", "is an http handler without \"onFailure\": \"block\"")
+    assert bad and "unguarded" in bad[0].title
+
+
+def test_http_hooks_the_sandbox_proxy_would_refuse_fail(project):
+    """With the sandbox on, Claude Code sends http hooks through its proxy (403 for a host
+    the sandbox does not allow): doctor fails until the server's port is allowed."""
+    from gateway import server as srv
+
+    hooks = srv.http_hook_entries(port=9931, project=str(project))
+    local = project / ".claude" / "settings.local.json"
+    local.write_text(json.dumps({"hooks": hooks, "sandbox": {"enabled": True}}))
+    checks = doctor.run(str(project), probe=False, claude="/nonexistent/claude")
+    bad = find(checks, "fail", "the sandbox is on and does not allow 127.0.0.1:9931")
+    assert len(bad) == 1 and "every call is blocked" in bad[0].title, statuses(checks)
+    assert "PreToolUse" in bad[0].title and "SessionStart" in bad[0].title
+    local.write_text(json.dumps({"hooks": hooks, "sandbox": {
+        "enabled": True, "network": {"allowedDomains": ["127.0.0.1:9931"]}}}))
+    checks = doctor.run(str(project), probe=False, claude="/nonexistent/claude")
+    assert not find(checks, "fail", "the sandbox is on and does not allow"), statuses(checks)

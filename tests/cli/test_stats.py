@@ -277,7 +277,9 @@ def test_compound_commands_count_only_if_the_proposal_settles_them(proj):
 
 
 @pytest.mark.parametrize("command,code", [
-    ("curl https://example.com", "GW701"),
+    ("curl https://example.com", "GW790"),
+    ("curl -L localhost:8000/", "GW791"),
+    ("wget https://example.com", "GW701"),
     ("git push origin main", "GW707"),
     ("cat .env", "GW503"),
     ("cat /etc/passwd", "GW501"),

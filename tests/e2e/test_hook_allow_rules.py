@@ -74,7 +74,12 @@ def test_a_rule_for_an_unmodelled_program_leaves_it_to_the_client(run_hook, proj
     # what a rule never speaks for: code on the command line, expansions, floors
     ("python -c 'print(open(\".env\").read())'", "GW840", "python -c runs code"),
     ("tox -e \"$TOXENV\"", "GW840", "parameter expansion"),
-    ("curl -d @notes.txt https://example.com", "GW840", "curl is on the ALWAYS_ASK list"),
+    ("curl -d @notes.txt https://example.com", "GW840",
+     "'example.com' of 'https://example.com' is not this machine's loopback (localhost, "
+     "127.x.x.x, [::1]); curl is judged only when every URL is this machine's loopback "
+     "(GW790)"),
+    ("curl -sL localhost:8000/", "GW840", "curl -L (in '-sL') follows redirects, to any host "
+     "the server names, which the gateway does not judge (GW791)"),
     ("tox -e py311 && cat .env", "GW503", ".env"),
     # no rule names it: the real reason, and a program given a secret reads it
     ("terraform plan", "GW840", "terraform is not in the command catalogue (GW703)"),

@@ -66,7 +66,8 @@ ASKED = [
     # client asks; PreToolUse lets the client's own flow decide or asks itself
     ("echo '*.log' >> .gitignore", "default", "GW213"),
     ("echo '*.log' >> .gitignore", "plan", "GW213"),
-    ("cargo clean", "default", "GW721"),
+    # the command line names what is removed (docs/security.md: cargo clean alone runs)
+    ("cargo clean --target-dir target2", "default", "GW721"),
     ("git clean -fd", "acceptEdits", "GW707"),
     ("git clean -n --no-dry-run -f", "default", "GW707"),
     ("less +G README.md", "default", "GW704"),

@@ -43,7 +43,7 @@ def served(project, isolated_env):
 
 
 def _post(httpd, body, path="/hook/permission-request", token=TOKEN, project=None,
-          host=None):
+          host=None, extra=None):
     port = httpd.server_address[1]
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     headers = {"Content-Type": "application/json"}
@@ -53,6 +53,7 @@ def _post(httpd, body, path="/hook/permission-request", token=TOKEN, project=Non
         headers[srv.PROJECT_HEADER] = project
     if host is not None:
         headers["Host"] = host
+    headers.update(extra or {})
     conn.request("POST", path, body=body, headers=headers)
     resp = conn.getresponse()
     data = resp.read().decode()
@@ -152,9 +153,19 @@ def test_bind_is_loopback_only():
         srv.make_server(port=0, host="0.0.0.0", token=TOKEN)
 
 
-def test_http_entries_only_for_fail_safe_events(project, isolated_env):
+def test_http_entries_for_every_event_the_guards_fail_closed(project, isolated_env):
+    from gateway.hooks import runner
+
     entries = srv.http_hook_entries(port=8787, project=project)
-    assert set(entries) == {"PermissionRequest"}
+    assert set(entries) == {runner.module_for(n).EVENT for n in runner.events()}
+    for event, groups in entries.items():
+        (g,) = groups
+        (h,) = g["hooks"]
+        # the guards block when the server is down; every other event is no decision
+        assert h.get("onFailure") == ("block" if event == "PreToolUse" else None), event
+        assert srv.EARLY_ALLOW_HEADER not in h["headers"]
+    pre = srv.http_hook_entries(port=8787, early_allow=False)["PreToolUse"][0]["hooks"][0]
+    assert pre["headers"][srv.EARLY_ALLOW_HEADER] == "0"
     (group,) = entries["PermissionRequest"]
     (handler,) = group["hooks"]
     assert handler["type"] == "http"
@@ -166,6 +177,25 @@ def test_http_entries_only_for_fail_safe_events(project, isolated_env):
     env_entries = srv.http_hook_entries(token_from_env=True)
     h = env_entries["PermissionRequest"][0]["hooks"][0]
     assert h["allowedEnvVars"] == ["GATEWAY_SERVE_TOKEN"] and "$" in h["headers"]["Authorization"]
+
+
+def test_early_allow_header_only_turns_it_off(served, project):
+    """`install --http --no-early-allow` sends X-Gateway-Early-Allow: 0 with PreToolUse:
+    the server answers as the command hook with GATEWAY_EARLY_ALLOW=0 does (no allow for a
+    command the validator allows); any other value is the default."""
+    body = json.dumps({"session_id": "s1", "cwd": project, "hook_event_name": "PreToolUse",
+                       "tool_name": "Bash", "permission_mode": "default",
+                       "tool_input": {"command": "git status"}}).encode()
+    path = "/hook/pre-tool-use"
+    status, on = _post(served, body, path=path, project=project)
+    assert status == 200 and json.loads(on)["hookSpecificOutput"]["permissionDecision"] == \
+        "allow"
+    status, off = _post(served, body, path=path, project=project,
+                        extra={srv.EARLY_ALLOW_HEADER: "0"})
+    assert status == 200 and "allow" not in off
+    status, other = _post(served, body, path=path, project=project,
+                          extra={srv.EARLY_ALLOW_HEADER: "1"})
+    assert other == on
 
 
 def test_a_down_server_is_no_decision():

@@ -206,7 +206,7 @@ def test_tampered_or_corrupt_cache_is_rebuilt(tmp_path):
     load_policy(proj, env)
     (cache,) = [n for n in os.listdir(tmp_path / "cache") if n.endswith(".json")]
     (tmp_path / "cache" / cache).write_text("{not json")
-    assert _decide(load_policy(proj, env), "curl x", proj).code == "GW701"
+    assert _decide(load_policy(proj, env), "wget x", proj).code == "GW701"
 
 
 def test_unreadable_rules_file_is_an_error(tmp_path):

@@ -448,7 +448,7 @@ def expansion_token(draw):
 DANGEROUS_SEGMENTS = [
     (" | sh", "GW403"), (" | bash", "GW403"), (" | python3", "GW403"), (" | bash -s", "GW401"),
     (" | sh -", "GW403"), (" | xargs rm", "GW701"), (" | xargs -n1 curl", "GW701"),
-    (" | tee out.txt", "GW721"), ("; rm x", "GW701"), (" && curl http://x.example", "GW701"),
+    (" | tee out.txt", "GW721"), ("; rm x", "GW701"), (" && curl http://x.example", "GW790"),
     (" || node -e 1", "GW401"), ("\npython -c 1", "GW401"), (" && git push", "GW707"),
     ("; git -C . reset --hard", "GW707"), (" | perl -e 1", "GW401"), ("; eval ls", "GW304"),
     (" && source scripts/run.sh", "GW304"), ("; cd ..", "GW711"), (" | frobnicate", "GW703"),
@@ -619,7 +619,8 @@ wrapper = st.sampled_from(WRAPPERS)
 
 # --- known-dangerous simple commands --------------------------------------------------------
 
-ALWAYS_ASK_SAMPLE = ["rm", "curl", "wget", "ssh", "sudo", "kill", "dd",
+# (curl is modelled for the loopback: tests/property/test_curl_loopback.py)
+ALWAYS_ASK_SAMPLE = ["rm", "wget", "ssh", "sudo", "kill", "dd",
                      "bun", "uvx", "conda", "podman", "python2", "zsh", "rsync", "truncate",
                      "systemctl", "crontab", "deno"]
 #: The catalogue's edit entries: allowed only in acceptEdits (GW721 elsewhere).

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from .client import SessionResult, require_client, run_session
-from .mock_api import bash, write
+from .mock_api import bash, tool_use, write
 
 pytestmark = pytest.mark.realclient
 
@@ -291,31 +291,173 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_http_install_answered_by_gateway_serve(tmp_path: Path) -> None:
-    b = Sandbox(tmp_path)
-    port = _free_port()
-    env = {"HOME": str(b.home), "PATH": os.environ.get("PATH", ""), **b.env}
-    server = subprocess.Popen([str(GATEWAY), "serve", "--port", str(port)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 20
+SECRET = "sk-live-0123456789abcdef0123456789abcdef"
+
+
+class Served:
+    """`gateway serve` for a Sandbox, as a user runs it (the console script, -v to see each
+    request), and `install --scope local --http` pointing at it."""
+
+    def __init__(self, b: Sandbox):
+        self.b = b
+        self.port = _free_port()
+        self.env = {"HOME": str(b.home), "PATH": os.environ.get("PATH", ""), **b.env}
+        self.server = None
+        self.log: list[str] = []
+
+    def start(self) -> None:
+        import threading
+
+        self.server = subprocess.Popen([str(GATEWAY), "serve", "-v", "--port", str(self.port)],
+                                       env=self.env, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.PIPE, text=True)
+        threading.Thread(target=self._read, args=(self.server,), daemon=True).start()
+        deadline = time.monotonic() + 30
         while True:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
             except OSError:
-                assert server.poll() is None, server.stderr.read().decode()
+                assert self.server.poll() is None, "".join(self.log)
                 assert time.monotonic() < deadline, "gateway serve did not start"
                 time.sleep(0.1)
-        b.gateway("install", "--scope", "local", "--http", "--port", str(port),
-                  "--project", str(b.project))
-        local = b.project / ".claude" / "settings.local.json"
-        handler = json.loads(local.read_text())["hooks"]["PermissionRequest"][0]["hooks"][0]
-        assert handler["type"] == "http" and handler["url"].endswith(
-            f":{port}/hook/permission-request")
+
+    def _read(self, proc) -> None:
+        for line in proc.stderr:
+            self.log.append(line)
+
+    def stop(self) -> None:
+        if self.server is not None and self.server.poll() is None:
+            self.server.terminate()
+            self.server.wait(timeout=10)
+
+    def install(self) -> dict:
+        self.b.gateway("install", "--scope", "local", "--http", "--port", str(self.port),
+                       "--project", str(self.b.project))
+        local = self.b.project / ".claude" / "settings.local.json"
         assert local.stat().st_mode & 0o077 == 0  # it holds the server's token
-        res = b.run(tool_use=bash("touch marker"))
-        assert (b.project / "marker").exists(), res.describe()
+        data = json.loads(local.read_text())
+        # the client sends http hooks through its sandbox's proxy: the server's port only
+        assert data["sandbox"]["network"]["allowedDomains"] == [f"127.0.0.1:{self.port}"]
+        return data["hooks"]
+
+    def requests(self, hook: str) -> int:
+        return sum(f"POST /hook/{hook} " in line for line in self.log)
+
+
+def _http_sandbox(tmp_path: Path) -> tuple[Sandbox, Served]:
+    """A project whose own settings let the client run `touch` and `cat` with no dialog, and
+    read any file, so what stops a call below is the gateway's guard, nothing else."""
+    b = Sandbox(tmp_path)
+    (b.project / ".env").write_text(f"API_KEY={SECRET}\n")
+    (b.project / ".claude").mkdir(exist_ok=True)
+    (b.project / ".claude" / "settings.json").write_text(json.dumps(
+        {"permissions": {"allow": ["Bash(touch:*)", "Bash(cat:*)", "Read"]}}))
+    served = Served(b)
+    hooks = served.install()
+    # every event goes over http, the guards failing closed; no command handler is left
+    kinds = {(e, h["type"], h.get("onFailure")) for e, gs in hooks.items() for g in gs
+             for h in g["hooks"]}
+    assert {k[1] for k in kinds} == {"http"}, kinds
+    assert ("PreToolUse", "http", "block") in kinds and \
+        ("PermissionRequest", "http", None) in kinds, kinds
+    return b, served
+
+
+def _blocked(res: SessionResult, how: str) -> bool:
+    return any(r.is_error and f'{how}; blocking because onFailure is "block"' in r.text
+               for r in res.tool_results)
+
+
+def test_http_install_every_event_answered_by_gateway_serve(tmp_path: Path) -> None:
+    """Server up: the decisions come from `gateway serve` (every hook is http; the server's
+    log shows the calls): an allowed command runs, a secret read is denied by the guard."""
+    b, served = _http_sandbox(tmp_path)
+    served.start()
+    try:
+        res = b.run(tool_use=bash("touch up-marker"))
+        assert (b.project / "up-marker").exists(), res.describe()
+        res = b.run(tool_use=bash("cat .env"))
+        assert SECRET not in json.dumps([r.text for r in res.tool_results]), res.describe()
+        assert any(r.is_error and "gateway GW" in r.text for r in res.tool_results), \
+            res.describe()
+        assert served.requests("pre-tool-use") >= 2, served.log
+        assert served.requests("user-prompt-submit") >= 2, served.log
+        assert any(e["decision"] == "deny" for e in b.audit()), b.audit()
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        served.stop()
+
+
+def test_http_install_server_down_guards_still_hold(tmp_path: Path) -> None:
+    """Server down (never started): every tool call is blocked by onFailure: block, even the
+    ones the client's own allow rules would run with no dialog; nothing ran, nothing leaked."""
+    b, _served = _http_sandbox(tmp_path)
+    res = b.run(tool_use=[bash("touch down-marker"), bash("cat .env"),
+                          tool_use("Read", {"file_path": str(b.project / ".env")})])
+    assert not (b.project / "down-marker").exists(), res.describe()
+    assert SECRET not in json.dumps([r.text for r in res.tool_results]), res.describe()
+    assert len(res.tool_results) == 3 and all(r.is_error for r in res.tool_results), \
+        res.describe()
+    assert _blocked(res, "failed"), res.describe()
+
+
+def test_http_install_server_killed_mid_call_blocks(tmp_path: Path) -> None:
+    """The server is killed while Claude Code waits for its PreToolUse answer: stopped right
+    after it answered UserPromptSubmit, so the PreToolUse request sits in its socket, then
+    SIGKILLed. The client's request fails mid-call and the call is blocked, not run."""
+    import signal
+    import threading
+
+    b, served = _http_sandbox(tmp_path)
+    served.start()
+    pid = served.server.pid
+    killed = threading.Event()
+
+    def killer() -> None:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not served.requests("user-prompt-submit"):
+            time.sleep(0.005)
+        os.kill(pid, signal.SIGSTOP)  # the next request (PreToolUse) waits in the backlog
+        while time.monotonic() < deadline and not _queued(served.port):
+            time.sleep(0.05)
+        os.kill(pid, signal.SIGKILL)
+        killed.set()
+
+    t = threading.Thread(target=killer, daemon=True)
+    t.start()
+    try:
+        res = b.run(tool_use=bash("touch killed-marker"))
+    finally:
+        t.join(timeout=100)
+        served.server.wait(timeout=10)
+    assert killed.is_set()
+    assert served.requests("pre-tool-use") == 0, served.log  # never answered by the server
+    assert not (b.project / "killed-marker").exists(), res.describe()
+    assert _blocked(res, "failed"), res.describe()
+
+
+def test_http_install_server_hung_blocks_after_the_timeout(tmp_path: Path) -> None:
+    """The server hangs (SIGSTOPped for the whole session: it accepts nothing, answers
+    nothing): each hook waits its 10 s; PreToolUse's then blocks the call ("timed out")."""
+    import signal
+
+    b, served = _http_sandbox(tmp_path)
+    served.start()
+    os.kill(served.server.pid, signal.SIGSTOP)
+    try:
+        res = b.run(tool_use=bash("touch hung-marker"), timeout=180)
+    finally:
+        os.kill(served.server.pid, signal.SIGKILL)
+        served.server.wait(timeout=10)
+    assert not (b.project / "hung-marker").exists(), res.describe()
+    assert _blocked(res, "timed out"), res.describe()
+
+
+def _queued(port: int) -> bool:
+    """A connection waits in the accept queue of the listening socket on `port`."""
+    p = subprocess.run(["ss", "-Hltn", f"sport = :{port}"], capture_output=True, text=True)
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] == "LISTEN" and parts[1].isdigit() and int(parts[1]) > 0:
+            return True
+    return False

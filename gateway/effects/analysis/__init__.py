@@ -38,7 +38,8 @@ any program the rules do not describe, an option a catalogue entry marks unsafe 
 list in its allowlist, every interpreter except a bare --version,
 `sh -c` with a computed string, here-documents fed to an interpreter or shell, `source`,
 `eval`, `exec`, functions, `export`/`declare`, assignments, `sudo` and friends, `nohup`,
-`watch`, `flock`, `strace`, tar/zip/curl/wget/make/npm and every build tool, git subcommands
+`watch`, `flock`, `strace`, tar/zip/wget/make/npm and every build tool (curl: only GET/HEAD
+with no data to the loopback, gateway.tools.curl, reads), git subcommands
 outside the read-only list, options that make a reader write or run programs (`sort -o`,
 `sort --compress-program`, `rg --pre`, `find -exec` of a writer, `date -s`, `file -C`,
 `git diff --ext-diff`, `git grep -O`...), and anything it cannot parse.

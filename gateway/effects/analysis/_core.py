@@ -67,11 +67,13 @@ _UNSET = object()
 
 
 def analyze(command, cwd, home=None, _depth=0, _cwds=_UNSET, policy=None,
-            _model=None) -> Effects:
+            _model=None, facts=None) -> Effects:
     """The effects of running `command` (a Bash command string) in directory `cwd` (None:
     unknown, so relative write targets have no known location), as the rules of `policy`
     (the compiled Policy the validator uses; None: the built-in and user rules) describe
-    the commands it runs."""
+    the commands it runs. `facts`: what the validator's checks proved of this command's
+    lines (gateway.validator.context, readonly_facts): a line (cwd, argv) that writes
+    nothing, ("xargs", cwd, argv) a line xargs runs whose added words are operands."""
     eff = Effects(command if isinstance(command, str) else "")
     if not isinstance(command, str):
         eff.unknown.append("the command is not text")
@@ -79,6 +81,8 @@ def analyze(command, cwd, home=None, _depth=0, _cwds=_UNSET, policy=None,
     home = home or posixpath.normpath(os.path.expanduser("~"))
     try:
         model = _model or (policy.effects if policy is not None else default_model())
+        if facts:
+            model = _Proved(model, facts)
         _analyze(eff, command, cwd, home, _depth, _cwds, model)
     except RecursionError:
         eff.unknown.append("the command nests too deeply to analyse")
@@ -153,6 +157,29 @@ def _analyze(eff, command, cwd, home, depth, cwds, model):
     if any("${!" in w.raw or "@P}" in w.raw for c in commands for w in c.words):
         # the text evaluated is some literal word of the script (`set -- '$(cmd)'`)
         _evaluated_text(eff, [w.value for c in commands for w in c.words if w.literal], env)
+
+
+class _Proved:
+    """The effects model with the validator's proofs for this one command (`facts`); every
+    other attribute is the model's. It travels with the model into nested analyses."""
+
+    def __init__(self, model, facts):
+        self._model = model
+        self.facts = frozenset(facts)
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
+
+
+def _proved(env, words, tag=None) -> bool:
+    """Did the validator prove this simple command (every word literal) in every
+    directory it may run in: writes nothing (tag None), or xargs's added words are its
+    operands (tag "xargs")?"""
+    facts = getattr(env.model, "facts", None)
+    if not facts or not env.cwds or not all(w.literal for w in words):
+        return False
+    argv = tuple(w.value for w in words)
+    return all(((tag, c, argv) if tag else (c, argv)) in facts for c in env.cwds)
 
 
 def _unrolled(eff, script, cwd, home, depth, cwds, model):
@@ -488,11 +515,25 @@ def _expand_words(words, env):
         if w.literal:
             out.append(w.value)
             continue
-        kinds = {k for k, _ in (getattr(w, "issues", None) or ())}
+        issues = getattr(w, "issues", None) or ()
+        kinds = {k for k, _ in issues}
+        value = w.value
+        if "tilde" in kinds and kinds <= {"tilde", "glob"} and w.raw.startswith("~/") \
+                and sum(1 for k, _ in issues if k == "tilde") == 1 and value.startswith("~/"):
+            # bash expands the leading `~/` first, then the globs (`~/.cargo/registry/src/*`)
+            home = env.home or ""
+            if not home.startswith("/") or any(c in home for c in " \t\n*?[]{}~$`\"'\\"):
+                return None
+            value = home.rstrip("/") + value[1:]
+            kinds = kinds - {"tilde"}
+            if not kinds:
+                out.append(value)
+                computed = True
+                continue
         if not kinds or not kinds <= {"glob", "brace"} or env.cwds is None:
             return None
         computed = True
-        texts = _brace(w.value) if "brace" in kinds else [w.value]
+        texts = _brace(value) if "brace" in kinds else [value]
         if texts is None:
             return None
         for t in texts:
@@ -559,6 +600,8 @@ def _argv(eff, words, env):
         _evaluated_text(eff, [w.value for w in words[1:] if w.literal], env)
         return
     model = env.model
+    if not env.extra and _proved(env, words):
+        return  # a check of the validator proved it writes nothing (npx tsc --noEmit)
     if not first.literal:
         eff.unknown.append(f"the command name {first.raw!r} is computed")
         for w in words[1:]:  # `$GIT commit`, `$(echo git) push`
@@ -635,7 +678,10 @@ def _argv(eff, words, env):
         if expanded is not None:  # globs and braces: the words bash will pass
             words = [first] + [_W(v) for v in expanded]
             argv = [lname] + expanded
-        if env.extra and not pure(spec):
+        if env.extra and not pure(spec) and not (
+                env.extra == "xargs" and operands_pure(spec) and _proved(env, words, "xargs")):
+            # (the validator reproduced the names xargs adds: none is an option, so an
+            # entry whose operands are only read stays read-only with them)
             eff.unknown.append(f"{lname} gets more arguments at run time (xargs, find -exec)")
         if pure(spec) and not writer:
             # no option of it writes or runs a program: whatever a computed word expands to
@@ -681,6 +727,13 @@ def pure(spec) -> bool:
     return spec.effects == "read" or (
         spec.effects == "flags" and not (spec.writes or spec.edit or spec.write_flags
                                          or spec.output_flags or spec.unsafe_flags))
+
+
+def operands_pure(spec) -> bool:
+    """An entry whose operands are only read (no positional write, no option that writes
+    a file): more operands change nothing of that; its options are still judged."""
+    return spec.effects == "flags" and not (spec.writes or spec.edit or spec.write_flags
+                                            or spec.output_flags)
 
 
 def _handler(kind):

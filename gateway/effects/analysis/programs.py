@@ -403,7 +403,25 @@ def _formatter(eff, argv, env, spec):
 
 #: The handlers by the name an entry's `effects` field gives (gateway.policy.models.EFFECTS,
 #: but `flags` and `read`, which _core handles).
+def _curl(eff, argv, env, spec):
+    """curl (gateway.tools.curl, the model the validator's check reads too): a request to
+    the loopback with GET or HEAD and no data reads; a method or data may change the dev
+    server's state (not read-only); -o/-D FILE writes FILE; a form the model does not
+    judge (another host, an option it does not know) is unknown."""
+    from gateway.tools import curl as model
+
+    req = model.parse(argv[1:])
+    if req.refusal is not None:
+        eff.unknown.append(req.refusal[1])
+        return
+    for target in req.writes:
+        _write(eff, target, "curl", env)
+    if req.changes:
+        eff.unknown.append(req.changes)
+
+
 HANDLERS = {
+    "curl": _curl,
     "copy": _copylike,
     "move": _copylike,
     "link": _copylike,

@@ -46,10 +46,13 @@ _CHECKS = {
     "git-clean": ("git", "git_clean"),
     "gh-api": ("git", "gh_api"),
     "rm": ("removal", "rm"),
+    "curl": ("net", "curl"),
     "yq": ("everyday", "yq"),
     "compileall": ("everyday", "compileall"),
     "coverage-run": ("everyday", "coverage_run"),
     "jvm-build": ("jvm", "jvm_build"),
+    "jar": ("jvm", "jar"),
+    "javap": ("jvm", "javap"),
     # build, test and package tools: one module per family (checks/buildtools/)
     "go": ("buildtools.go", "go"),
     "tsc": ("buildtools.js", "tsc"),

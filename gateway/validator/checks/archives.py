@@ -384,6 +384,7 @@ def unzip(ctx, spec, words, cwd):
     if lists:
         # names are printed, not the archive's bytes (gateway.secrets.content)
         ctx.__dict__.setdefault("containers_judged", set()).add(archive)
+        ctx.note_readonly()
         return None, [archive] + ([exdir] if exdir else []), []
     prints = bool(letters & set("pc"))
     if not prints:

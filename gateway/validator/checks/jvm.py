@@ -129,3 +129,143 @@ def wrapper_unseen(ctx, tool, script_real):
         if why is not None:
             return f"{rel}: {why}"
     return None
+
+
+# --- jar and javap (the JDK's archive lister and class disassembler) -------------------------
+
+#: jar's old-style first word: one mode letter and modifiers (`tf`, `tvf`); only the
+#: listing mode `t` reads (c creates, u updates, x extracts, i writes an index into the jar)
+_JAR_LIST_LETTERS = frozenset("tvf")
+
+
+def jar(ctx, spec, words, cwd):
+    """`jar tf FILE` / `jar --list --file FILE` lists the archive's entry names (the names
+    after the file only filter the listing): read-only. Every other mode writes (create,
+    update, extract, index) and asks, as do -J (a JVM option: -J-javaagent:x runs code),
+    @argfiles (more arguments from a file) and a listing of standard input (no f)."""
+    label = "jar"
+    if not words:
+        return _ask(ctx, label, "without a mode", code="GW712"), [], []
+    archive = None
+    listing = False
+    rest = list(words)
+    first = rest[0]
+    if not first.startswith("-") and not first.startswith("@"):
+        # the old style: a cluster of letters, then the file when it holds f
+        if not set(first) <= _JAR_LIST_LETTERS or "t" not in first:
+            return _ask(ctx, label, f"{first!r}: only the listing mode (t, with v and f) is "
+                        "read-only; c, u, x and i write"), [], []
+        listing = True
+        rest = rest[1:]
+        if "f" in first:
+            if not rest:
+                return _ask(ctx, label, "f without its file", code="GW712"), [], []
+            archive = rest.pop(0)
+    else:
+        i = 0
+        while i < len(rest):
+            w = rest[i]
+            if w.startswith("@"):
+                return _ask(ctx, label, f"{w}: reads more arguments from a file"), [], []
+            if not w.startswith("-") or w == "-":
+                break
+            name, eq, value = w.partition("=")
+            i += 1
+            if name in ("-t", "--list"):
+                listing = True
+            elif name in ("-v", "--verbose"):
+                pass
+            elif name in ("-f", "--file"):
+                if not eq:
+                    if i >= len(rest):
+                        return _ask(ctx, label, f"{w} without its file", code="GW712"), [], []
+                    value = rest[i]
+                    i += 1
+                archive = value
+            elif name.startswith("-") and len(name) > 2 and not name.startswith("--") \
+                    and set(name[1:]) <= _JAR_LIST_LETTERS:
+                listing = listing or "t" in name
+                if "f" in name:
+                    if i >= len(rest):
+                        return _ask(ctx, label, f"{w} without its file", code="GW712"), [], []
+                    archive = rest[i]
+                    i += 1
+            else:
+                return _ask(ctx, label, f"{w}: not an option of jar's listing mode (-J runs "
+                            "JVM options, -c/-u/-x/-i write)"), [], []
+        rest = rest[i:]
+    if not listing:
+        return _ask(ctx, label, "only the listing mode (-t / --list) is read-only"), [], []
+    if archive is None or archive == "-":
+        return _ask(ctx, label, "lists standard input (no -f FILE)", code="GW712"), [], []
+    if any(w.startswith(("-", "@")) for w in rest):
+        return _ask(ctx, label, f"{next(w for w in rest if w.startswith(('-', '@')))!r} "
+                    "after the entry names"), [], []
+    # the words after the file filter the entry names printed: text. Names are printed,
+    # not the archive's bytes (gateway.secrets.content)
+    ctx.__dict__.setdefault("containers_judged", set()).add(archive)
+    ctx.note_readonly()
+    return None, [archive], []
+
+
+_JAVAP_FLAGS = frozenset(("-v", "-verbose", "--verbose", "-l", "-public", "-protected",
+                          "-package", "-p", "-private", "-c", "-s", "-sysinfo", "-constants"))
+_JAVAP_PATHS = frozenset(("-cp", "-classpath", "--class-path", "-bootclasspath",
+                          "--module-path", "--upgrade-module-path"))
+_JAVAP_TEXT = frozenset(("-m", "--module", "--multi-release"))
+
+
+def javap(ctx, spec, words, cwd):
+    """javap prints the classes it is given, found on its class path: read-only. Each entry
+    of -cp / -classpath / --class-path (and the other path lists), split on ':', is a path
+    read with the path rules (inside the project; `dir/*` is the directory); a class given
+    as a file (`x/A.class`, or with a /) is a path; a class name is text. A URL
+    (`jar:file:/x.jar!/A.class` is read) and -J (a JVM option: -J-javaagent:x runs code)
+    ask, as does any option not listed. Without a class path option javap reads the
+    CLASSPATH variable's entries: it must not be set."""
+    label = "javap"
+    cands = []
+    classes = []
+    given_path = False
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w.startswith("-") and w != "-":
+            name, eq, value = w.partition("=")
+            if name in _JAVAP_FLAGS and not eq:
+                continue
+            if name in _JAVAP_PATHS or name in _JAVAP_TEXT:
+                if not eq:
+                    if i >= len(words):
+                        return _ask(ctx, label, f"{w} without its value", code="GW712"), [], []
+                    value = words[i]
+                    i += 1
+                if name in _JAVAP_PATHS:
+                    given_path = given_path or name in ("-cp", "-classpath", "--class-path")
+                    for entry in value.split(":"):
+                        if not entry:
+                            # an empty entry is the working directory
+                            entry = "."
+                        if entry.endswith("/*") or entry == "*":
+                            entry = entry[:-1] or "."
+                        if "*" in entry or "?" in entry or "[" in entry:
+                            return _ask(ctx, label, f"{name} {value!r}: a class path entry "
+                                        "with a pattern"), [], []
+                        cands.append(entry)
+                continue
+            return _ask(ctx, label, f"{w}: not among its known options (-J passes options "
+                        "to the JVM: -J-javaagent runs code)"), [], []
+        if w.startswith("@") or ":" in w or "!" in w:
+            return _ask(ctx, label, f"{w!r}: a URL or an argument file names what it reads "
+                        "anywhere"), [], []
+        if "/" in w or w.endswith(".class"):
+            cands.append(w)
+        classes.append(w)
+    if not classes:
+        return _ask(ctx, label, "without a class", code="GW712"), [], []
+    if not given_path and (ctx.env or {}).get("CLASSPATH"):
+        return _ask(ctx, label, "the CLASSPATH variable names where it reads classes (give "
+                    "-cp DIR)"), [], []
+    ctx.note_readonly()
+    return None, cands, []

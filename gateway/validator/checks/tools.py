@@ -57,6 +57,8 @@ def find(ctx, spec, words, cwd):
         i += 1
         if w in _FIND_OPERATORS or w in _FIND_FLAGS:
             continue
+        if w == "-exec":
+            return _find_exec(ctx, words, i - 1, starts, cands, cwd)
         if w == "-delete":
             deletes = True
             continue
@@ -77,6 +79,75 @@ def find(ctx, spec, words, cwd):
         return _find_delete(ctx, words, cwd, cands)
     ctx.step(PHASE, "info", "", "find prints names: its paths are looked at, not read")
     return None, cands, []
+
+
+#: Names find -exec hands its command at most (more asks), and the files a `;` form (one
+#: run per file) is judged for one by one.
+_EXEC_MAX_NAMES = 5000
+_EXEC_MAX_RUNS = 200
+
+
+def _find_exec(ctx, words, at, starts, cands, cwd):
+    """`find START... TESTS -exec CMD ARGS {} +` (or `;`) is CMD ARGS run on the files
+    find selects: the selection is listed (gateway.tools.find, a superset when the tests
+    are not reproduced exactly) and CMD ARGS NAMES is judged as the command it is, each
+    name a path argument like any other (a secret, a protected path, a file outside the
+    project asks; `sed -i` is an edit). The names are find's own words, never split: each
+    begins with its start path, so none is an option when no start begins with `-`. Only
+    one -exec, last in the expression, with `{}` alone as CMD's last word; -execdir, -ok
+    and anything else ask."""
+    from gateway.tools import find as findlist
+
+    end = at + 1
+    while end < len(words) and words[end] not in (";", "+"):
+        end += 1
+    inner = list(words[at + 1:end])
+    if end >= len(words) or end + 1 != len(words):
+        return _unsafe(ctx, "find -exec", "runs a command (only one -exec, the last word of "
+                       "the expression, is judged)"), [], []
+    if len(inner) < 2 or inner[-1] != "{}" or any("{}" in w for w in inner[:-1]):
+        return _unsafe(ctx, "find -exec", "runs a command whose file names are not its last "
+                       "arguments ({} alone, last, is judged)"), [], []
+    if any(s.startswith("-") or "\n" in s for s in starts):
+        return _unsafe(ctx, "find -exec", "a start path that may make names options"), [], []
+    for w in words[:at]:
+        if w in _FIND_UNSAFE:
+            return _unsafe(ctx, f"find {w}", _FIND_UNSAFE[w]), [], []
+    try:
+        found, _zero = findlist.listing(ctx.roots, ["find"] + list(words[:at]), cwd,
+                                        ("-print",))
+    except findlist.Unlisted as exc:
+        return _unsafe(ctx, "find -exec", f"runs a command on files chosen by a filter the "
+                       f"gateway does not reproduce ({exc})"), [], []
+    names = [shown for shown, _path, _kind in found]
+    per_file = words[end] == ";"
+    if len(names) > (_EXEC_MAX_RUNS if per_file else _EXEC_MAX_NAMES):
+        return _unsafe(ctx, "find -exec", f"runs {inner[0]} on {len(names)} files, more than "
+                       "the gateway judges"), [], []
+    if any(n.startswith("-") or "\n" in n for n in names):
+        return _unsafe(ctx, "find -exec", "a name that starts with '-' or holds a newline"), [], []
+    cmd = inner[:-1]
+    spec = ctx.policy.command(os.path.basename(cmd[0]).lower())
+    if spec is not None and spec.check == "rm":
+        # rm's acceptEdits judgement is for files named on the command line; removals
+        # chosen by find's tests stay the human's (find -delete lists them exactly)
+        return _unsafe(ctx, f"find -exec {cmd[0]}", "removes what find's tests select"), [], []
+    # no file, no run (`+`) or one run per file (`;`)
+    lines = ([cmd + [n] for n in names] if per_file else [cmd + names]) if names else [cmd]
+    ctx.step(PHASE, "info", "", f"find -exec runs {cmd[0]!r} on {len(names)} listed "
+             f"file(s): judging {'each run' if per_file else 'that command line'}")
+
+    def judged():
+        from gateway.decision import ALLOW
+        from gateway.validator.segment import judge_argv
+
+        for line in lines:
+            verdict = judge_argv(ctx, line, cwd, " ".join(line), (), 1)
+            if verdict.decision is not ALLOW:
+                return verdict
+        return None
+
+    return None, cands, [], judged
 
 
 def _find_delete(ctx, words, cwd, cands):

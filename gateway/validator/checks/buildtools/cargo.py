@@ -385,7 +385,12 @@ def cargo_clean(ctx, spec, words, cwd):
     --doc and --target select: judged as the whole directory), which --target-dir,
     CARGO_TARGET_DIR, build.target-dir or build.build-dir of the configuration may move:
     each is a tree removal that must stay inside the project and hold nothing protected (the
-    guards' judgement of write targets). An edit (acceptEdits); --dry-run (-n) deletes
+    guards' judgement of write targets). Nothing it removes may be work no commit holds
+    (checks/removal.py's GW786: every file below is tracked and unchanged, or ignored by
+    the project's git, as build output is). docs/security.md's rule for default mode: the
+    build's own output directory, as the project and the user configure it, is not the
+    agent's edit (`mvn clean` and `gradle clean` run too); a directory the command line
+    names (--target-dir) is (GW721; acceptEdits allows it). --dry-run (-n) deletes
     nothing."""
     label = spec.name
     args = parse(spec, words)
@@ -413,16 +418,28 @@ def cargo_clean(ctx, spec, words, cwd):
     if not dry and not ctx.exposure:
         from gateway.validator import modes
 
-        if not modes.accepts_edits(ctx.mode):
-            return _refuse(ctx.ask(PHASE, "GW721", f"{label} removes the build's target "
-                                   f"directory; in {modes.normalize(ctx.mode)} mode edits are "
-                                   "the human's (acceptEdits allows them inside the project)",
+        if written and not modes.accepts_edits(ctx.mode):
+            return _refuse(ctx.ask(PHASE, "GW721", f"{label} removes {written[-1]!r}, a "
+                                   "directory the command line names (--target-dir); in "
+                                   f"{modes.normalize(ctx.mode)} mode edits are the human's "
+                                   "(acceptEdits allows them inside the project)",
                                    rule=f"catalogue:{label}:edit"))
     later = [] if ctx.exposure else [
         lambda d=d: _removed_tree(ctx, label, d, cwd) for d in dict.fromkeys(removed)]
+    if not dry and not ctx.exposure:
+        later.append(lambda: _lost_work(ctx, label, removed, cwd))
     cands = [o.value for o in args.options if o.value is not None
              and o.name not in spec.text_flags and o.name not in spec.write_flags]
     return None, cands + list(written), list(written), _after(later)
+
+
+def _lost_work(ctx, label, removed, cwd):
+    """GW786 when a file below the removed directories is untracked or changed and not
+    ignored (work no commit holds); None when git brings back or ignores all of it."""
+    from gateway.validator.checks.removal import unrecoverable
+
+    present = [d for d in dict.fromkeys(removed) if os.path.lexists(lexical(d, cwd))]
+    return unrecoverable(ctx, label, present, cwd) if present else None
 
 
 def _cargo_build_dirs(ctx, label, cwd):

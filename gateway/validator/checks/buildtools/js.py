@@ -84,7 +84,17 @@ def js_test(ctx, spec, words, cwd):
 # --- tsc -------------------------------------------------------------------------------------
 
 _TS_SOURCES = ("*.ts", "*.tsx", "*.mts", "*.cts")
-_TS_OUT_KEYS = ("outDir", "outFile", "out", "declarationDir", "tsBuildInfoFile")
+_TS_OUT_KEYS = ("outDir", "outFile", "out", "declarationDir", "tsBuildInfoFile",
+                "generateTrace")
+#: compilerOptions that make `tsc --noEmit` write: the build info (incremental, composite,
+#: tsBuildInfoFile) and a trace directory (generateTrace)
+_TS_BUILD_INFO = ("incremental", "composite", "tsBuildInfoFile", "generateTrace")
+#: tsc's options (lower case) that, with --noEmit, write nothing: plan mode's read-only
+#: form (any other, --incremental, --generateTrace, --init, --watch..., is not claimed)
+_TS_QUIET = frozenset(("noemit", "p", "project", "pretty", "strict", "skiplibcheck",
+                       "listfiles", "listfilesonly", "explainfiles", "extendeddiagnostics",
+                       "diagnostics", "noerrortruncation", "version", "v", "help", "h",
+                       "all"))
 
 
 def _tsconfig(ctx, path, depth=0):
@@ -139,6 +149,7 @@ def tsc(ctx, spec, words, cwd):
     files = []
     project = None
     no_emit = None
+    quiet = True  # every option is one that writes nothing with --noEmit (_TS_QUIET)
     i = 0
     while i < len(words):
         w = words[i]
@@ -146,6 +157,8 @@ def tsc(ctx, spec, words, cwd):
         if w.startswith("-") and len(w) > 1:
             name = w[2:] if w.startswith("--") else w[1:]
             name = name.lower()
+            if name not in _TS_QUIET:
+                quiet = False
             if "=" in name:
                 return _refuse(_ask(ctx, "GW704", f"tsc {w}", "tsc takes no --option=value"))
             if name in ("p", "project") and i < len(words):
@@ -170,6 +183,8 @@ def tsc(ctx, spec, words, cwd):
     if _any_outside(ctx, cands, cwd):
         return None, cands, written
     if files and project is None:
+        if no_emit and quiet and not written:
+            ctx.note_readonly()  # checks the files, writes nothing (no configuration read)
         return None, cands, written  # tsc FILES ignores tsconfig.json
     try:
         if project is not None:
@@ -183,6 +198,8 @@ def tsc(ctx, spec, words, cwd):
                     path = posixpath.join(d, "tsconfig.json")
                     break
         if path is None or not os.path.exists(path):
+            if no_emit and quiet and not written:
+                ctx.note_readonly()
             return None, cands, written  # no configuration: tsc stops or compiles nothing
         if not _inside(ctx, path):
             return _refuse(_ask(ctx, "GW762", "tsc", f"its configuration {path} is outside "
@@ -194,9 +211,14 @@ def tsc(ctx, spec, words, cwd):
         return _refuse(_ask(ctx, "GW761", "tsc", str(exc)))
     if no_emit is None:
         no_emit = opts.get("noEmit") is True
+    if no_emit and quiet and not written and not any(opts.get(k) for k in _TS_BUILD_INFO):
+        # --noEmit still writes the build info under incremental/composite (TypeScript
+        # 4.0+: tsconfig.tsbuildinfo beside the configuration or in outDir) and a trace
+        ctx.note_readonly()
     outs = [opts[k] for k in _TS_OUT_KEYS if isinstance(opts.get(k), str)]
     if no_emit:
-        outs = [opts[k] for k in ("tsBuildInfoFile",) if isinstance(opts.get(k), str)]
+        outs = [opts[k] for k in ("tsBuildInfoFile", "generateTrace")
+                if isinstance(opts.get(k), str)]
     written += outs
     cands += outs
     if not no_emit and not any(isinstance(opts.get(k), str) for k in ("outDir", "outFile",

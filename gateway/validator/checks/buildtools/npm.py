@@ -206,6 +206,8 @@ def npm_script(ctx, spec, words, cwd):
     if verdict is not None:
         return _refuse(verdict)
     if name is None:
+        if not written:
+            ctx.note_readonly()  # npm run: lists the scripts, runs none
         return None, cands, written  # npm run: lists the scripts
     if tool in ("yarn", "pnpm") and name not in _package_scripts(ctx, cwd):
         if _local_bin(ctx, cwd, name):
@@ -265,7 +267,9 @@ def npm_exec(ctx, spec, words, cwd):
         return _refuse(_ask(ctx, "GW764", f"{label} {cmd[0]}", "not installed in the project: "
                             f"{tool} would download the package and run it",
                             rule=f"catalogue:{spec.name}"))
-    return None, cands, written, (list(cmd), cwd)
+    # npx and npm exec run the installed command and nothing else (plan mode: it writes what
+    # that command writes); yarn and pnpm may first install or link (not claimed)
+    return None, cands, written, (list(cmd), cwd, tool in ("npx", "npm"))
 
 
 def bare_install(ctx, spec, words, cwd):
