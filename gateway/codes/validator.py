@@ -66,7 +66,12 @@ VALIDATOR = {
               "expansion in an interactive shell.", "echo !!"),
     "GW211": ("2", "ask", "variable assignment",
               "An assignment before a command (FOO=1 cmd) changes its environment "
-              "(PYTHONPATH, LD_PRELOAD, PATH); a bare assignment changes the shell.",
+              "(PYTHONPATH, LD_PRELOAD, PATH); a bare assignment changes the shell. Two kinds "
+              "run: a variable that changes only what the command prints (rules: inert_env, "
+              "RUST_LOG=debug cargo test), and one that is the tool's own configuration "
+              "(rules: command_env: GOFLAGS, RUSTFLAGS, RUSTDOCFLAGS, DJANGO_SETTINGS_MODULE), "
+              "judged by the tool's check as its command line is; before a command whose check "
+              "does not read it, it asks.",
               "LD_PRELOAD=/evil.so python3 scripts/x.py"),
     "GW212": ("2", "ask", "here-document",
               "A here-document feeds text that is not part of the command line. Only Claude "

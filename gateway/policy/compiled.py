@@ -57,6 +57,8 @@ class Policy:
         self.remote_arguments = data.get("remote_arguments") or {}
         # variables a command may be given, with the globs of their allowed literal values
         self.inert_env = data.get("inert_env") or {}
+        # variables a command's own check judges as its configuration (phase 2, segment)
+        self.command_env = frozenset(data.get("command_env") or ())
         # dependency caches outside the project whose files may be read
         # (gateway.validator.caches)
         self.dependency_caches = tuple(data.get("dependency_caches") or ())

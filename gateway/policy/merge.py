@@ -24,6 +24,7 @@ _LOOSENING = {
     "remote_arguments": "changes which arguments are known to reach the network",
     "client_sensitive": "changes which files the client protects",
     "inert_env": "adds environment variables a command may be given",
+    "command_env": "adds environment variables judged as a tool's configuration",
     "dependency_caches": "adds directories outside the project whose files may be read",
 }
 #: secrets.env_files (gateway.secrets.names): every key, and those that make fewer names
@@ -59,6 +60,7 @@ def empty() -> dict:
         "remote_arguments": {},
         "state_inputs": {"names": [], "tools": {}},
         "inert_env": {},
+        "command_env": [],
         "dependency_caches": [],
         "catalogue": {},
         "deny": [],
@@ -210,6 +212,8 @@ def _apply(m: Merged, layer: str, path: str, model, lines) -> list:
         for name, values in model.inert_env.items():
             _union(p["inert_env"].setdefault(name, []), values, f"inert_env.{name}", origin,
                    m.provenance)
+    if model.command_env is not None:
+        _union(p["command_env"], model.command_env, "command_env", origin, m.provenance)
     if model.dependency_caches is not None:
         have = {c["name"] for c in p["dependency_caches"]}
         for cache in model.dependency_caches:

@@ -700,6 +700,11 @@ class RulesFile(BaseModel):
     # what it prints (a log level, colour, CI's non-interactive output), never which program
     # runs or which files it reads; any other assignment asks (GW211)
     inert_env: dict[str, list[str]] | None = None
+    # variables that are a tool's own configuration (GOFLAGS: go's flags, RUSTFLAGS: rustc's,
+    # DJANGO_SETTINGS_MODULE: the module pytest-django imports): `NAME=value tool ...` is
+    # judged as `tool ...` run with NAME=value in its environment, by the check that judges
+    # the same variable in the hook's environment; when no check reads it, it asks (GW211)
+    command_env: list[str] | None = None
     dependency_caches: list[DependencyCache] | None = None
     catalogue: dict[str, CommandEntry] | None = None
     deny: list[DenyRule] | None = None

@@ -142,8 +142,37 @@ def _bashlex():
     return bashlex
 
 
+def untimed(text: str) -> str:
+    """`text` with bash's `time` reserved word (and its -p) before the line's first pipeline
+    blanked out: `time go build ./...` runs the pipeline and prints how long it took on the
+    shell's standard error (its format, TIMEFORMAT, expands nothing), so the pipeline is
+    what is judged. Blanks keep every offset. Anything else is left as it is: `time` with
+    another option or nothing to time, and `time` after `&&`, `;` or `|` (there a later
+    pipeline's `time`, or a program named time) reach bashlex, which refuses it (GW302)."""
+    i = 0
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    if not text.startswith("time", i):
+        return text
+    n = i + 4
+    if n >= len(text) or text[n] not in " \t":
+        return text
+    while n < len(text) and text[n] in " \t":
+        n += 1
+    if text.startswith("-p", n) and n + 2 < len(text) and text[n + 2] in " \t":
+        n += 2
+        while n < len(text) and text[n] in " \t":
+            n += 1
+    if n >= len(text) or text[n] in "-\n;&|)#":
+        return text
+    return text[:i] + " " * (n - i) + text[n:]
+
+
 def parse(text: str) -> Script:
-    """Parse `text`; raise ShellParseError when bashlex cannot represent all of it."""
+    """Parse `text`; raise ShellParseError when bashlex cannot represent all of it. A `time`
+    before the first pipeline is read as bash reads it: the pipeline is what runs
+    (untimed)."""
+    text = untimed(text)
     script = _plain(text)
     if script is not None:
         return script
@@ -160,7 +189,7 @@ def parse(text: str) -> Script:
 
 def parse_bashlex(text: str) -> Script:
     """`parse` without the plain-word shortcut: always through bashlex."""
-    return _parse_prepared(*_prepare(text))
+    return _parse_prepared(*_prepare(untimed(text)))
 
 
 def _prepare(text: str):

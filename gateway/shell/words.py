@@ -229,10 +229,12 @@ def _decode_dq(raw: str, i: int, out: list, issues: list) -> int:
                 issues.append((hit[0], raw[i:hit[1]]))
         elif c == "`":
             issues.append((BACKTICK, raw[i:]))
-        elif c == "!":
-            nxt = raw[i + 1] if i + 1 < n else ""
-            if nxt and nxt not in _HISTORY_QUIET and nxt != '"':
-                issues.append((HISTORY, raw[i:i + 2]))
+        # `!` inside double quotes is literal in the client's shell: the Bash tool hands
+        # bash (and zsh) the command as a string to evaluate, and history expansion applies
+        # only to lines an interactive shell reads. Measured on Claude Code 2.1.330 with
+        # `set -H` and `set -o history` in the user's .bashrc (the shell snapshot carried
+        # them: $- held H) and with zsh's BANG_HIST: `echo "X!!Y"` printed X!!Y
+        # (docs/security.md). An unquoted `!` still asks (GW210).
         out.append(c)
         i += 1
     issues.append((UNTERMINATED, '"'))

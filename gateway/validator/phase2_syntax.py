@@ -212,6 +212,19 @@ def _inert(ctx, word) -> bool:
     return any(fnmatchcase(value, g) for g in globs)
 
 
+def command_env(ctx, word):
+    """(name, value) of an assignment before a command that is the tool's configuration
+    (rules: command_env), judged by the command's check as if the hook's environment held it
+    (gateway.validator.segment); None for any other assignment, or a value that is not a
+    literal."""
+    if not word.literal or "=" not in word.value:
+        return None
+    name, value = word.value.split("=", 1)
+    if name not in ctx.policy.command_env or "\x00" in value:
+        return None
+    return name, value
+
+
 def run(ctx):
     script = parse(ctx)
     if script is None:
@@ -243,6 +256,10 @@ def run(ctx):
                 ctx.step(PHASE, "info", "", f"{a.raw}: changes only what the command prints "
                          "(inert_env)")
                 continue
+            if cmd.words and command_env(ctx, a) is not None:
+                ctx.step(PHASE, "info", "", f"{a.raw}: the command's configuration, judged "
+                         "with it (command_env)")
+                continue
             if not cmd.words:
                 return ctx.ask(PHASE, "GW211", f"variable assignment {a.raw}: it changes the "
                                "environment of the commands after it, as an assignment before "
@@ -257,6 +274,11 @@ def run(ctx):
         # directory change's (`cd ~/.cargo && ...` asks as before)
         cache_ok = bool(cmd.words) and cmd.words[0].raw not in ("cd", "pushd", "popd")
         for k, word in enumerate(cmd.words):
+            if k and any(kind == w.PARAM for kind, _ in word.issues):
+                from gateway.validator import textparams
+
+                if textparams.public_data(ctx, cmd, k, word):
+                    continue  # `echo $CARGO_TARGET_DIR`: printed (segment judging)
             verdict = _word(ctx, word, argument=k > 0, cache_ok=k > 0 and cache_ok)
             if verdict is not None:
                 return verdict

@@ -64,6 +64,11 @@ def run(ctx, argv, interp) -> Normalised:
                         return Normalised(verdict=ctx.ask(
                             PHASE, "GW401", f"{name} -m {what}",
                             rule=f"interpreters:{interp.name}:-m"))
+                    if ch == "c" and interp.name == "python3" and all(
+                            c in interp.safe_flags for c in letters[:k]):
+                        code = letters[k + 1:] or (argv[i + 1] if i + 1 < n else None)
+                        rest = argv[i + 1:] if letters[k + 1:] else argv[i + 2:]
+                        return _python_code(ctx, name, code, rest)
                     return Normalised(verdict=ctx.ask(
                         PHASE, "GW401", f"{name} -{ch} runs code given on the command line",
                         rule=f"interpreters:{interp.name}:-{ch}"))
@@ -80,3 +85,26 @@ def run(ctx, argv, interp) -> Normalised:
                                           "code from standard input"))
     ctx.step(PHASE, "pass", "", f"script {argv[i]!r}")
     return Normalised(script_index=i)
+
+
+def _python_code(ctx, name, code, rest=()):
+    """`python -c CODE`: CODE judged by Python's parser against a small model
+    (gateway.validator.pycode: imports and prints of public values); else GW401."""
+    rule = "interpreters:python3:-c"
+    if code is None:
+        return Normalised(verdict=ctx.ask(PHASE, "GW401", f"{name} -c without code", rule=rule))
+    if rest:
+        return Normalised(verdict=ctx.ask(
+            PHASE, "GW401", f"{name} -c with arguments after the code ({rest[0]!r}): the "
+            "code gets them in sys.argv, a file name among them may be read", rule=rule))
+    from gateway.validator import pycode
+
+    why = pycode.problem(code)
+    if why is not None:
+        return Normalised(verdict=ctx.ask(
+            PHASE, "GW401", f"{name} -c runs code given on the command line, and {why}: the "
+            "gateway allows only imports and prints of public values (versions, places)",
+            rule=rule))
+    return Normalised(verdict=ctx.allow(
+        PHASE, "GW700", f"{name} -c: the code only imports modules and prints public values "
+        "(judged by Python's own parser)", rule=rule))

@@ -32,13 +32,86 @@ _MAX_WRAPPER_DEPTH = 8
 def judge(ctx, cmd, cwd):
     """Judge a parsed simple command in directory `cwd`. Returns a Verdict. Globs and braces
     in the arguments are expanded where the segment runs (gateway.validator.globs): every
-    variant bash may pass is judged, the strictest verdict stands."""
+    variant bash may pass is judged, the strictest verdict stands. Assignments before it
+    that are the tool's configuration (rules: command_env) are judged by its check as part
+    of its environment."""
+    if cmd.assignments:
+        given = _command_env(ctx, cmd)
+        if given:
+            return _judge_with_env(ctx, cmd, cwd, given)
+    return _judge(ctx, cmd, cwd)
+
+
+class _ReadEnv(dict):
+    """The environment a command runs in with the assignments before it: remembers which
+    names the checks looked up."""
+
+    def __init__(self, base, given):
+        super().__init__(base)
+        self.update(given)
+        self.given = dict(given)
+        self.read = set()
+
+    def get(self, key, default=None):
+        self.read.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key):
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key):
+        self.read.add(key)
+        return super().__contains__(key)
+
+
+def _command_env(ctx, cmd):
+    from gateway.validator.phase2_syntax import command_env
+
+    pairs = [command_env(ctx, a) for a in cmd.assignments]
+    return dict(p for p in pairs if p is not None)
+
+
+def _judge_with_env(ctx, cmd, cwd, given):
+    """`NAME=value tool ...` with NAME in rules' command_env: `tool ...` judged with NAME=value
+    in its environment; a check that never reads NAME did not judge it: ask (GW211)."""
+    env = _ReadEnv(ctx.env, given)
+    saved = ctx.env, ctx.roots.env
+    ctx.env = ctx.roots.env = env
+    try:
+        verdict = _judge(ctx, cmd, cwd)
+    finally:
+        ctx.env, ctx.roots.env = saved
+    if verdict.decision is not ALLOW:
+        return verdict
+    unread = [n for n in given if n not in env.read]
+    if unread:
+        name = unread[0]
+        return ctx.ask("2", "GW211", f"variable assignment {name}={given[name]!r}: "
+                       f"{cmd.words[0].value if cmd.words else 'the command'} is not a tool "
+                       f"whose check reads {name}, so its value is not judged (it reaches "
+                       "every program the command runs)", rule="command_env")
+    ctx.step("2", "info", "", "the variables before the command were judged as its "
+             f"configuration: {', '.join(sorted(given))}")
+    return verdict
+
+
+def _judge(ctx, cmd, cwd):
     if any(k == PARAM for w in cmd.words[1:] for k, _ in w.issues):
         from gateway.validator import textparams
 
         words = []
-        for w in cmd.words:
-            if any(k == PARAM for k, _ in w.issues) and textparams.only_text(w):
+        for k, w in enumerate(cmd.words):
+            if k and any(kind == PARAM for kind, _ in w.issues) and not \
+                    textparams.only_text(w) and textparams.public_data(ctx, cmd, k, w):
+                text = textparams.data_value(ctx, w, ctx.home)
+                if text is None:
+                    return ctx.ask("2", "GW202", f"parameter expansion in {w.raw!r}: its "
+                                   "value may become a glob, which lists file names")
+                ctx.step("2", "info", "", f"{w.raw!r} is a public name, only printed: "
+                         f"{text!r}")
+                w = Word(w.raw, text, True, [])
+            elif any(kind == PARAM for kind, _ in w.issues) and textparams.only_text(w):
                 text = textparams.value(w, ctx.home, cwd)
                 if text is None:
                     return ctx.ask("2", "GW202", f"parameter expansion in {w.raw!r}: it may "

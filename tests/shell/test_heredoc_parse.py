@@ -48,11 +48,19 @@ def test_nested_commands_are_collected():
 
 
 @pytest.mark.parametrize("cmd,unsupported", [("ls ;; rm", False), ("echo $((1))", True),
-                                             ("time ls", True), ("a=(1 2)", False)])
+                                             ("ls && time ls", True), ("time -f x ls", True),
+                                             ("a=(1 2)", False)])
 def test_parse_errors(cmd, unsupported):
     with pytest.raises(ShellParseError) as info:
         parse(cmd)
     assert info.value.unsupported is unsupported
+
+
+def test_time_before_the_first_pipeline_is_the_pipeline():
+    # bash's keyword: blanked, offsets kept (gateway.shell.parse.untimed)
+    s = parse("time -p ls src | wc -l")
+    assert [[c.argv for c in p.commands] for p, _ in s.items] == [[["ls", "src"], ["wc", "-l"]]]
+    assert s.all_commands[0].text == "ls src"
 
 
 def test_comments_are_not_commands():

@@ -91,7 +91,7 @@ _CARGO_PROGRAM_KEYS = ("rustc-wrapper", "rustc-workspace-wrapper", "rustc", "rus
 _RUSTFLAGS_OK_PREFIX = ("-D", "-W", "-A", "-F", "--cfg", "-Copt-level", "-Ctarget-cpu",
                         "-Ctarget-feature", "-Cdebuginfo", "-Ccodegen-units",
                         "-Cforce-frame-pointers", "-Coverflow-checks", "-Cdebug-assertions",
-                        "-Cincremental", "-Cstrip", "-Cpanic", "-Clto", "-Cembed-bitcode")
+                        "--cap-lints", "-Cstrip", "-Cpanic", "-Clto", "-Cembed-bitcode")
 
 
 def _rustflags_problem(flags):
@@ -103,7 +103,8 @@ def _rustflags_problem(flags):
     k = 0
     while k < len(flags):
         f = str(flags[k])
-        if f in ("-C", "--codegen", "-D", "-W", "-A", "-F", "--cfg") and k + 1 < len(flags):
+        if f in ("-C", "--codegen", "-D", "-W", "-A", "-F", "--cfg", "--cap-lints") \
+                and k + 1 < len(flags):
             words.append((f if f != "--codegen" else "-C") + str(flags[k + 1]))
             k += 2
             continue
@@ -174,7 +175,9 @@ def _cargo_configs(ctx, cwd):
 _CARGO_ENV_PROGRAMS = ("RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTC", "RUSTDOC",
                        "CARGO_BUILD_RUSTC", "CARGO_BUILD_RUSTC_WRAPPER",
                        "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTDOC")
-_CARGO_ENV_FLAGS = ("RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS")
+# rustc's flags and rustdoc's (cargo doc, and the doctests of cargo test): one model
+_CARGO_ENV_FLAGS = ("RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS",
+                    "RUSTDOCFLAGS", "CARGO_BUILD_RUSTDOCFLAGS", "CARGO_ENCODED_RUSTDOCFLAGS")
 
 
 def _cargo_environment(ctx, label, cwd):
@@ -186,10 +189,12 @@ def _cargo_environment(ctx, label, cwd):
                         "program that is neither a system program nor the project's"), []
     for key in _CARGO_ENV_FLAGS:
         if env.get(key):
-            value = env[key].split("\x1f") if key == "CARGO_ENCODED_RUSTFLAGS" else env[key]
+            value = env[key].split("\x1f") if key.startswith("CARGO_ENCODED_") else env[key]
             why = _rustflags_problem(value)
             if why:
-                return _ask(ctx, "GW761", label, f"{key} in the environment: {why}"), []
+                where = ("given before the command" if key in getattr(env, "given", ())
+                         else "in the environment")
+                return _ask(ctx, "GW761", label, f"{key} {where}: {why}"), []
     for key in env:
         if key.startswith("CARGO_TARGET_") and key.endswith(("_LINKER", "_RUNNER", "_AR")) \
                 and key != "CARGO_TARGET_DIR":

@@ -5,7 +5,7 @@ Part of gateway.validator.checks.buildtools (see its docstring)."""
 
 import os
 
-from gateway.validator.checks.buildtools._shared import _refuse, generic
+from gateway.validator.checks.buildtools._shared import _ask, _refuse, generic
 
 
 def django_admin(ctx, spec, words, cwd):
@@ -18,6 +18,15 @@ def django_admin(ctx, spec, words, cwd):
     verdict, args, cands, written = generic(ctx, spec, words, positionals=False)
     if verdict is not None:
         return _refuse(verdict)
+    module = ctx.env.get("DJANGO_SETTINGS_MODULE")
+    if module:
+        # manage.py only sets it when the environment does not (os.environ.setdefault)
+        from gateway.validator.checks.buildtools.pytest import settings_module
+
+        why = settings_module(ctx, module, cwd)
+        if why:
+            return _refuse(_ask(ctx, "GW761", spec.name, "DJANGO_SETTINGS_MODULE: " + why +
+                                " (Django imports the settings module, running its code)"))
     # a label that names a file or directory (with a slash, or one that exists) is a path
     paths = [p for p in args.positionals
              if "/" in p or p.startswith(("~", ".")) or os.path.lexists(os.path.join(cwd, p))]

@@ -134,6 +134,8 @@ def _goflags(ctx):
     """(text, where) of GOFLAGS: the environment's, else the go env file's."""
     value = ctx.env.get("GOFLAGS")
     if value:
+        if "GOFLAGS" in getattr(ctx.env, "given", ()):
+            return value, "GOFLAGS given before the command"
         return value, "GOFLAGS in the environment"
     path = ctx.env.get("GOENV")
     if path == "off":

@@ -113,6 +113,49 @@ def _ini_list(value):
         raise ConfigError(f"{value!r} cannot be split into words") from None
 
 
+def settings_module(ctx, module, cwd):
+    """Why the Django settings module `module` (DJANGO_SETTINGS_MODULE, pytest --ds), which
+    pytest-django imports, is not the project's own code as HEAD holds it; None when it is.
+    Its dotted name is looked up from the working directory and the project's root (where
+    pytest-django and manage.py put the project on sys.path): it must be found, as a file
+    inside the project, and that file and every package __init__.py it imports on the way
+    must be what the repository's HEAD commit holds (gateway.validator.trusted_code, the
+    trust manage.py has). A name of the standard library (`antigravity`, `this`) or one
+    found nowhere in the project (an installed package's module) asks."""
+    import sys
+
+    from gateway.validator import trusted_code
+
+    parts = module.split(".")
+    if not all(p.isidentifier() for p in parts):
+        return f"{module!r} is not a dotted module name"
+    if parts[0] in getattr(sys, "stdlib_module_names", ()):
+        return f"{module!r} is a module of Python's standard library, not the project's"
+    found = False
+    for base in dict.fromkeys((cwd, ctx.roots.project)):
+        files = [posixpath.join(base, *parts[:k], "__init__.py") for k in range(1, len(parts))]
+        leaf = posixpath.join(base, *parts)
+        if os.path.isfile(leaf + ".py"):
+            files.append(leaf + ".py")
+        elif os.path.isfile(posixpath.join(leaf, "__init__.py")):
+            files.append(posixpath.join(leaf, "__init__.py"))
+        else:
+            continue
+        found = True
+        for f in files:
+            if not os.path.lexists(f):
+                continue  # a namespace package: no code runs for it
+            if not _inside(ctx, f) or os.path.islink(f) or not os.path.isfile(f):
+                return f"{module!r} is {f}, which is not a regular file of the project"
+            why = trusted_code.unseen(os.path.realpath(f), ctx.roots.project_real)
+            if why is not None:
+                return f"{module!r} runs {f}, but {why}: it is not code a human has seen"
+    if not found:
+        return f"{module!r} is not a module file of the project (from {cwd} or the " \
+            "project's root): it would be imported from wherever Python finds it"
+    return None
+
+
 def pytest(ctx, spec, words, cwd, _depth=0):
     """pytest: the options against the allowlist; its configuration (the ini file found
     from the arguments upwards, PYTEST_ADDOPTS, addopts, -o) judged like the command line;
@@ -135,6 +178,20 @@ def pytest(ctx, spec, words, cwd, _depth=0):
         return _refuse(verdict)
     paths = [p.split("::", 1)[0] for p in args.positionals]
     cands = [c for c in cands if c not in args.positionals] + paths
+    # the Django settings module pytest-django imports: --ds, else the environment's
+    given_ds = [o.value for o in args.options if o.name == "--ds"]
+    if given_ds and given_ds[-1]:
+        why = settings_module(ctx, given_ds[-1], cwd)
+        if why:
+            return _refuse(_ask(ctx, "GW760", f"{label} --ds", why + " (pytest-django "
+                                "imports the settings module, running its code)",
+                                rule="catalogue:pytest:--ds"))
+    elif _depth == 0 and ctx.env.get("DJANGO_SETTINGS_MODULE"):
+        why = settings_module(ctx, ctx.env["DJANGO_SETTINGS_MODULE"], cwd)
+        if why:
+            return _refuse(_ask(ctx, "GW761", label, "DJANGO_SETTINGS_MODULE: " + why +
+                                " (pytest-django imports the settings module, running its "
+                                "code)"))
     ini_opts = {}
     for o in args.options:
         if o.name in ("-o", "--override-ini") and o.value:
