@@ -23,7 +23,7 @@ class Normalised:
         self.verdict = verdict  # an ask verdict when the flags are not safe
 
 
-def run(ctx, argv, interp) -> Normalised:
+def run(ctx, argv, interp, cwd=None) -> Normalised:
     name = argv[0]
     i = 1
     n = len(argv)
@@ -68,7 +68,7 @@ def run(ctx, argv, interp) -> Normalised:
                             c in interp.safe_flags for c in letters[:k]):
                         code = letters[k + 1:] or (argv[i + 1] if i + 1 < n else None)
                         rest = argv[i + 1:] if letters[k + 1:] else argv[i + 2:]
-                        return _python_code(ctx, name, code, rest)
+                        return _python_code(ctx, name, code, rest, cwd or ctx.cwd)
                     return Normalised(verdict=ctx.ask(
                         PHASE, "GW401", f"{name} -{ch} runs code given on the command line",
                         rule=f"interpreters:{interp.name}:-{ch}"))
@@ -87,7 +87,7 @@ def run(ctx, argv, interp) -> Normalised:
     return Normalised(script_index=i)
 
 
-def _python_code(ctx, name, code, rest=()):
+def _python_code(ctx, name, code, rest=(), cwd=None):
     """`python -c CODE`: CODE judged by Python's parser against a small model
     (gateway.validator.pycode: imports and prints of public values); else GW401."""
     rule = "interpreters:python3:-c"
@@ -99,7 +99,7 @@ def _python_code(ctx, name, code, rest=()):
             "code gets them in sys.argv, a file name among them may be read", rule=rule))
     from gateway.validator import pycode
 
-    why = pycode.problem(code)
+    why = pycode.problem(code) or pycode.shadowed(code, cwd or ctx.cwd)
     if why is not None:
         return Normalised(verdict=ctx.ask(
             PHASE, "GW401", f"{name} -c runs code given on the command line, and {why}: the "

@@ -197,3 +197,30 @@ def _pure(node, names, depth=0):
                 return why
         return None
     return f"a {type(node).__name__} expression"
+
+
+def shadowed(code: str, cwd: str):
+    """Why an import of CODE may load a file of the working directory (python -c puts it
+    first on sys.path: an untracked mymod.py, or a json.py shadowing the standard library,
+    ran on import: red team, session 5), or None."""
+    import ast
+    import glob
+    import os
+
+    try:
+        tree = ast.parse(code, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return "it does not parse as Python"
+    tops = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            tops.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            tops.add(node.module.split(".")[0])
+    for top in sorted(tops):
+        base = os.path.join(cwd, top)
+        if os.path.lexists(base + ".py") or os.path.lexists(base + ".pyc") or \
+                os.path.isdir(base) or glob.glob(glob.escape(base) + ".*so"):
+            return f"it imports {top!r}, and the working directory has a module of that " \
+                "name (python -c looks there first: code nobody has judged)"
+    return None

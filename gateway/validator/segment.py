@@ -444,7 +444,7 @@ def _interpreter(ctx, argv, interp, cwd, text, inputs, depth):
     if len(argv) == 2 and argv[1] in interp.info_flags:
         return ctx.allow("4", "GW700", f"{argv[0]} {argv[1]} prints its version or help and "
                          "runs no code", rule=f"interpreters:{interp.name}:{argv[1]}")
-    norm = phase4_flags.run(ctx, argv, interp)
+    norm = phase4_flags.run(ctx, argv, interp, cwd)
     if norm.verdict is not None:
         return norm.verdict
     if norm.module is not None:

@@ -146,6 +146,11 @@ def jar(ctx, spec, words, cwd):
     label = "jar"
     if not words:
         return _ask(ctx, label, "without a mode", code="GW712"), [], []
+    # the JDK's launcher expands @FILE anywhere on the line, the file's operand included
+    # (red team: `jar tf @args.txt`, args.txt a link to ~/.git-credentials, printed it)
+    at = next((w for w in words if w.startswith("@")), None)
+    if at is not None:
+        return _ask(ctx, label, f"{at}: reads more arguments from a file"), [], []
     archive = None
     listing = False
     rest = list(words)
@@ -224,6 +229,9 @@ def javap(ctx, spec, words, cwd):
     ask, as does any option not listed. Without a class path option javap reads the
     CLASSPATH variable's entries: it must not be set."""
     label = "javap"
+    at = next((w for w in words if w.startswith("@") or ":@" in w), None)
+    if at is not None:
+        return _ask(ctx, label, f"{at}: reads more arguments from a file"), [], []
     cands = []
     classes = []
     given_path = False
