@@ -217,6 +217,11 @@ def _go_environment(ctx, spec, label, cwd, test=False):
         verdict, written, outdir = _go_flags_verdict(ctx, spec, gflags, label, where)
         if verdict is not None:
             return verdict, [], None
+        pgo = next((v for n, v, _w in gflags if n == "-pgo" and v
+                    and v not in ("auto", "off", "default")), None)
+        if pgo is not None:
+            return _ask(ctx, "GW761", label, f"{where} holds -pgo={pgo}: a file go reads "
+                        "(give it on the command line, where its path is judged)"), [], None
     return _go_work(ctx, label, cwd), written, outdir
 
 
@@ -256,6 +261,11 @@ def go(ctx, spec, words, cwd):
                                 "or run it", rule=f"catalogue:{label}"))
         if p.startswith(("/", ".")) or p.endswith(".go") or sub == "version":
             cands.append(p.replace("/...", "") if p.endswith("/...") else p)
+    # -pgo=FILE reads a profile: a path, judged as every read is (red team: a secret was
+    # taken as the profile); auto/off/default name none
+    for name, value, _word in flags:
+        if name == "-pgo" and value and value not in ("auto", "off", "default"):
+            cands.append(value)
     verdict = _secret_args(ctx, label, program_args + (rest or []), cwd)
     if verdict is not None:
         return _refuse(verdict)
