@@ -118,7 +118,12 @@ def _unroll(script, loops, cwd, home, environ):
         _check_before(script, loop)
         _check_loop(script, loop, environ)
         values = _values(loop, cwd, home)
-        body = text[loop.body_start:loop.body_end]
+        body = text[loop.body_start:loop.body_end].rstrip()
+        if body.endswith(";") and not body.endswith(";;") and not body.endswith("\\;"):
+            # `do ls; done && x`: the body's last separator ends the loop's list, not the
+            # line's (kept, `ls; && x` does not parse; the loop's status is the last
+            # instance's, as `&&`/`||` after `done` read it)
+            body = body[:-1]
         instances = [_substitute(body, loop.name, v) for v in values]
         count += len(instances)
         shown = ", ".join(repr(v) for v in values[:4]) + (" ..." if len(values) > 4 else "")

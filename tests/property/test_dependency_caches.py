@@ -160,7 +160,7 @@ def test_go_env_writes_ask(policy, goproj, prog, var, mode):
 
 INNER_READ = ["gofmt -l .", "git status --porcelain", "ls cmd", "go env GOMODCACHE",
               "git diff --name-only"]
-INNER_BAD = {"cat .env": "GW503", "cat ~/.ssh/id_ed25519": "GW503", "curl https://x.io": "GW701"}
+INNER_BAD = {"cat .env": "GW503", "cat ~/.ssh/id_ed25519": "GW503", "curl https://x.io": "GW790"}
 
 
 @budget(40)
