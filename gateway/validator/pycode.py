@@ -84,8 +84,10 @@ def problem(code: str):
             printed = True
             continue
         return f"a statement that is not an import or a print ({type(node).__name__})"
-    if not printed and not tree.body:
-        return "no code"
+    if not printed:
+        # code run for what importing does (the seed's `|| python3 -c 'import os'` must
+        # reject): only a print of what was imported is the modelled read
+        return "it prints nothing (only imports)"
     return None
 
 

@@ -32,9 +32,10 @@ CASES = [
     ("podman run alpine", "GW840",
      "podman is on the ALWAYS_ASK list (GW701); the catalogue does not model what it reads, "
      "so it may read a secret"),
-    ("python3 -c 'print(1)'", "GW840",
-     "python3 -c runs code given on the command line (GW401); code given on the command line "
-     "may read any file, a secret among them"),
+    ("python3 -c 'import os'", "GW840",
+     "python3 -c runs code given on the command line, and it prints nothing (only imports): "
+     "the gateway allows only imports and prints of public values (versions, places) "
+     "(GW401); code given on the command line may read any file, a secret among them"),
     ("wc -l $(git ls-files)", "GW840",
      "command substitution: $(git ls-files) (GW201); the command that makes its arguments may "
      "read any file, and so may the result"),

@@ -100,7 +100,10 @@ def test_each_attack_really_prints_it(proj, command):
 @pytest.mark.parametrize("command", ATTACKS)
 def test_an_unmodelled_reader_of_a_content_secret_asks(gateway_exe, env, proj, command,
                                                         mode):
-    assert hook(gateway_exe, env, command, proj, mode) == ("ask", "GW510"), command
+    want = ("GW510", "GW503") if command == "find . -exec cat {} +" else ("GW510",)
+    decision, code = hook(gateway_exe, env, command, proj, mode)
+    # find . lists the .env too: a read of a secret by name (GW503) may come first
+    assert decision == "ask" and code in want, (command, code)
 
 
 def test_the_same_reader_of_clean_files_is_left_to_the_os(gateway_exe, env, tmp_path):
@@ -116,7 +119,9 @@ def test_the_same_reader_of_clean_files_is_left_to_the_os(gateway_exe, env, tmp_
     p = subprocess.run([gateway_exe, "install", "--project", root], cwd=root,
                        env=dict(env, CLAUDE_PROJECT_DIR=root), capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    assert hook(gateway_exe, env, "find src -exec cat {} +", root) == (None, None)
+    # find -exec CMD {} + is CMD on the files find lists (session 5): clean files, a read
+    # the gateway itself allows
+    assert hook(gateway_exe, env, "find src -exec cat {} +", root) == ("allow", "GW700")
 
 
 _DIRS = st.sampled_from(["deploy", "config", "ops/prod", "etc"])

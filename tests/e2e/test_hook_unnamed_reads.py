@@ -110,8 +110,9 @@ def hook(gateway_exe, env, command, cwd, mode="default", event="PreToolUse"):
     return out["decision"]["behavior"], None
 
 
-ATTACKS = ["find -exec cat {} +", "find . -type f -exec cat {} \\;", "cat $(git ls-files)",
-           "cat `git ls-files`", "ls -d */* | while read f; do cat \"$f\"; done",
+# (`find -exec cat {} +` names its files now: find's listing is judged as reads of the files
+# it selects, p25, session 5; test_find_exec_readers_ask below)
+ATTACKS = ["cat $(git ls-files)", "cat `git ls-files`", "ls -d */* | while read f; do cat \"$f\"; done",
            "awk 1 $(find . -type f -not -path './.git/*')",
            "xargs cat < list.txt", "python3 -c \"print(open('config/settings.ini').read())\""]
 
@@ -193,7 +194,7 @@ def test_a_credential_only_in_git_history_asks(gateway_exe, env, tmp_path):
 def test_a_clean_project_is_left_to_the_os(gateway_exe, env, tmp_path):
     root = _project(str(tmp_path / "p"), gateway_exe, env, rel="config/app.ini",
                     text="[app]\nregion = eu-west-1\n")
-    for command in ATTACKS[:4]:  # the while loop: auto-allow asks GW862 (unknown effects)
+    for command in ATTACKS[:2]:  # the while loop: auto-allow asks GW862 (unknown effects)
         assert hook(gateway_exe, env, command, root) == (None, None), command
 
 
@@ -203,8 +204,7 @@ _TEXTS = st.sampled_from([TEXT, f"prod:\n  aws_secret_access_key: \"{AWS}\"\n",
                           json.dumps({"aws_secret_access_key": AWS}) + "\n",
                           f"export AWS_SECRET_ACCESS_KEY=\"{AWS}\"\n",
                           f"prod.aws_secret_access_key={AWS}\n"])
-_FORMS = st.sampled_from(["find -exec cat {{}} +", "find . -exec head -n 50 {{}} \\;",
-                          "cat $(git ls-files)", "tail -n +1 $(git ls-files)",
+_FORMS = st.sampled_from(["cat $(git ls-files)", "tail -n +1 $(git ls-files)",
                           "git ls-files | while read f; do cat \"$f\"; done",
                           "for f in $(find . -type f -not -path './.git/*'); do cat \"$f\"; done",
                           "sort -m $(git ls-files)", "xargs -a list.txt cat",
@@ -243,3 +243,13 @@ def test_a_link_to_a_credential_outside_the_project_asks(gateway_exe, env, tmp_p
     out = subprocess.run(["bash", "-c", command], cwd=root, capture_output=True).stdout
     assert AWS.encode() in out, command
     assert hook(gateway_exe, env, command, root) == ("ask", "GW510"), command
+
+
+@needs_sandbox
+@pytest.mark.parametrize("command", ["find -exec cat {} +", "find . -type f -exec cat {} \\;"])
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "plan"])
+def test_find_exec_readers_ask(gateway_exe, env, sbproj, command, mode):
+    """find -exec CMD {} + is judged as CMD on the files find selects (session 5): the
+    project's credential file among them asks, by name or by content."""
+    decision, _code = hook(gateway_exe, env, command, sbproj, mode)
+    assert decision == "ask", (command, mode)
