@@ -561,7 +561,9 @@ def _inert(raw) -> bool:
     return "*" in allowed or value in [str(a) for a in allowed]
 
 
-_PLAIN_VALUE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:")
+# as the rules' inert_env reads a value (gateway/validator/phase2_syntax.py): `=` and an inner
+# `-` are part of env_logger's syntax (RUST_LOG=my_crate=debug, RUST_LOG=tower-http=warn)
+_PLAIN_VALUE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.,:=-")
 
 
 def _is_assignment(w) -> bool:
