@@ -154,6 +154,10 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
         over_http = entries.http_groups(specs, port, pinned, committed, env, early_allow)
         groups.update(over_http)
         private = bool(over_http) and not committed
+        if committed and over_http and not dry_run:
+            from gateway import server
+
+            server.read_token(env, create=True)  # the file the note below exports from
         if committed and over_http:
             res.notes.append("The http handlers read the token from $GATEWAY_SERVE_TOKEN "
                              "(this file is committed): export GATEWAY_SERVE_TOKEN=\"$(cat "
@@ -165,6 +169,9 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
         from gateway import server
 
         sandbox.hook_server = f"{server.DEFAULT_HOST}:{int(port or server.DEFAULT_PORT)}"
+        # where the server's bearer token is: its own file, and this settings file unless
+        # the handlers read it from the environment (a committed file)
+        sandbox.token_files = [server.token_path(env)] + ([path] if private else [])
     if sandbox is not None:
         from gateway.sandbox import configure
 

@@ -16,10 +16,10 @@ from gateway.install import InstallError
 
 
 class Choice:
-    __slots__ = ("mode", "allow_unsandboxed", "toolchains", "hook_server")
+    __slots__ = ("mode", "allow_unsandboxed", "toolchains", "hook_server", "token_files")
 
     def __init__(self, mode="auto", allow_unsandboxed=False, toolchains=True,
-                 hook_server=None):
+                 hook_server=None, token_files=()):
         if mode not in ("auto", "on", "off"):
             raise ValueError(mode)
         self.mode = mode
@@ -27,6 +27,8 @@ class Choice:
         self.toolchains = toolchains
         #: "127.0.0.1:PORT" of `gateway serve` when the hooks are http (install --http)
         self.hook_server = hook_server
+        #: the files that hold `gateway serve`'s bearer token (install --http)
+        self.token_files = list(token_files)
 
 
 def _project(scope, project, env):
@@ -74,6 +76,13 @@ def install(data, choice, scope, project, path, env, notes):
 
         spec.add(NETWORK_KEY, choice.hook_server, "hooks",
                  "Claude Code sends http hooks through the sandbox's network proxy")
+    for path in choice.token_files:
+        from gateway.sandbox.globs import home_form
+
+        # the client reads its settings in its own process: only Bash's programs lose it
+        spec.add("denyRead", home_form(path, dict(os.environ if env is None else env)),
+                 "hooks", "it holds the bearer token of `gateway serve` (install --http): "
+                 "with it a program could send the server forged hook events")
     if choice.mode == "auto" and record is None:
         from gateway.sandbox import selftest
 

@@ -41,8 +41,9 @@ _ENTRY_MAX = 512
 #: containers by their members' contents; 3: credential-named assignments with unquoted
 #: values, gateway.secrets.plugins.CredentialAssignmentDetector; 4: containers inside
 #: containers opened, gateway.secrets.members; 5: a name passed on, `key=key_name`, is no
-#: credential assignment), so verdicts kept by an older judgement are not reused.
-JUDGEMENT = "5"
+#: credential assignment; 6: Authorization headers, gateway.secrets.plugins), so verdicts
+#: kept by an older judgement are not reused.
+JUDGEMENT = "6"
 _PREFILTER_MAX = 1 << 20
 
 

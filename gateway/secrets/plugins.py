@@ -19,6 +19,14 @@ through the library's plugin API; imported only by the scanner's worker).
   `<your-key>`, `${VAR}`), not a reference (`$VAR`, `os.environ[...]`, `settings.API_KEY`,
   `certs/app.pem`), not one plain word, with some entropy. Prose that says "password" has
   no such assignment.
+* AuthorizationHeaderDetector: an HTTP `Authorization` (or `Proxy-Authorization`) header
+  that carries its credential literally, in any file type: `"Authorization": "Bearer
+  9f...`, `-H 'Authorization: token ghp_...'`, `authorization = Basic dXNl...`. The
+  library has no rule for a header (its keyword rule wants a credential *name*): the hook
+  token `gateway install --http` writes into .claude/settings.local.json was read by `cat`.
+  A scheme (Bearer, Token, Basic, Bot, Digest, ApiKey...) and 16+ characters of a token's
+  alphabet must follow; a reference (`Bearer ${TOKEN}`, `Bearer $TOKEN`, `f"Bearer
+  {token}"`, `Bearer <token>`) has a character outside it and is no hit.
 """
 
 import re
@@ -39,6 +47,16 @@ class TokenAssignmentDetector(RegexBasedDetector):
     secret_type = "Token Assignment"
     denylist = (re.compile(
         r"""(?i)[a-z0-9_.\-]*token["']?\s*(?:=|:=|:|=>)\s*["'`]?([A-Za-z0-9_\-./+=~]{16,})"""),)
+
+
+class AuthorizationHeaderDetector(RegexBasedDetector):
+    """Scans for HTTP Authorization headers that hold their credential."""
+
+    secret_type = "Authorization Header"
+    denylist = (re.compile(
+        r"""(?i)\b(?:proxy-)?authorization["'`]?\]?\s*(?:[:=]|=>)\s*["'`]?"""
+        r"""(?:bearer|token|bot|basic|digest|apikey|api-key|key|sso-key|jwt)\s+"""
+        r"""([A-Za-z0-9_\-.~+/=]{16,})(?![A-Za-z0-9_\-.~+/=$%{<])"""),)
 
 
 # --- credential-like names assigned a literal value -------------------------------------------

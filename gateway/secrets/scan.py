@@ -54,7 +54,7 @@ def prefilter_lines(plugin_classes):
 
 #: The gateway's own detectors (gateway/secrets/plugins.py), by class name.
 OWN_PLUGINS = ("AnthropicKeyDetector", "TokenAssignmentDetector",
-               "CredentialAssignmentDetector")
+               "CredentialAssignmentDetector", "AuthorizationHeaderDetector")
 
 
 def plugins_used(names):

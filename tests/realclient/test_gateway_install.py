@@ -388,6 +388,41 @@ def test_http_install_every_event_answered_by_gateway_serve(tmp_path: Path) -> N
         served.stop()
 
 
+def test_http_install_the_servers_token_reaches_no_tool_result(tmp_path: Path) -> None:
+    """The bearer token install --http wrote into .claude/settings.local.json (and the
+    server's own token file) is a credential: `cat` and Read of the settings file ask (the
+    Authorization header is a credential by content: a refusal in -p), and a committed
+    project script the gateway allows, which cats both files and greps for Bearer, runs in
+    the sandbox where both are in denyRead: it runs, and the token is in no tool result.
+    The hooks still work: the client reads its settings in its own process."""
+    b, served = _http_sandbox(tmp_path)
+    token_file = b.state / "gateway" / "serve-token"
+    token = token_file.read_text().strip()
+    local = b.project / ".claude" / "settings.local.json"
+    assert token in local.read_text()  # what is at stake
+    (b.project / "scripts").mkdir()
+    (b.project / "scripts" / "show.sh").write_text(
+        "cat .claude/settings.local.json\n"
+        f"cat {shlex.quote(str(token_file))}\n"
+        "grep -r Bearer .claude\n"
+        "echo SHOW-RAN\n")
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    for args in (["init", "-q"], ["add", "README.md", "scripts"], ["commit", "-qm", "init"]):
+        subprocess.run(git + args, cwd=b.project, check=True, capture_output=True)
+    served.start()
+    try:
+        res = b.run(tool_use=[bash("bash scripts/show.sh"),
+                              bash("cat .claude/settings.local.json"),
+                              tool_use("Read", {"file_path": str(local)})])
+    finally:
+        served.stop()
+    texts = [r.text for r in res.tool_results]
+    assert len(texts) == 3, res.describe()
+    assert "SHOW-RAN" in texts[0], res.describe()  # the gateway let it run: the OS hid them
+    assert not any(token in t for t in texts), res.describe()
+    assert served.requests("pre-tool-use") >= 3, served.log
+
+
 def test_http_install_server_down_guards_still_hold(tmp_path: Path) -> None:
     """Server down (never started): every tool call is blocked by onFailure: block, even the
     ones the client's own allow rules would run with no dialog; nothing ran, nothing leaked."""
