@@ -26,7 +26,8 @@ it is never needed for a correct answer. (200 concurrent first calls of a projec
 take up to a minute on two cores; docs/performance.md has the figures.)
 
 Against a tampered or corrupt file: the file is one header line (format, gateway version,
-the source digests, and a digest and size of the body) and the policy as JSON; a body that
+the compiling code's identity, the source digests, and a digest and size of the body) and
+the policy as JSON; a body that
 does not match its digest is ignored, and so is a file not owned by the current user or
 writable by anyone else (another local user could have written it), or anything that is not
 a regular file (opened without following links or blocking). Nobody can stop the user's own
@@ -105,6 +106,32 @@ def source_digests(project_dir, env=None) -> list:
     return out
 
 
+#: The modules that decide what rules compile to (and whether they are valid): their
+#: identity is part of every entry, so a changed gateway at the same version string (a
+#: development install, a patched copy) never gets a policy, or a rules *error*, compiled
+#: by the code it replaced.
+_CODE_FILES = ("models.py", "merge.py", "load.py", "compiled.py", "spec.py", "effects.py",
+               "yamlsafe.py", "errors.py", "invocation.py", "cache.py")
+_CODE_ID = None
+
+
+def _code_identity() -> str:
+    """A digest of the size and modification time of _CODE_FILES (one stat each, once per
+    process); "unknown" files make a digest no entry written by a complete install has."""
+    global _CODE_ID
+    if _CODE_ID is None:
+        here = os.path.dirname(os.path.abspath(__file__))
+        parts = []
+        for name in _CODE_FILES:
+            try:
+                st = os.stat(os.path.join(here, name))
+                parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+            except OSError:
+                parts.append(f"{name}:?")
+        _CODE_ID = blake2b("\n".join(parts).encode(), digest_size=10).hexdigest()
+    return _CODE_ID
+
+
 def _cache_path(sources, env) -> str:
     key = blake2b("\0".join(p for _, p, _ in sources).encode("utf-8", "surrogatepass"),
                   digest_size=12).hexdigest()
@@ -136,6 +163,7 @@ def _read_cache(path: str, sources, verified: bool):
             return None
         header = json.loads(head)
         if not (header.get("format") == _FORMAT and header.get("gateway") == __version__
+                and header.get("code") == _code_identity()
                 and header.get("sources") == sources and header.get("size") == len(body)
                 and header.get("digest") == blake2b(body, digest_size=20).hexdigest()
                 and (header.get("verified") is True or not verified)):
@@ -205,7 +233,8 @@ def _write_cache(path: str, sources, value, kind: str, verified: bool) -> None:
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         body = _encode(value, kind)
-        head = json.dumps({"format": _FORMAT, "gateway": __version__, "sources": sources,
+        head = json.dumps({"format": _FORMAT, "gateway": __version__, "code": _code_identity(),
+                           "sources": sources,
                            "kind": kind, "verified": verified, "size": len(body),
                            "digest": blake2b(body, digest_size=20).hexdigest()},
                           separators=(",", ":")).encode("utf-8")

@@ -188,6 +188,49 @@ def test_a_cached_error_is_never_a_policy(tmp_path):
     assert cache._read_cache(path, sources, True) is None
 
 
+def test_an_entry_compiled_by_other_code_is_compiled_again(tmp_path, monkeypatch):
+    """The same rules and version string, but the code that compiles them changed (a
+    development install, an upgrade that kept the version): a cached rules *error* was
+    served until the file was removed (two engineers lost time to it). The compiling
+    modules' identity is part of the entry: a changed module is a miss."""
+    env = _env(tmp_path)
+    proj = make_project(tmp_path / "proj")
+    sources = cache.source_digests(proj, env)
+    path = cache._cache_path(sources, env)
+    monkeypatch.setattr(cache, "_CODE_ID", "old-code")
+    cache._write_cache(path, sources, ["x: broken by the old code"], "errors", True)
+    cache._LOADED.clear()
+    with pytest.raises(PolicyError):
+        cache.load_policy(proj, env, verify=lambda m: None)  # the same code: the entry holds
+    monkeypatch.setattr(cache, "_CODE_ID", None)  # what this process's modules are
+    assert cache._code_identity() != "old-code"
+    cache._LOADED.clear()
+    policy = cache.load_policy(proj, env, verify=lambda m: None)
+    assert policy.command("ls") is not None
+    with open(path, "rb") as fh:
+        assert b'"kind":"policy"' in fh.readline()
+
+
+def test_the_code_identity_follows_the_compiling_modules(tmp_path, monkeypatch):
+    import shutil
+
+    here = os.path.dirname(cache.__file__)
+    copy = tmp_path / "policy"
+    copy.mkdir()
+    for name in cache._CODE_FILES:
+        shutil.copy2(os.path.join(here, name), copy / name)
+    fake = str(copy / "cache.py")
+    monkeypatch.setattr(cache, "__file__", fake)
+    monkeypatch.setattr(cache, "_CODE_ID", None)
+    first = cache._code_identity()
+    monkeypatch.setattr(cache, "_CODE_ID", None)
+    assert cache._code_identity() == first  # nothing changed: the same entry
+    with open(copy / "models.py", "a") as fh:
+        fh.write("\n# a changed check list\n")
+    monkeypatch.setattr(cache, "_CODE_ID", None)
+    assert cache._code_identity() != first
+
+
 def test_a_cache_file_with_a_second_name_is_compiled_again(tmp_path):
     """A hard link to the compiled policy (say, inside the project) would let it be
     rewritten in place, keeping its owner and mode: a file with two names is not read."""
