@@ -112,7 +112,7 @@ def _judge(ctx, cmd, cwd):
                          f"{text!r}")
                 w = Word(w.raw, text, True, [])
             elif any(kind == PARAM for kind, _ in w.issues) and textparams.only_text(w):
-                text = textparams.value(w, ctx.home, cwd)
+                text = textparams.value(w, ctx.home, cwd, ctx.env)
                 if text is None:
                     return ctx.ask("2", "GW202", f"parameter expansion in {w.raw!r}: it may "
                                    "become several words or a glob")

@@ -101,11 +101,14 @@ def only_text(word) -> bool:
     return names is not None and names <= TEXT_PARAMETERS
 
 
-def value(word, home, cwd):
-    """The one word bash passes for `word`, or None (several words, a glob, unknown)."""
+def value(word, home, cwd, environ=None):
+    """The one word bash passes for `word`, or None (several words, a glob, unknown).
+    `environ` is the environment the command runs in (the context's: `gateway serve`'s own
+    is not the client's); None is os.environ."""
     from gateway.shell import params
 
-    env = {k: v for k, v in os.environ.items() if k in TEXT_PARAMETERS}
+    environ = os.environ if environ is None else environ
+    env = {k: v for k, v in environ.items() if k in TEXT_PARAMETERS}
     if home:
         env["HOME"] = home
     env["PWD"] = cwd

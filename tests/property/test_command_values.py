@@ -146,3 +146,21 @@ def test_time_runs_the_pipeline_and_prints_only_timing(tmp_path):
                          env={"PATH": os.environ["PATH"]})
     assert out.stdout.splitlines() == ["keyword", "ran"]
     assert not (tmp_path / "x").exists()
+
+
+def test_text_parameters_take_the_commands_environment_not_the_hooks(policy, pproject,
+                                                                      monkeypatch):
+    """`ls "$VIRTUAL_ENV/lib"` is judged with the value the command will see: the context's
+    environment (what `gateway serve` or `check --batch` is given), not the process's own
+    os.environ (it used to be: a server started elsewhere judged its own values)."""
+    os.makedirs(os.path.join(pproject, ".venv", "lib"), exist_ok=True)
+    inside = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent",
+              "VIRTUAL_ENV": os.path.join(pproject, ".venv")}
+    outside = dict(inside, VIRTUAL_ENV="/etc")
+    cmd = 'ls "$VIRTUAL_ENV/lib"'
+    monkeypatch.setenv("VIRTUAL_ENV", "/etc")
+    v = _v(policy, pproject, cmd, env=inside)
+    assert (v.decision, v.code) == (ALLOW, "GW700"), v.message
+    monkeypatch.setenv("VIRTUAL_ENV", os.path.join(pproject, ".venv"))
+    v = _v(policy, pproject, cmd, env=outside)
+    assert (v.decision, v.code) == (ASK, "GW501"), v.message
