@@ -16,7 +16,11 @@ sort, uniq, head, tail, grep without output prefixes):
   -maxdepth, !, -o, -prune, -print, -print0...): the tree below each start is listed as
   find lists it (no symlink followed); a top-level -name/-iname/-type conjunction narrows
   the list, anything else leaves it a superset of what find prints (more names judged,
-  never fewer).
+  never fewer);
+* ``grep -l`` / ``grep -rl PATTERN OPERANDS`` (no -R: it follows links) and ``git grep -l
+  PATTERN [-- PATHSPEC]``: they print a subset of the files they search, so every file and
+  link below the operands (as find lists them), or every file git ls-files lists for the
+  pathspecs, is judged: a superset again.
 
 The words: without -0, xargs splits its input on blanks and reads quotes and backslashes,
 so every name must be plain (no blank, quote, backslash, control or non-ASCII character:
@@ -110,13 +114,17 @@ def names(ctx, feeders, cwd, null):
         _line_filter(cmd.argv)
     argv = producer.argv
     base = posixpath.basename(argv[0]) if argv else ""
-    if base == "git":
+    if base == "git" and len(argv) > 1 and argv[1] == "grep":
+        found, zero = _git_grep(ctx, argv, cwd)
+    elif base == "git":
         found, zero = _git_ls_files(ctx, argv, cwd)
     elif base == "find":
         found, zero = _find(ctx, argv, cwd)
+    elif base == "grep":
+        found, zero = _grep(ctx, argv, cwd)
     else:
-        raise Refused(f"{argv[0] if argv else 'nothing'} feeds xargs; only git ls-files and "
-                      "find are reproduced")
+        raise Refused(f"{argv[0] if argv else 'nothing'} feeds xargs; only git ls-files, "
+                      "git grep -l, find and grep -l are reproduced")
     if zero != null:
         raise Refused("the producer separates names with NUL and xargs does not, or the "
                       "other way round (-z/-print0 go with xargs -0)")
@@ -222,6 +230,152 @@ def _git_ls_files(ctx, argv, cwd):
         raise Refused("git ls-files could not be asked")
     found = [os.fsdecode(t) for t in out.split(b"\0") if t]
     return list(dict.fromkeys(found)), "-z" in opts
+
+
+# --- grep -l and git grep -l: the files they would search ------------------------------------
+# `grep -rl PATTERN DIR` prints the names of the files below DIR that match: a subset of the
+# files it searches. Those (every file and link below each operand, as find lists them, no
+# link followed) are judged: a superset of what xargs will add, so more names are judged,
+# never fewer. GNU grep -r prints a name below a directory operand as DIR/NAME and, with no
+# operand, searches "." and prints NAME (no "./"): the names are listed in that form, so a
+# name starting with '-' is seen as the command will see it.
+
+#: grep's single-letter options that leave -l's output a list of names (-Z: NUL after each)
+_GREP_FLAGS = frozenset("rlLiEFGwxsIZHhn")
+_GREP_LONG = frozenset((
+    "--recursive", "--files-with-matches", "--files-without-match", "--ignore-case",
+    "--extended-regexp", "--fixed-strings", "--basic-regexp", "--word-regexp",
+    "--line-regexp", "--no-messages", "--null", "--with-filename", "--no-filename",
+    "--line-number", "--no-ignore-case"))
+#: grep's options with a value that only select files or give the pattern
+_GREP_VALUES = frozenset(("--include", "--exclude", "--exclude-dir", "--regexp"))
+
+
+def _grep(ctx, argv, cwd):
+    flags, operands, pattern_given, zero = set(), [], False, False
+    words = argv[1:]
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "--":
+            operands.extend(words[i + 1:])
+            break
+        if w.startswith("--"):
+            name, eq, _ = w.partition("=")
+            if name in _GREP_VALUES:
+                if not eq:
+                    i += 1
+                    if i >= len(words):
+                        raise Refused(f"grep {w} without its value")
+                pattern_given = pattern_given or name == "--regexp"
+            elif name not in _GREP_LONG or eq:
+                raise Refused(f"grep {w}: an option whose effect on the names it prints is "
+                              "not reproduced (-R follows links, -c/-o print more)")
+            flags.add(name)
+            zero = zero or name == "--null"
+        elif w.startswith("-") and w != "-":
+            body = w[1:]
+            k = 0
+            while k < len(body):
+                c = body[k]
+                if c == "e":
+                    pattern_given = True
+                    if k + 1 == len(body):
+                        i += 1
+                        if i >= len(words):
+                            raise Refused("grep -e without its pattern")
+                    break  # the rest of the word is the pattern
+                if c not in _GREP_FLAGS:
+                    raise Refused(f"grep -{c}: an option whose effect on the names it prints "
+                                  "is not reproduced (-R follows links, -c/-o print more)")
+                flags.add("-" + c)
+                zero = zero or c == "Z"
+                k += 1
+        else:
+            operands.append(w)
+        i += 1
+    if not flags & {"-l", "-L", "--files-with-matches", "--files-without-match"}:
+        raise Refused("grep without -l prints matching lines, not file names")
+    if not pattern_given:
+        if not operands:
+            raise Refused("grep without a pattern")
+        operands = operands[1:]
+    recursive = bool(flags & {"-r", "--recursive"})
+    if not operands:
+        if not recursive:
+            raise Refused("grep reads its standard input: its name is not a file")
+        found, _ = _listed(ctx, ["."], cwd)
+        shown = [n[2:] for n in found if n.startswith("./")]
+        return shown, zero
+    if any(o == "-" for o in operands):
+        raise Refused("grep reads its standard input ('-')")
+    if not recursive:
+        return list(dict.fromkeys(operands)), zero
+    found, _ = _listed(ctx, operands, cwd)
+    return found, zero
+
+
+def _listed(ctx, starts, cwd):
+    """Every file and link below `starts` as find lists them (no link followed)."""
+    from gateway.tools import find as findlist
+
+    try:
+        found, _zero = findlist.listing(ctx.roots, ["find", *starts, "-type", "f,l"], cwd,
+                                        ("-print",))
+    except findlist.Unlisted as exc:
+        raise Refused(str(exc)) from None
+    return list(dict.fromkeys(shown for shown, _path, _kind in found)), False
+
+
+#: git grep's options that leave -l's output the names of tracked files (-z: NUL after each)
+_GIT_GREP_FLAGS = frozenset(("-l", "--files-with-matches", "--name-only", "-L",
+                             "--files-without-match", "-i", "--ignore-case", "-w",
+                             "--word-regexp", "-E", "--extended-regexp", "-F",
+                             "--fixed-strings", "-G", "--basic-regexp", "-I", "-z", "--null",
+                             "--full-name", "-n", "--line-number", "-h", "-H", "--cached"))
+
+
+def _git_grep(ctx, argv, cwd):
+    """`git grep -l PATTERN [-- PATHSPEC...]`: the names are tracked files (its own
+    defaults: the index's files; --untracked, --no-index, a revision, -O ask), so the
+    files git ls-files lists for the same pathspecs are a superset."""
+    words = argv[2:]
+    opts, operands, pattern_given = set(), [], False
+    i = 0
+    specs = None
+    while i < len(words):
+        w = words[i]
+        if w == "--":
+            specs = words[i + 1:]
+            break
+        if w in ("-e", "--regexp"):
+            pattern_given = True
+            i += 2
+            continue
+        if w.startswith("--regexp="):
+            pattern_given = True
+        elif w.startswith("-"):
+            if w not in _GIT_GREP_FLAGS:
+                raise Refused(f"git grep {w}: an option whose effect on the names it prints "
+                              "is not reproduced (--untracked, --no-index, -O ...)")
+            opts.add(w)
+        else:
+            operands.append(w)
+        i += 1
+    if not opts & {"-l", "--files-with-matches", "--name-only", "-L",
+                   "--files-without-match"}:
+        raise Refused("git grep without -l prints matching lines, not file names")
+    if not pattern_given:
+        if not operands:
+            raise Refused("git grep without a pattern")
+        operands = operands[1:]
+    for o in operands:
+        # before `--` a word is a revision unless it names a path here (git's own rule)
+        if ":" in o or not os.path.lexists(os.path.join(cwd, o)):
+            raise Refused(f"git grep {o!r}: a revision, whose files are not reproduced")
+    ls = ["git", "ls-files"] + [o for o in ("-z", "--full-name") if o in opts or
+                                (o == "-z" and "--null" in opts)]
+    return _git_ls_files(ctx, ls + ["--"] + operands + (specs or []), cwd)
 
 
 # --- find ------------------------------------------------------------------------------------

@@ -444,10 +444,11 @@ def expansion_token(draw):
     return text, codes
 
 
-# A segment that makes a list or pipeline dangerous: (operator + command, code).
+# A segment that makes a list or pipeline dangerous: (operator + command, code). (`curl`
+# alone contacts nothing and is allowed since c25: what xargs adds to it is not known, GW715)
 DANGEROUS_SEGMENTS = [
     (" | sh", "GW403"), (" | bash", "GW403"), (" | python3", "GW403"), (" | bash -s", "GW401"),
-    (" | sh -", "GW403"), (" | xargs rm", "GW701"), (" | xargs -n1 curl", "GW701"),
+    (" | sh -", "GW403"), (" | xargs rm", "GW701"), (" | xargs -n1 curl", "GW715"),
     (" | tee out.txt", "GW721"), ("; rm x", "GW701"), (" && curl http://x.example", "GW790"),
     (" || node -e 1", "GW401"), ("\npython -c 1", "GW401"), (" && git push", "GW707"),
     ("; git -C . reset --hard", "GW707"), (" | perl -e 1", "GW401"), ("; eval ls", "GW304"),

@@ -31,6 +31,13 @@ PRODUCERS = [
     ("find src -type f", "wc -c", False),
     ("find . -type f -print0", "-0 cat", True),
     ("git ls-files | sort | head -50", "cat", False),
+    # grep -l / git grep -l: the files they search are judged (a superset of what they print)
+    ("grep -rl x src", "wc -l", False),
+    ("grep -rl x", "cat", False),
+    ("grep -rli x . | sort", "wc -c", False),
+    ("grep -l x x.py notes.txt", "cat", False),
+    ("git grep -l x", "wc -l", False),
+    ("git grep -lz x", "-0 cat", True),
 ]
 
 
@@ -39,7 +46,7 @@ def _usable(name):
         name == "src/ok.py"
 
 
-@budget(40)
+@budget(80)
 @given(names=st.lists(_NAME, min_size=1, max_size=6, unique=True),
        which=st.integers(0, len(PRODUCERS) - 1))
 def test_an_allowed_xargs_line_runs_exactly_what_was_judged(policy, names, which):
