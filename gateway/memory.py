@@ -137,9 +137,12 @@ def imports(text, base, home):
     return list(dict.fromkeys(out))
 
 
-def objection(paths, roots, policy):
-    """(import, why) for the first of `paths` that is a secret or lies outside the project
-    (as written or through links), else None."""
+def objection(paths, roots, policy, env=None):
+    """(import, why) for the first of `paths` that is a secret (by name, or by content: a
+    file of the project that holds a credential, gateway.secrets.filecheck) or lies outside
+    the project (as written or through links), else None. An import is a read the client
+    makes for the model at every session start: `@.claude/settings.local.json` put the hook
+    server's token in the model's context (red team rt26)."""
     for p in paths:
         if not p.startswith("/"):
             return p, "a path in a home directory that cannot be known"
@@ -149,6 +152,14 @@ def objection(paths, roots, policy):
             return p, f"a secret ({pat})"
         if not (roots.lexically_inside(p) and roots.really_inside(real)):
             return p, "a file outside the project"
+    for p in paths:
+        from gateway.secrets import content, filecheck
+
+        found = filecheck.check([physical(p, "/")], policy, env)
+        if found is not None:
+            if found.kind == content.SECRET:
+                return p, f"a file that holds a credential ({found.detail})"
+            return p, f"a file not checked for credentials ({found.detail})"
     return None
 
 
@@ -201,7 +212,7 @@ def _rules(d, limit=200):
     return out
 
 
-def scan(project, home, roots, policy, config_dir=None):
+def scan(project, home, roots, policy, config_dir=None, env=None):
     """[(memory file, import, why)]: the imports of secrets (from any memory file) and of
     files outside the project (from the project's own memory files) that a session in
     `project` loads, following imports MAX_DEPTH levels."""
@@ -219,7 +230,7 @@ def scan(project, home, roots, policy, config_dir=None):
             continue
         users = bool(user) and (origin == user or origin.startswith(user.rstrip("/") + "/"))
         for imp in imports(text, posixpath.dirname(path), home):
-            hit = objection([imp], roots, policy)
+            hit = objection([imp], roots, policy, env)
             if hit is not None and (not users or hit[1].startswith("a secret")):
                 found.append((path, imp, hit[1]))
                 continue
@@ -233,7 +244,7 @@ def scan(project, home, roots, policy, config_dir=None):
 _LITERAL_WRITERS = frozenset(("echo", "printf", "true", ":"))
 
 
-def bash_concern(effects, command, roots, policy, home):
+def bash_concern(effects, command, roots, policy, home, env=None):
     """Why a Bash command's write of a memory file may add an import the gateway must ask
     about, or None: it writes a memory file, and either its text names an import of a secret
     or of a file outside the project, or what it writes cannot be read off its words (a copy
@@ -255,7 +266,7 @@ def bash_concern(effects, command, roots, policy, home):
                 "the command (it may add an @import the client loads into every session)")
     # the text they write is their words (quotes removed): the client reads imports there
     text = "\n".join(w.value for c in script.all_commands for w in c.words[1:] if w.literal)
-    found = objection(imports(text, posixpath.dirname(target), home), roots, policy)
+    found = objection(imports(text, posixpath.dirname(target), home), roots, policy, env)
     if found is not None:
         return (f"it writes an import of {found[0]} ({found[1]}) into the memory file "
                 f"{target}: the client would load it into the model's context at every "
@@ -263,7 +274,7 @@ def bash_concern(effects, command, roots, policy, home):
     return None
 
 
-def tool_concern(tool, tool_input, target, roots, policy, home):
+def tool_concern(tool, tool_input, target, roots, policy, home, env=None):
     """Why a file tool's write of the memory file `target` (absolute) asks: the text it adds
     imports a secret or a file outside the project; None otherwise."""
     if not is_memory(target, home):
@@ -284,7 +295,7 @@ def tool_concern(tool, tool_input, target, roots, policy, home):
             if text is None:
                 continue
             return f"the text written into the memory file {target} cannot be read"
-        found = objection(imports(text, posixpath.dirname(target), home), roots, policy)
+        found = objection(imports(text, posixpath.dirname(target), home), roots, policy, env)
         if found is not None:
             return (f"it adds an import of {found[0]} ({found[1]}) to the memory file "
                     f"{target}: the client would load it into the model's context at every "

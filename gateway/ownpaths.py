@@ -41,3 +41,21 @@ def own_paths(roots, env) -> list:
             if form not in out and form not in ("/", home):
                 out.append(form)
     return out
+
+
+def credential_places(env, real_forms=True) -> list:
+    """Absolute paths of the gateway's own files that hold a credential: `gateway serve`'s
+    bearer token and the install backups (a settings file saved before a re-install or an
+    uninstall of `install --http` holds the token). No tool may read them with no dialog
+    (gateway.guards.reads) and the sandbox hides them (gateway.sandbox.configure); red
+    team rt26 read the token through both."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_STATE_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".local", "state")
+    state = posixpath.normpath(os.path.abspath(os.path.join(base, "gateway")))
+    out = []
+    for p in (posixpath.join(state, "serve-token"), posixpath.join(state, "install")):
+        for form in (p, paths.real(p)) if real_forms else (p,):
+            if form not in out:
+                out.append(form)
+    return out

@@ -197,7 +197,7 @@ def _memory_import(req, target):
     home = os.path.normpath(os.path.expanduser("~"))
     for path in dict.fromkeys((target.lex, target.real)):
         why = memory.tool_concern(req.tool, req.input_dict(), path, req.roots, req.policy,
-                                  home)
+                                  home, req.env)
         if why is not None:
             return req.ask("guard:files", "GW850", f"{req.tool}: {why}. Read the file it "
                            "imports yourself if the model needs it", rule="memory:import")
@@ -450,7 +450,7 @@ def _bash_judged(req, state):
     from gateway import memory
 
     why = memory.bash_concern(effects, command, req.roots, policy,
-                              os.path.normpath(os.path.expanduser("~")))
+                              os.path.normpath(os.path.expanduser("~")), req.env)
     if why is not None:
         return req.ask("guard:files", "GW850", f"Bash: {why}", rule="memory:import")
     if tree_ask is not None:

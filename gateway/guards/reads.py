@@ -129,7 +129,25 @@ def _target(req, raw):
     from gateway.effects import files
 
     target = files.Target(raw, req.cwd, req.roots)
+    for form in (target.lex, target.real):
+        if isinstance(form, str) and (form.startswith(_PROCESS_PLACES) or
+                                      form in ("/proc", "/dev/fd")):
+            # /proc/self/cwd/.env resolves in the process that looks (`gateway serve`, not
+            # the client): what it reaches for the tool cannot be known (red team rt26)
+            return target, ("a path below /proc or /dev/fd: it reaches what the process "
+                            "that opens it has, which the gateway cannot see")
+    from gateway.ownpaths import credential_places
+
+    for place in credential_places(req.env):
+        if any(isinstance(f, str) and paths.is_within(f, place)
+               for f in (target.lex, target.real)):
+            return target, ("the gateway's own credential (the hook server's token, or an "
+                            "install backup that holds it)")
     return target, paths.is_secret((target.lex, target.real), req.policy)
+
+
+#: Places whose paths name another process's files and directories
+_PROCESS_PLACES = ("/proc/", "/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr")
 
 
 def _read(req):
@@ -182,6 +200,11 @@ def _grep(req):
         return req.ask("guard:reads", "GW842", f"Grep searches {raw!r}, a secret file "
                        f"({pat})", rule=f"secrets:{pat}")
     if not os.path.isdir(target.real):
+        if os.path.lexists(target.real):
+            # a file (or what is not a directory): ripgrep prints its matching lines, so it
+            # is read as the Read tool reads it (red team rt26: a settings file holding a
+            # hook token came back in full)
+            return _content(req, f"Grep searches {raw!r}", [target.real])
         return None
     include = _grep_include(ti.get("glob"), ti.get("type"))
     walk = walker.Walk([target.real], follow=False, hidden=True,

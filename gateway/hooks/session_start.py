@@ -125,7 +125,8 @@ def memory_imports(project: str, env) -> lc.Outcome:
         pass
     roots = Roots(project, policy.allowed_dirs)
     found = memory.scan(os.path.realpath(project), os.path.normpath(home), roots, policy,
-                        config_dir=config if config and config.startswith("/") else None)
+                        config_dir=config if config and config.startswith("/") else None,
+                        env=env)
     if not found:
         return lc.Outcome()
     lines = [f"{f} imports {imp} ({why})" for f, imp, why in found[:5]]

@@ -171,7 +171,9 @@ def install(scope="project", project=None, settings_file=None, dry_run=False, ht
         sandbox.hook_server = f"{server.DEFAULT_HOST}:{int(port or server.DEFAULT_PORT)}"
         # where the server's bearer token is: its own file, and this settings file unless
         # the handlers read it from the environment (a committed file)
-        sandbox.token_files = [server.token_path(env)] + ([path] if private else [])
+        from gateway.ownpaths import credential_places
+
+        sandbox.token_files = credential_places(env, real_forms=False) + ([path] if private else [])
     if sandbox is not None:
         from gateway.sandbox import configure
 

@@ -160,7 +160,7 @@ CHECKS = ("gateway-verify", "gateway-spec-step", "sed", "awk", "jq", "find", "rm
           # build, test and package tools (checks/buildtools/)
           "npm", "npm-script", "npm-exec", "pkg-run", "pip", "downloads", "formatter", "mypy",
           "eslint", "js-test", "gofmt", "pyright", "venv", "bare-install", "git-clean",
-          "go-cover", "cargo-clean", "go-generate", "django-admin", "printenv",
+          "go-cover", "cargo-clean", "go-generate", "django-admin", "printenv", "ps",
           "npm-config-get", "flask", "alembic", "go-clean", "go-mod-download",
           "golangci-lint", "go-analyzer", "git-rebase", "tox", "nox", "sqlite3",
           # Maven and Gradle (checks/jvm.py)

@@ -73,7 +73,7 @@ def _memory(ctx, effects):
     from gateway import memory
 
     why = memory.bash_concern(effects, ctx.text, ctx.roots, ctx.policy,
-                              ctx.home or os.path.normpath(os.path.expanduser("~")))
+                              ctx.home or os.path.normpath(os.path.expanduser("~")), ctx.env)
     if why is None:
         return None
     return ctx.ask(PHASE, "GW784", why, rule="memory:import")

@@ -26,6 +26,7 @@ _CHECKS = {
     "xxd": ("tools", "xxd"),
     "date": ("tools", "date"),
     "printenv": ("tools", "printenv"),
+    "ps": ("tools", "ps"),
     "ln": ("tools", "ln"),
     "tar": ("archives", "tar"),
     "zip": ("archives", "zip"),

@@ -322,6 +322,68 @@ def date(ctx, spec, words, cwd):
     return None, args.values("-r", "--reference", "-f", "--file"), []
 
 
+#: ps's options that take a value (the next word unless glued): dash, long and BSD forms
+_PS_VALUES = frozenset(("-o", "-O", "-p", "-u", "-U", "-g", "-G", "-C", "-t", "-q", "-s",
+                        "-k", "-N"))
+_PS_LONG_VALUES = frozenset(("--format", "--sort", "--pid", "--ppid", "--user", "--User",
+                             "--group", "--Group", "--tty", "--sid", "--quick-pid", "--cols",
+                             "--columns", "--rows", "--lines", "--width"))
+_PS_BSD_VALUES = frozenset("oOpUtkq")
+
+
+def ps(ctx, spec, words, cwd):
+    """ps lists processes; it also prints each one's environment (every exported token of
+    the user's processes, the client's own among them) with BSD's `e` modifier (`ps e`, `ps
+    axeww`) or an `environ` column (`-o pid,environ`): those ask GW704 (red team rt26:
+    `ps axeww` printed the hook server's token from the client's environment). `-e` (every
+    process) is not the modifier."""
+    def env_format(value):
+        return any(part.strip().lower().startswith("env") for part in
+                   value.replace(":", ",").replace(" ", ",").split(","))
+
+    def ask(why):
+        return ctx.ask(PHASE, "GW704", f"ps: {why}: every process's environment is printed, "
+                       "tokens and passwords among them", rule="catalogue:ps"), [], []
+
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w.startswith("--"):
+            name, eq, value = w.partition("=")
+            if name in _PS_LONG_VALUES:
+                if not eq:
+                    i += 1
+                    value = words[i] if i < len(words) else ""
+                if name == "--format" and env_format(value):
+                    return ask(f"the format {value!r} has an environment column")
+            i += 1
+            continue
+        if w.startswith("-") and len(w) > 1:
+            letters = w[1:]
+            for k, c in enumerate(letters):
+                if "-" + c in _PS_VALUES:
+                    value = letters[k + 1:]
+                    if not value:
+                        i += 1
+                        value = words[i] if i < len(words) else ""
+                    if c in "oO" and env_format(value):
+                        return ask(f"the format {value!r} has an environment column")
+                    break
+            i += 1
+            continue
+        # a BSD word: every letter an option (`aux`, `axjf`); o/O/p/U/t take the next word
+        if "e" in w:
+            return ask(f"{w!r} holds BSD's e modifier")
+        takes = [c for c in w if c in _PS_BSD_VALUES]
+        if takes:
+            i += 1
+            value = words[i] if i < len(words) else ""
+            if any(c in "oO" for c in takes) and env_format(value):
+                return ask(f"the format {value!r} has an environment column")
+        i += 1
+    return None, [], []
+
+
 def printenv(ctx, spec, words, cwd):
     """printenv NAME...: prints the named environment variables. A name among the entry's
     `public_names` (a place or a setting: PATH, HOME, VIRTUAL_ENV ...) holds no secret by
