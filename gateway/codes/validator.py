@@ -317,7 +317,8 @@ VALIDATOR = {
               "echo x > /dev/stderr   (permission_mode acceptEdits)"),
     "GW715": ("7C", "ask", "xargs input not reproduced",
               "`P | xargs CMD ARGS` is judged as CMD ARGS with the names P prints appended, "
-              "when the gateway can list them: P is `git ls-files` (git is asked), a "
+              "when the gateway can list them: P is `git ls-files` or `git diff --name-only` "
+              "at the work tree's top (git is asked), a "
               "`find` that only tests and prints (its tree is listed), or `grep -l` / `git "
               "grep -l` (every file they search is judged: a superset of what they print; "
               "-R, counts and matching lines ask), through line filters (sort, uniq, head, "

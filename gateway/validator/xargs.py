@@ -10,8 +10,9 @@ among them asks (GW503), a name outside the project asks, a writer writes them.
 Producers (the command before `|`, through line filters that only drop or reorder lines:
 sort, uniq, head, tail, grep without output prefixes):
 
-* ``git ls-files`` with plain options and pathspecs: git itself is asked for the names
-  (hardened, tools/gitquery.py), exactly as the pipeline will see them;
+* ``git ls-files`` with plain options and pathspecs, and ``git diff --name-only`` at the
+  work tree's top: git itself is asked for the names (hardened, tools/gitquery.py), exactly
+  as the pipeline will see them;
 * ``find START... [EXPR]`` whose expression only tests and prints (-name, -type, -path,
   -maxdepth, !, -o, -prune, -print, -print0...): the tree below each start is listed as
   find lists it (no symlink followed); a top-level -name/-iname/-type conjunction narrows
@@ -116,6 +117,8 @@ def names(ctx, feeders, cwd, null):
     base = posixpath.basename(argv[0]) if argv else ""
     if base == "git" and len(argv) > 1 and argv[1] == "grep":
         found, zero = _git_grep(ctx, argv, cwd)
+    elif base == "git" and len(argv) > 1 and argv[1] == "diff":
+        found, zero = _git_diff_names(ctx, argv, cwd)
     elif base == "git":
         found, zero = _git_ls_files(ctx, argv, cwd)
     elif base == "find":
@@ -124,7 +127,7 @@ def names(ctx, feeders, cwd, null):
         found, zero = _grep(ctx, argv, cwd)
     else:
         raise Refused(f"{argv[0] if argv else 'nothing'} feeds xargs; only git ls-files, "
-                      "git grep -l, find and grep -l are reproduced")
+                      "git diff --name-only, git grep -l, find and grep -l are reproduced")
     if zero != null:
         raise Refused("the producer separates names with NUL and xargs does not, or the "
                       "other way round (-z/-print0 go with xargs -0)")
@@ -376,6 +379,54 @@ def _git_grep(ctx, argv, cwd):
     ls = ["git", "ls-files"] + [o for o in ("-z", "--full-name") if o in opts or
                                 (o == "-z" and "--null" in opts)]
     return _git_ls_files(ctx, ls + ["--"] + operands + (specs or []), cwd)
+
+
+_DIFF_FLAGS = frozenset(("--name-only", "--cached", "--staged", "-z", "--no-renames",
+                         "--merge-base"))
+
+
+def _git_diff_names(ctx, argv, cwd):
+    """`git diff --name-only [--cached] [--diff-filter=X] [REV...] [-- PATHSPEC...]`: git
+    itself is asked for the names (hardened, tools/gitquery.py), as ls-files is. Only at the
+    work tree's top, where the names are the same whatever diff.relative says."""
+    from gateway.tools import gitindex as _gitindex
+    from gateway.tools import gitquery as _gitquery
+
+    opts, revs, specs = [], [], []
+    words = argv[2:]
+    for k, w in enumerate(words):
+        if w == "--":
+            specs = words[k + 1:]
+            break
+        if w.startswith("-"):
+            name, eq, value = w.partition("=")
+            if name == "--diff-filter" and eq and value.isalpha():
+                opts.append(w)
+                continue
+            if w not in _DIFF_FLAGS:
+                raise Refused(f"git diff {w}: an option that changes what it prints")
+            opts.append(w)
+        else:
+            if not all(33 <= ord(c) < 127 for c in w):
+                raise Refused(f"git diff {w!r}: a revision the gateway does not pass on")
+            revs.append(w)
+    if "--name-only" not in opts:
+        raise Refused("git diff without --name-only prints a patch, not file names")
+    if getattr(ctx, "git_changed", False):
+        raise Refused("an earlier command may change the repository before git diff runs")
+    git_dir = _gitindex.git_dir_of(cwd, ctx.roots.project)
+    if git_dir is None:
+        raise Refused("no git repository here")
+    top = _gitquery.run(cwd, git_dir, ["rev-parse", "--show-toplevel"])
+    if top is None or os.path.realpath(os.fsdecode(top).strip()) != os.path.realpath(cwd):
+        raise Refused("git diff runs below the work tree's top: its names depend on "
+                      "diff.relative")
+    out = _gitquery.run(cwd, git_dir, ["diff", "-z", *[o for o in opts if o != "-z"],
+                                       *revs, "--", *specs])
+    if out is None:
+        raise Refused("git diff could not be asked")
+    found = [os.fsdecode(t) for t in out.split(b"\0") if t]
+    return list(dict.fromkeys(found)), "-z" in opts
 
 
 # --- find ------------------------------------------------------------------------------------

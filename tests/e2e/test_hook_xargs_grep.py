@@ -183,3 +183,28 @@ def test_the_neighbours_dangers_are_real(where):
                    cwd=root, capture_output=True)
     with open(os.path.join(root, ".env")) as fh:
         assert "calc_total" not in fh.read()
+
+
+# --- git diff --name-only feeds xargs (git is asked for the names) ---------------------------
+
+def test_git_diff_names_feed_xargs(run_hook, hook_env, where):
+    root = _project(str(where / "diff"))
+    with open(os.path.join(root, "orders", "views.py"), "a") as fh:
+        fh.write("# changed\n")
+    line = "git diff --name-only | xargs grep -n calc_total"
+    for mode in ("default", "plan"):
+        assert _call(run_hook, "PermissionRequest", line, root, mode) == ("allow", None)
+    out = subprocess.run(["bash", "-c", line], cwd=root, capture_output=True, text=True)
+    assert "calc_total" in out.stdout and "calc.py" not in out.stdout  # views.py only
+    # below the work tree's top the names depend on diff.relative: not reproduced
+    sub = os.path.join(root, "orders")
+    assert _call(run_hook, "PermissionRequest", line, sub, "default") == (None, None)
+    assert _validator_code(hook_env) == "GW715"
+    # a patch is not a list of names
+    assert _call(run_hook, "PermissionRequest", "git diff | xargs cat", root,
+                 "default") == (None, None)
+    assert _validator_code(hook_env) == "GW715"
+    # git beside a writer of files it cannot name: the effects analysis asks (GW781)
+    edit = "git diff --name-only | xargs sed -i 's/calc_total/compute_total/g'"
+    assert _call(run_hook, "PermissionRequest", edit, root, "acceptEdits") == (None, None)
+    assert _validator_code(hook_env) == "GW781"

@@ -38,6 +38,9 @@ PRODUCERS = [
     ("grep -l x x.py notes.txt", "cat", False),
     ("git grep -l x", "wc -l", False),
     ("git grep -lz x", "-0 cat", True),
+    # git diff --name-only: git is asked (the repository has no commit: --cached lists all)
+    ("git diff --name-only --cached", "wc -l", False),
+    ("git diff --cached --name-only -z", "-0 cat", True),
 ]
 
 
