@@ -127,6 +127,21 @@ def _create_token(path: str) -> None:
 # --- what `gateway install --http` registers -----------------------------------------------
 
 
+def project_token(token: str, project: str) -> str:
+    """The bearer token of the http handlers pinned to `project` (absolute): an HMAC of the
+    project's path under the per-user token. The server takes it only with that project's
+    X-Gateway-Project header, so a project's settings file (which a program of another
+    project may read: red team rt26) lets no one speak for any other project, and the
+    per-user token itself never leaves the state directory for a pinned install."""
+    import base64
+    import hashlib
+    import hmac
+
+    mac = hmac.new(token.encode("utf-8"), b"gateway-project\0" +
+                   os.path.normpath(project).encode("utf-8", "surrogatepass"), hashlib.sha256)
+    return base64.urlsafe_b64encode(mac.digest()).decode("ascii").rstrip("=")
+
+
 def http_hook_entries(port=DEFAULT_PORT, project=None, env=None, timeout=10,
                       token_from_env=False, create_token=True, early_allow=True) -> dict:
     """Claude Code `hooks` entries for the http handlers: {event: [matcher group]}.
@@ -151,6 +166,8 @@ def http_hook_entries(port=DEFAULT_PORT, project=None, env=None, timeout=10,
         raise ValueError(f"project must be an absolute path, not {project!r}")
     if token_from_env:
         auth = "Bearer ${GATEWAY_SERVE_TOKEN}"
+    elif project is not None:
+        auth = "Bearer " + project_token(read_token(env, create=create_token), project)
     else:
         auth = "Bearer " + read_token(env, create=create_token)
     out = {}
@@ -287,7 +304,8 @@ def _handler_class():
                 return self._send(400, "{}")
             if not self.path.startswith(HOOK_PATH):
                 return self._send(404, "{}")
-            if not server.authorized(self.headers.get("Authorization")):
+            project = self.headers.get(PROJECT_HEADER)
+            if not server.authorized(self.headers.get("Authorization"), project):
                 return self._send(401, "{}")
             module = server.module(self.path[len(HOOK_PATH):])
             if module is None:
@@ -304,7 +322,6 @@ def _handler_class():
             raw = self.rfile.read(int(length))
             if len(raw) != int(length):
                 return self._send(400, "{}")
-            project = self.headers.get(PROJECT_HEADER)
             if project is not None and not os.path.isabs(project):
                 return self._send(400, "{}")
             early = (self.headers.get(EARLY_ALLOW_HEADER) or "").strip()
@@ -355,11 +372,16 @@ def make_server(port=DEFAULT_PORT, host=DEFAULT_HOST, token=None, env=None, verb
             self._lock = threading.Lock()
             self._modules = {}
 
-        def authorized(self, header) -> bool:
+        def authorized(self, header, project=None) -> bool:
+            """The per-user token, or the token of the project the request names."""
             import hmac
 
             given = (header or "").strip().encode("utf-8", "replace")
-            return hmac.compare_digest(given, token_bytes)
+            ok = hmac.compare_digest(given, token_bytes)
+            if project is not None and os.path.isabs(project):
+                want = ("Bearer " + project_token(token, project)).encode("utf-8")
+                ok = hmac.compare_digest(given, want) or ok
+            return ok
 
         def module(self, name):
             if name not in self._modules:

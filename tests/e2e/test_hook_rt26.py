@@ -60,6 +60,12 @@ def _token(env):
         return fh.read().strip()
 
 
+def _project_token(env, root):
+    from gateway.server import project_token
+
+    return project_token(_token(env), root)
+
+
 def _backup(env):
     base = os.path.join(env["XDG_STATE_HOME"], "gateway", "install")
     found = [os.path.join(d, n) for d, _, ns in os.walk(base) for n in ns
@@ -129,7 +135,7 @@ def test_ps_listings_stay_allowed(gateway_exe, env, proj, command):
 def test_grep_of_the_settings_file_asks(gateway_exe, env, proj):
     path = os.path.join(proj, ".claude", "settings.local.json")
     with open(path) as fh:
-        assert _token(env) in fh.read()
+        assert _project_token(env, proj) in fh.read()
     got = hook(gateway_exe, env, proj, "Grep", {"pattern": "Bearer", "path": path,
                                                "output_mode": "content"})
     assert got == ("ask", "GW841")
@@ -161,7 +167,7 @@ def test_the_token_file_and_the_backups_ask_for_file_tools(gateway_exe, env, pro
     token_file = os.path.join(env["XDG_STATE_HOME"], "gateway", "serve-token")
     backup = _backup(env)
     with open(backup) as fh:
-        assert _token(env) in fh.read()  # what is at stake
+        assert _project_token(env, proj) in fh.read()  # what is at stake
     for path in (token_file, backup):
         assert hook(gateway_exe, env, proj, "Read", {"file_path": path}) == ("ask", "GW841")
         assert hook(gateway_exe, env, proj, "Grep", {"pattern": "Bearer", "path": path}) == \

@@ -60,6 +60,13 @@ def _token(env):
         return fh.read().strip()
 
 
+def _project_token(env, root):
+    """The token the project's handlers carry (gateway.server.project_token)."""
+    from gateway.server import project_token
+
+    return project_token(_token(env), root)
+
+
 def hook(gateway_exe, env, cwd, tool, tool_input):
     data = {"session_id": SESSION, "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
             "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": tool,
@@ -89,7 +96,7 @@ def test_each_read_really_prints_the_token(proj, env, command):
                                                    capture_output=True).returncode:
         pytest.skip("jq is not installed")
     out = subprocess.run(["bash", "-c", command], cwd=proj, capture_output=True, text=True)
-    assert _token(env) in out.stdout, command
+    assert _project_token(env, proj) in out.stdout, command
 
 
 @pytest.mark.parametrize("command,code", READS)

@@ -122,6 +122,24 @@ def test_refusals_are_non_2xx(served, project, kwargs, status):
     assert _post(served, _payload(project, "git status"), **args)[0] == status
 
 
+def test_a_project_token_speaks_for_its_own_project_only(served, project, tmp_path):
+    """A pinned install's handlers carry srv.project_token(token, project): the server takes
+    it with that project's X-Gateway-Project and with no other (red team rt26: another
+    project's settings file, readable by a program of this one, held the per-user token,
+    with which any project's events could be forged)."""
+    other = str(tmp_path / "other-project")
+    os.makedirs(other)
+    mine = srv.project_token(TOKEN, project)
+    body = _payload(project, "git status")
+    assert _post(served, body, token=mine, project=project)[0] == 200
+    assert _post(served, body, token=mine, project=other)[0] == 401
+    assert _post(served, body, token=mine)[0] == 401  # no project named
+    assert _post(served, body, token=srv.project_token(TOKEN, other), project=project)[0] \
+        == 401
+    assert _post(served, body, project=other)[0] == 200  # the per-user token: any project
+    assert len(mine) >= 40 and TOKEN not in mine
+
+
 def test_oversized_body_is_refused(served, project):
     from gateway.hooks.payload import MAX_PAYLOAD
 
@@ -170,7 +188,10 @@ def test_http_entries_for_every_event_the_guards_fail_closed(project, isolated_e
     (handler,) = group["hooks"]
     assert handler["type"] == "http"
     assert handler["url"] == "http://127.0.0.1:8787/hook/permission-request"
-    assert handler["headers"]["Authorization"] == "Bearer " + srv.read_token()
+    # a pinned handler carries its project's token, never the per-user one
+    assert handler["headers"]["Authorization"] == "Bearer " + srv.project_token(
+        srv.read_token(), project)
+    assert srv.read_token() not in handler["headers"]["Authorization"]
     assert handler["headers"][srv.PROJECT_HEADER] == project
     st = os.stat(srv.token_path())
     assert st.st_mode & 0o077 == 0

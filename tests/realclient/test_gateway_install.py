@@ -396,8 +396,11 @@ def test_http_install_the_servers_token_reaches_no_tool_result(tmp_path: Path) -
     the sandbox where both are in denyRead: it runs, and the token is in no tool result.
     The hooks still work: the client reads its settings in its own process."""
     b, served = _http_sandbox(tmp_path)
+    from gateway.server import project_token
+
     token_file = b.state / "gateway" / "serve-token"
-    token = token_file.read_text().strip()
+    master = token_file.read_text().strip()
+    token = project_token(master, str(b.project))
     local = b.project / ".claude" / "settings.local.json"
     assert token in local.read_text()  # what is at stake
     (b.project / "scripts").mkdir()
@@ -419,7 +422,7 @@ def test_http_install_the_servers_token_reaches_no_tool_result(tmp_path: Path) -
     texts = [r.text for r in res.tool_results]
     assert len(texts) == 3, res.describe()
     assert "SHOW-RAN" in texts[0], res.describe()  # the gateway let it run: the OS hid them
-    assert not any(token in t for t in texts), res.describe()
+    assert not any(token in t or master in t for t in texts), res.describe()
     assert served.requests("pre-tool-use") >= 3, served.log
 
 
