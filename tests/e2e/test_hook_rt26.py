@@ -198,3 +198,36 @@ def test_an_import_of_a_file_holding_a_credential_asks(gateway_exe, env, proj):
     got = hook(gateway_exe, env, proj, "Write", {
         "file_path": memory, "content": "# notes\nsee @README.md\n"}, mode="acceptEdits")
     assert got == (None, None)
+
+
+# --- npm walks up past the project ------------------------------------------------------------
+
+def test_npm_with_no_package_json_in_the_project_asks(gateway_exe, env, tmp_path_factory):
+    """npm takes the nearest package.json at or above the working directory as its
+    project's, past the project's top: an ancestor's `scripts.test` runs (proven below with
+    the real npm), so a project without its own asks GW761 (it was allowed GW700)."""
+    import shutil
+
+    parent = tmp_path_factory.mktemp("rt26-npm")
+    with open(parent / "package.json", "w") as fh:
+        json.dump({"name": "outer", "version": "1.0.0",
+                   "scripts": {"test": "echo OUTER-SCRIPT-RAN"}}, fh)
+    root = str(parent / "proj")
+    os.makedirs(root)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for command in ("npm test", "npm run env", "npm ls"):
+        assert hook(gateway_exe, env, root, "Bash", {"command": command},
+                    event="permission-request") == (None, None)
+        assert _audit_code(env) == "GW761"
+    if shutil.which("npm"):
+        out = subprocess.run(["npm", "test"], cwd=root, capture_output=True, text=True,
+                             env=dict(os.environ, HOME=env["HOME"]), timeout=120)
+        assert "OUTER-SCRIPT-RAN" in out.stdout
+    # with its own package.json the project's scripts are the project's
+    with open(os.path.join(root, "package.json"), "w") as fh:
+        json.dump({"name": "inner", "version": "1.0.0", "scripts": {"test": "echo ok"}}, fh)
+    subprocess.run(["git", "add", "package.json"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "p"],
+                   cwd=root, check=True)
+    assert hook(gateway_exe, env, root, "Bash", {"command": "npm test"},
+                event="permission-request") == ("allow", None)

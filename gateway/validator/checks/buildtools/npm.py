@@ -64,6 +64,11 @@ def _npm_config(ctx, label, cwd):
             why = _npmrc_problem(key[11:])
             if why:
                 return _ask(ctx, "GW761", label, f"{key} in the environment: {why}")
+    outside = _prefix_outside(ctx, cwd)
+    if outside is not None:
+        return _ask(ctx, "GW761", label, f"no package.json in the project at or above {cwd}: "
+                    f"npm walks up and takes {outside} (outside the project) as the "
+                    "project's, its scripts and its .npmrc")
     files = []
     d = _npm_prefix(ctx, cwd)
     files.append(posixpath.join(d, ".npmrc"))
@@ -96,6 +101,21 @@ def _npm_prefix(ctx, cwd):
                 posixpath.join(d, "node_modules")):
             return d
     return cwd
+
+
+def _prefix_outside(ctx, cwd):
+    """The package.json (or node_modules) npm would take as its project's when none is in
+    the project at or above `cwd`: the nearest one above the project (red team rt26: `npm
+    run env` printed the environment with an ancestor's script), or None."""
+    inside = True
+    for d in _ancestors(cwd):
+        if inside and not is_within(d, ctx.roots.project):
+            inside = False
+        for name in ("package.json", "node_modules"):
+            p = posixpath.join(d, name)
+            if os.path.exists(p):
+                return None if inside else p
+    return None
 
 
 def _local_bin(ctx, cwd, name):
